@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Synthesize one RTL template with Yosys for UltraScale+ (synth_xilinx -family xcup) and check it.
+
+Fails on a Yosys error, on any inferred latch, or on an unmet --expect (e.g. URAM288>=1, or
+RAMB36E2==0). Writes a JSON report with the cell counts and the LUT, FF, BRAM36, URAM and DSP
+totals, and prints a one-line summary. Used by the `synth` CTest label.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+LUT_CELLS = re.compile(r"^(LUT[1-6]|LUT6_2|RAM(32|64|128|256)[XM]\d*[A-Z0-9]*|SRL(16E|C32E)|MUXF[789]|CARRY8)$")
+
+
+def classify(cells):
+    """Totals by resource kind, counted the way Vivado's utilization report groups them."""
+    totals = {"LUT": 0, "FF": 0, "BRAM36": 0.0, "URAM": 0, "DSP": 0, "LATCH": 0}
+    for cell, n in cells.items():
+        if re.match(r"^LUT[1-6]$|^LUT6_2$", cell):
+            totals["LUT"] += n
+        elif cell.startswith("RAM32M16") or cell.startswith("RAM64M8"):
+            totals["LUT"] += 8 * n  # one LUTRAM slice's eight LUTs
+        elif re.match(r"^RAM(32|64|128|256|512)", cell) or cell.startswith("SRL"):
+            totals["LUT"] += n
+        elif cell in ("FDRE", "FDSE", "FDCE", "FDPE"):
+            totals["FF"] += n
+        elif cell in ("LDCE", "LDPE") or cell.startswith("$_DLATCH") or cell == "$dlatch":
+            totals["LATCH"] += n
+        elif cell == "RAMB36E2":
+            totals["BRAM36"] += n
+        elif cell == "RAMB18E2":
+            totals["BRAM36"] += 0.5 * n
+        elif cell == "URAM288":
+            totals["URAM"] += n
+        elif cell.startswith("DSP48E2"):
+            totals["DSP"] += n
+    return totals
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--yosys", default="yosys")
+    ap.add_argument("--top", required=True)
+    ap.add_argument("--param", action="append", default=[], help="Name=Value override")
+    ap.add_argument("--expect", action="append", default=[], help="CELL>=N, CELL==N or CELL<=N")
+    ap.add_argument("--report", required=True, help="JSON report to write")
+    ap.add_argument("sources", nargs="+")
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        stat_json = os.path.join(tmp, "stat.json")
+        script = ["read_verilog -sv " + " ".join(args.sources)]
+        for p in args.param:
+            name, value = p.split("=", 1)
+            script.append(f"chparam -set {name} {value} {args.top}")
+        script += [
+            f"synth_xilinx -family xcup -top {args.top} -noiopad -flatten",
+            f"tee -q -o {stat_json} stat -json",
+        ]
+        proc = subprocess.run([args.yosys, "-q", "-p", "; ".join(script)],
+                              capture_output=True, text=True)
+        log = proc.stdout + proc.stderr
+        if proc.returncode != 0:
+            print(log)
+            print(f"FAIL: yosys exited with {proc.returncode} on {args.top}")
+            return 1
+        with open(stat_json) as f:
+            stat = json.load(f)
+
+    design = stat.get("design", {})
+    cells = design.get("num_cells_by_type", {})
+    totals = classify(cells)
+    label = args.top + ("(" + ",".join(args.param) + ")" if args.param else "")
+    report = {"top": args.top, "params": args.param, "cells": cells, "totals": totals}
+    os.makedirs(os.path.dirname(os.path.abspath(args.report)), exist_ok=True)
+    with open(args.report, "w") as f:
+        json.dump(report, f, indent=2, sort_keys=True)
+    print(f"{label}: LUT {totals['LUT']}  FF {totals['FF']}  BRAM36 {totals['BRAM36']:g}  "
+          f"URAM {totals['URAM']}  DSP {totals['DSP']}")
+
+    failures = []
+    if totals["LATCH"] or re.search(r"Latch inferred", log):
+        failures.append(f"{totals['LATCH']} latch cell(s) inferred")
+    for e in args.expect:
+        m = re.match(r"^(\w+)\s*(>=|==|<=)\s*(\d+(?:\.\d+)?)$", e)
+        if not m:
+            failures.append(f"bad --expect '{e}'")
+            continue
+        name, op, want = m.group(1), m.group(2), float(m.group(3))
+        have = totals.get(name, cells.get(name, 0))
+        ok = {">=": have >= want, "==": have == want, "<=": have <= want}[op]
+        if not ok:
+            failures.append(f"expected {name} {op} {want:g}, synthesized {have:g}")
+    for msg in failures:
+        print(f"FAIL: {label}: {msg}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
