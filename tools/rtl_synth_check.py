@@ -13,7 +13,6 @@ import subprocess
 import sys
 import tempfile
 
-LUT_CELLS = re.compile(r"^(LUT[1-6]|LUT6_2|RAM(32|64|128|256)[XM]\d*[A-Z0-9]*|SRL(16E|C32E)|MUXF[789]|CARRY8)$")
 
 
 def classify(cells):
