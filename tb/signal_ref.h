@@ -44,6 +44,24 @@ public:
   void write(const Bits &value) const { writer_(value); }
   void write(uint64_t value) const { writer_(Bits(width_, value)); }
 
+  /// Bits [lo, lo+width) of this signal as a signal of its own, e.g. one stream of N flattened
+  /// onto one port. Writing it reads, modifies and writes back the whole port.
+  SignalRef slice(unsigned lo, unsigned width) const {
+    SignalRef part;
+    part.width_ = width;
+    auto wholeRead = reader_;
+    part.reader_ = [wholeRead, lo, width]() { return wholeRead().slice(lo, width); };
+    if (writer_) {
+      auto wholeWrite = writer_;
+      part.writer_ = [wholeRead, wholeWrite, lo](const Bits &b) {
+        Bits whole = wholeRead();
+        whole.setSlice(lo, b);
+        wholeWrite(whole);
+      };
+    }
+    return part;
+  }
+
 private:
   unsigned width_ = 0;
   std::function<Bits()> reader_;
