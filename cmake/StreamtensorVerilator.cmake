@@ -68,7 +68,8 @@ endfunction()
 # test rtl.<name>.<cfg> per config. Generates <name>_configs.h for the testbench:
 #   #include "V<name>_<cfg>.h" ...
 #   #define ST_CONFIGS(X) X(<cfg>, V<name>_<cfg>, (::st::tb::Params{{"Name", Value}, ...})) ...
-# so the testbench dispatches on --config without repeating the parameter sets.
+# so the testbench dispatches on --config without repeating the parameter sets. A string value
+# is written Name=\"text\" and reaches Verilator but not Params.
 function(st_add_template_tests name)
   cmake_parse_arguments(T "" "TOP;TIMEOUT" "SOURCES;TB;CONFIGS;ARGS;LABELS" ${ARGN})
   set(target rtl_${name}_tests)
@@ -88,7 +89,10 @@ function(st_add_template_tests name)
         string(REPLACE "=" ";" kv "${p}")
         list(GET kv 0 k)
         list(GET kv 1 v)
-        list(APPEND cxx_params "{\"${k}\", ${v}}")
+        # A string value (Name=\"text\") goes to Verilator only; Params holds integers.
+        if(NOT v MATCHES "^\"")
+          list(APPEND cxx_params "{\"${k}\", ${v}}")
+        endif()
       endforeach()
     endif()
     string(REPLACE ";" ", " cxx_params "${cxx_params}")
