@@ -28,7 +28,7 @@ function(st_add_verilated_model target)
   endforeach()
   verilate(${target} TRACE_FST PREFIX ${M_PREFIX} TOP_MODULE ${M_TOP}
     SOURCES ${M_SOURCES}
-    VERILATOR_ARGS -Wall -Wno-fatal --x-assign unique --x-initial unique ${gflags} ${M_ARGS}
+    VERILATOR_ARGS -Wall -Wno-fatal --assert --x-assign unique --x-initial unique ${gflags} ${M_ARGS}
     OPT_FAST -O1 OPT_SLOW -O0 OPT_GLOBAL -O1)
   # Drop the per-target copy of the runtime: st_verilator_runtime provides it.
   get_target_property(srcs ${target} SOURCES)
