@@ -1,0 +1,52 @@
+// KernelTiming and ResourceEstimate: the one description of a kernel template instance that the
+// FIFO-sizing LP, the design-space exploration and the reports read (DESIGN.md §5). Each
+// template has a model file in compiler/model/ computing these from its parameters; its
+// Verilator test asserts that the measured cycles equal the model's.
+//
+// Conditions of the timing figures: every input offers a token in every cycle the kernel is
+// ready for one (ideal sources), the output is never back-pressured, and cycle 0 is the cycle
+// of the first input handshake on any input of one invocation.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace st::model {
+
+struct KernelTiming {
+  /// D: cycles from the first input handshake to the first output handshake.
+  int64_t firstOutputDelay = 0;
+  /// Steady-state cycles between consecutive output tokens.
+  int64_t ii = 1;
+  /// L: cycles from the first input handshake to the last output handshake.
+  int64_t totalLatency = 0;
+  /// Output tokens of one invocation.
+  int64_t outputTokens = 0;
+  /// Per input port: tokens consumed in one invocation.
+  std::vector<int64_t> inputTokens;
+  /// Per input port: how many of its tokens must have been consumed before output token k
+  /// (0-based) can be emitted. A GEMV needs all of x before its first output; a norm needs
+  /// its whole input vector (two passes) before output 0.
+  std::vector<std::function<int64_t(int64_t k)>> inputTokensNeeded;
+};
+
+struct ResourceEstimate {
+  int64_t lut = 0;
+  int64_t ff = 0;
+  int64_t dsp = 0;
+  double bram36 = 0; ///< RAMB18 count as 0.5
+  int64_t uram = 0;
+
+  ResourceEstimate &operator+=(const ResourceEstimate &o) {
+    lut += o.lut;
+    ff += o.ff;
+    dsp += o.dsp;
+    bram36 += o.bram36;
+    uram += o.uram;
+    return *this;
+  }
+};
+
+} // namespace st::model

@@ -1,0 +1,23 @@
+# Runs one CLI test (cmake -P): EXE with ARGS ('|'-separated), then checks the exit code RC,
+# stdout against STDOUT (exact, plus the trailing newline) or STDOUT_REGEX, and stderr against
+# STDERR_REGEX. Prints what it ran and what differed.
+string(REPLACE "|" ";" args "${ARGS}")
+execute_process(COMMAND ${EXE} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(failed "")
+if(NOT "${rc}" STREQUAL "${RC}")
+  string(APPEND failed "exit code: expected ${RC}, got ${rc}\n")
+endif()
+if(DEFINED STDOUT)
+  if(NOT "${out}" STREQUAL "${STDOUT}\n")
+    string(APPEND failed "stdout: expected exactly\n${STDOUT}\n")
+  endif()
+elseif(NOT "${out}" MATCHES "${STDOUT_REGEX}")
+  string(APPEND failed "stdout: expected to match\n${STDOUT_REGEX}\n")
+endif()
+if(NOT "${err}" MATCHES "${STDERR_REGEX}")
+  string(APPEND failed "stderr: expected to match\n${STDERR_REGEX}\n")
+endif()
+if(failed)
+  list(JOIN args "' '" shown)
+  message(FATAL_ERROR "ran: ${EXE} '${shown}'\n${failed}--- stdout:\n${out}--- stderr:\n${err}")
+endif()
