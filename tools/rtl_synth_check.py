@@ -53,9 +53,11 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         stat_json = os.path.join(tmp, "stat.json")
         script = ["read_verilog -sv " + " ".join(args.sources)]
-        for p in args.param:
-            name, value = p.split("=", 1)
-            script.append(f"chparam -set {name} {value} {args.top}")
+        # One chparam for all overrides: one per parameter would elaborate intermediate
+        # combinations, which a template's parameter checks ($fatal) may reject.
+        if args.param:
+            sets = " ".join("-set {} {}".format(*p.split("=", 1)) for p in args.param)
+            script.append(f"chparam {sets} {args.top}")
         script += [
             f"synth_xilinx -family xcup -top {args.top} -noiopad -flatten",
             f"tee -q -o {stat_json} stat -json",
