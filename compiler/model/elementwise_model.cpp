@@ -1,0 +1,162 @@
+// Timing and resource models of the element-wise kernels (see elementwise_model.h).
+//
+// Resources are counted per datapath part of the templates, with per-bit coefficients fitted
+// once to Yosys synth_xilinx -family xcup (tests/rtl/elementwise prints estimate, counts and
+// their ratio at one parameter set per template):
+//   - st_round_shift of a w-bit value by a runtime shift, with saturation: about 6 LUTs per bit
+//     (a 64-way barrel shifter as three levels of 4:1 muxes, the two adders, the saturation
+//     compare); the scales are runtime inputs, so nothing constant-folds;
+//   - a signed a x b multiply: ceil(a/26) * ceil(b/17) DSP48E2 (27x18 signed slices), plus
+//     about one LUT per product bit per extra slice for the partial-product adders;
+//   - pipeline registers: the bits of every stage register not absorbed into a DSP;
+//   - one RAMB18 per lane for the residual table (two read ports: T[i] and T[i+1]).
+#include "model/elementwise_model.h"
+
+#include <algorithm>
+
+namespace st::model {
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+int64_t tokens(int64_t n, int64_t lanes) {
+  return std::max<int64_t>(1, ceilDiv(n, lanes));
+}
+
+/// D = depth, II = 1, L = depth + T - 1 on `ports` joined inputs of T tokens each.
+KernelTiming pipelineTiming(int64_t depth, int64_t n, int64_t lanes, int ports) {
+  KernelTiming t;
+  const int64_t count = tokens(n, lanes);
+  t.firstOutputDelay = depth;
+  t.ii = 1;
+  t.totalLatency = depth + count - 1;
+  t.outputTokens = count;
+  for (int p = 0; p < ports; ++p) {
+    t.inputTokens.push_back(count);
+    t.inputTokensNeeded.push_back([count](int64_t k) { return std::min(k + 1, count); });
+  }
+  return t;
+}
+
+/// DSP48E2 slices of a signed a x b multiply.
+int64_t multiplyDsps(int64_t a, int64_t b) {
+  if (a < b)
+    std::swap(a, b);
+  return ceilDiv(a, 26) * ceilDiv(b, 17);
+}
+
+/// Fabric adders joining the partial products of a multiply split over several slices.
+int64_t multiplyLuts(int64_t a, int64_t b) {
+  return (multiplyDsps(a, b) - 1) * (a + b) / 2;
+}
+
+/// st_round_shift: barrel shifter, rounding adders and saturation.
+int64_t roundShiftLuts(int64_t width) {
+  return 6 * width;
+}
+
+/// The output register slice (st_skid_buffer) of `width` bits.
+ResourceEstimate outputSlice(int64_t width) {
+  ResourceEstimate r;
+  r.lut = width + 2;
+  r.ff = 2 * width + 2;
+  return r;
+}
+
+/// st_activation_unit: |x|, range detect, interpolation (one DSP), h rounding, relu - h; the
+/// table in one RAMB18.
+ResourceEstimate activationUnit() {
+  ResourceEstimate r;
+  r.lut = 32 + 8 + 40 + 17 + 64;
+  r.ff = 2 * 33 + 16 + 6 + 16 + 32; // x and range beside the table, T[i], T[i+1], r, value, y
+  r.dsp = 1;
+  r.bram36 = 0.5;
+  return r;
+}
+
+} // namespace
+
+KernelTiming activationTiming(const ActivationParams &p) {
+  return pipelineTiming(kActivationDepth, p.n, p.lanes, 1);
+}
+KernelTiming gatedActivationTiming(const GatedActivationParams &p) {
+  return pipelineTiming(kGatedActivationDepth, p.n, p.lanes, 2);
+}
+KernelTiming requantizeTiming(const RequantizeParams &p) {
+  return pipelineTiming(kRequantizeDepth, p.n, p.lanes, 1);
+}
+KernelTiming residualAddTiming(const ResidualAddParams &p) {
+  return pipelineTiming(kResidualAddDepth, p.n, p.lanes, 2);
+}
+
+ResourceEstimate activationResources(const ActivationParams &p) {
+  const int64_t inProduct = p.inBits + 25, outProduct = 57;
+  ResourceEstimate lane = activationUnit();
+  lane.lut += roundShiftLuts(inProduct) + roundShiftLuts(outProduct) + multiplyLuts(p.inBits, 25) +
+              multiplyLuts(32, 25);
+  lane.dsp += multiplyDsps(p.inBits, 25) + multiplyDsps(32, 25);
+  lane.ff += inProduct + 32 + outProduct + p.outBits; // product, Q.11, product, code
+  ResourceEstimate r;
+  for (int64_t l = 0; l < p.lanes; ++l)
+    r += lane;
+  r += outputSlice(p.lanes * p.outBits);
+  r.ff += 7 + 6 + 5 * 24 + 6 * 6; // valid bits, scales travelling with the tokens
+  r.lut += 8;
+  return r;
+}
+
+ResourceEstimate gatedActivationResources(const GatedActivationParams &p) {
+  const int64_t inProduct = p.inBits + 25, gated = 64, outProduct = 89;
+  ResourceEstimate lane = activationUnit();
+  lane.lut += 2 * roundShiftLuts(inProduct) + roundShiftLuts(outProduct) +
+              2 * multiplyLuts(p.inBits, 25) + multiplyLuts(32, 32) + multiplyLuts(gated, 25);
+  lane.dsp += 2 * multiplyDsps(p.inBits, 25) + multiplyDsps(32, 32) + multiplyDsps(gated, 25);
+  // products, both Q.11 values, up beside the function (3 stages), g*u, product, code
+  lane.ff += 2 * inProduct + 2 * 32 + 3 * 32 + gated + outProduct + p.outBits;
+  ResourceEstimate r;
+  for (int64_t l = 0; l < p.lanes; ++l)
+    r += lane;
+  r += outputSlice(p.lanes * p.outBits);
+  r.ff += 8 + 2 * 6 + 6 * 24 + 7 * 6;
+  r.lut += 10;
+  return r;
+}
+
+ResourceEstimate requantizeResources(const RequantizeParams &p) {
+  const int64_t product = p.inBits + 25;
+  ResourceEstimate lane;
+  lane.lut = roundShiftLuts(product) + multiplyLuts(p.inBits, 25);
+  lane.dsp = multiplyDsps(p.inBits, 25);
+  lane.ff = product + p.outBits;
+  ResourceEstimate r;
+  for (int64_t l = 0; l < p.lanes; ++l)
+    r += lane;
+  r += outputSlice(p.lanes * p.outBits);
+  r.ff += 2 + 6;
+  r.lut += 4;
+  return r;
+}
+
+ResourceEstimate residualAddResources(const ResidualAddParams &p) {
+  const int64_t code = std::max(p.aBits, p.bBits), product = code + 25;
+  ResourceEstimate lane;
+  // operand swap muxes, sign probe (shift + add), X = P - sign, alignment shift (two
+  // variants), t + Q, final rounding shift with saturation
+  lane.lut = 2 * code + 4 * product + product + 5 * product + product +
+             roundShiftLuts(product + 3) + 2 * multiplyLuts(code, 25);
+  lane.dsp = 2 * multiplyDsps(code, 25);
+  // P, Q (three stages), X, t, code
+  lane.ff = product + 3 * product + (product + 1) + (product + 2) + p.outBits;
+  ResourceEstimate r;
+  for (int64_t l = 0; l < p.lanes; ++l)
+    r += lane;
+  r += outputSlice(p.lanes * p.outBits);
+  r.ff += 4 + 1 + 3 * 6 + 4 * 6;
+  r.lut += 20;
+  return r;
+}
+
+} // namespace st::model

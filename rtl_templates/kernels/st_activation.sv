@@ -1,0 +1,164 @@
+// st_activation: element-wise GELU (erf or tanh form) or SiLU on a stream of quantized codes,
+// bit-exact with st::numerics::gelu / silu (docs/numerics.md §6):
+//   x = sat32(round(code * inputToFixed))            codes -> Q.11
+//   g = relu(x) - h(|x|)                              st_activation_unit (table + interpolation)
+//   y = sat_OutBits(round(g * fixedToOutput))         Q.11 -> output codes
+// (round = half away from zero).
+//
+// Streams: data_i carries Lanes signed InBits-bit codes per token (element i at bits
+// [i*InBits +: InBits]), data_o Lanes signed OutBits-bit codes. The kernel is stateless: a
+// vector of N elements is ceil(N/Lanes) tokens, and the padding lanes of a last partial token
+// are computed like any element and ignored by the consumer. One token per cycle (II = 1).
+// Scales: the two FixedScale multipliers (ActivationScales) are inputs sampled with each token in
+// the cycle of its input handshake, so one instance can serve layers with different scales; the
+// compiler ties them to constants (then synthesis folds them) or to a control register.
+//
+// Pipeline (Depth = 8 registers from input handshake to output handshake with ideal streams):
+// 1 code * mantissa, 2 rounding shift + sat32, 3-5 st_activation_unit, 6 g * mantissa,
+// 7 rounding shift + saturation, 8 output register slice (st_skid_buffer). All stages advance
+// together while the register slice can take a token (its registered ready), so a stall costs no
+// throughput and ready_o is a flop output.
+`default_nettype none
+
+module st_activation #(
+    /// 0: GELU, erf form; 1: GELU, tanh form; 2: SiLU.
+    parameter int unsigned Function = 0,
+    /// Elements per token (>= 1).
+    parameter int unsigned Lanes = 4,
+    /// Signed input code width (2 .. 32).
+    parameter int unsigned InBits = 16,
+    /// Signed output code width (2 .. 32).
+    parameter int unsigned OutBits = 8,
+    /// $readmemh file of the residual table matching Function: <build>/tables/
+    /// gelu_erf_residual.mem, gelu_tanh_residual.mem or silu_residual.mem. Mandatory.
+    parameter TableFile = ""
+) (
+    input  wire                      clk_i,
+    input  wire                      rst_ni,          // synchronous, active low
+    input  wire                      valid_i,
+    output logic                     ready_o,
+    input  wire  [ Lanes*InBits-1:0] data_i,
+    // ActivationScales, sampled with each input token
+    input  wire  [             23:0] in_mantissa_i,   // inputToFixed
+    input  wire  [              5:0] in_shift_i,
+    input  wire  [             23:0] out_mantissa_i,  // fixedToOutput
+    input  wire  [              5:0] out_shift_i,
+    output logic                     valid_o,
+    input  wire                      ready_i,
+    output logic [Lanes*OutBits-1:0] data_o
+);
+
+  if (Function > 2) begin : gen_bad_function
+    $fatal(1, "st_activation: Function must be 0 (GELU erf), 1 (GELU tanh) or 2 (SiLU)");
+  end
+  if (Lanes < 1) begin : gen_bad_lanes
+    $fatal(1, "st_activation: Lanes must be >= 1");
+  end
+  if (InBits < 2 || InBits > 32 || OutBits < 2 || OutBits > 32) begin : gen_bad_bits
+    $fatal(1, "st_activation: InBits and OutBits must be 2 .. 32");
+  end
+
+  localparam int unsigned InProductBits = InBits + 25;   // signed code * unsigned 24-bit
+  localparam int unsigned OutProductBits = 32 + 25;      // signed Q.11 * unsigned 24-bit
+  localparam int unsigned Stages = 7;                    // before the register slice
+
+  // ---- control: one valid bit per stage, all stages advance together -------------------------
+  logic advance;  // the register slice can take a token this cycle
+  logic [Stages-1:0] valid_q;
+  assign ready_o = advance;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) valid_q <= '0;
+    else if (advance) valid_q <= {valid_q[Stages-2:0], valid_i};
+  end
+
+  // ---- scales travel with their token (not reset) ---------------------------------------------
+  logic [5:0] in_shift1_q;
+  logic [23:0] out_mantissa_q[1:5];
+  logic [5:0] out_shift_q[1:6];
+  always_ff @(posedge clk_i) begin
+    if (advance) begin
+      in_shift1_q <= in_shift_i;
+      out_mantissa_q[1] <= out_mantissa_i;
+      out_shift_q[1] <= out_shift_i;
+      for (int unsigned s = 2; s <= 5; s++) out_mantissa_q[s] <= out_mantissa_q[s-1];
+      for (int unsigned s = 2; s <= 6; s++) out_shift_q[s] <= out_shift_q[s-1];
+    end
+  end
+
+  logic [Lanes*OutBits-1:0] result_q;
+
+  for (genvar lane = 0; lane < Lanes; lane++) begin : gen_lane
+    // stage 1: code * inputToFixed mantissa
+    logic signed [InProductBits-1:0] in_product_q;
+    always_ff @(posedge clk_i) begin
+      if (advance)
+        in_product_q <= InProductBits'($signed(data_i[lane*InBits+:InBits])) *
+                        $signed({1'b0, in_mantissa_i});
+    end
+
+    // stage 2: round, shift and saturate to 32-bit Q.11
+    logic [31:0] fixed;
+    logic [31:0] fixed_q;
+    st_round_shift #(
+        .InWidth (InProductBits),
+        .OutWidth(32)
+    ) u_to_fixed (
+        .value_i(in_product_q),
+        .shift_i(in_shift1_q),
+        .value_o(fixed)
+    );
+    always_ff @(posedge clk_i) begin
+      if (advance) fixed_q <= fixed;
+    end
+
+    // stages 3-5: the function
+    logic [31:0] activated;
+    st_activation_unit #(
+        .Function (Function),
+        .TableFile(TableFile)
+    ) u_function (
+        .clk_i   (clk_i),
+        .enable_i(advance),
+        .x_i     (fixed_q),
+        .y_o     (activated)
+    );
+
+    // stage 6: g * fixedToOutput mantissa
+    logic signed [OutProductBits-1:0] out_product_q;
+    always_ff @(posedge clk_i) begin
+      if (advance)
+        out_product_q <= OutProductBits'($signed(activated)) * $signed({1'b0, out_mantissa_q[5]});
+    end
+
+    // stage 7: round, shift and saturate to the output codes
+    logic [OutBits-1:0] code;
+    st_round_shift #(
+        .InWidth (OutProductBits),
+        .OutWidth(OutBits)
+    ) u_to_code (
+        .value_i(out_product_q),
+        .shift_i(out_shift_q[6]),
+        .value_o(code)
+    );
+    always_ff @(posedge clk_i) begin
+      if (advance) result_q[lane*OutBits+:OutBits] <= code;
+    end
+  end
+
+  // ---- output register slice ------------------------------------------------------------------
+  st_skid_buffer #(
+      .Width(Lanes * OutBits)
+  ) u_output_slice (
+      .clk_i  (clk_i),
+      .rst_ni (rst_ni),
+      .valid_i(valid_q[Stages-1]),
+      .ready_o(advance),
+      .data_i (result_q),
+      .valid_o(valid_o),
+      .ready_i(ready_i),
+      .data_o (data_o)
+  );
+
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,194 @@
+// st_gated_activation: the gated MLP product act(gate) * up of SwiGLU (act = SiLU) and GeGLU
+// (act = GELU, erf or tanh form), bit-exact with st::numerics::swiglu / geglu (docs/numerics.md
+// §6):
+//   g = act(sat32(round(gate * gateToFixed)))        Q.11 (st_activation_unit)
+//   u = sat32(round(up * upToFixed))                  Q.11
+//   y = sat_OutBits(round(g * u * productToOutput))   Q.22 -> output codes, exact 89-bit product
+// (round = half away from zero). Where the golden model throws because round(g * u * M) leaves
+// the int64 range (only for multipliers that are not a real configuration) the kernel saturates.
+//
+// Streams: gate_data_i and up_data_i carry Lanes signed InBits-bit codes per token (element i at
+// bits [i*InBits +: InBits]); they are joined element by element: a token is taken from both in
+// the same cycle (each ready depends on the other stream's valid and on the pipeline having
+// room). data_o carries Lanes signed OutBits-bit codes. Stateless: a vector of N elements is
+// ceil(N/Lanes) tokens on each input; padding lanes of a last partial token are computed and
+// ignored. II = 1. Scales (GatedScales): inputs sampled with each token pair at its handshake;
+// the compiler ties them to constants or to a control register.
+//
+// Pipeline (Depth = 9 with ideal streams): 1 code * mantissa (both), 2 rounding shift + sat32,
+// 3-5 st_activation_unit on the gate (up travels beside it), 6 g * u, 7 * mantissa, 8 rounding
+// shift + saturation, 9 output register slice (st_skid_buffer). All stages advance together
+// while the slice's registered ready is high.
+`default_nettype none
+
+module st_gated_activation #(
+    /// 0: GeGLU, GELU erf form; 1: GeGLU, GELU tanh form (Gemma); 2: SwiGLU (SiLU).
+    parameter int unsigned Function = 2,
+    /// Elements per token (>= 1).
+    parameter int unsigned Lanes = 4,
+    /// Signed code width of gate and up (2 .. 32).
+    parameter int unsigned InBits = 16,
+    /// Signed output code width (2 .. 32).
+    parameter int unsigned OutBits = 8,
+    /// $readmemh file of the residual table matching Function: <build>/tables/
+    /// gelu_erf_residual.mem, gelu_tanh_residual.mem or silu_residual.mem. Mandatory.
+    parameter TableFile = ""
+) (
+    input  wire                      clk_i,
+    input  wire                      rst_ni,              // synchronous, active low
+    input  wire                      gate_valid_i,
+    output logic                     gate_ready_o,
+    input  wire  [ Lanes*InBits-1:0] gate_data_i,
+    input  wire                      up_valid_i,
+    output logic                     up_ready_o,
+    input  wire  [ Lanes*InBits-1:0] up_data_i,
+    // GatedScales, sampled with each token pair
+    input  wire  [             23:0] gate_mantissa_i,     // gateToFixed
+    input  wire  [              5:0] gate_shift_i,
+    input  wire  [             23:0] up_mantissa_i,       // upToFixed
+    input  wire  [              5:0] up_shift_i,
+    input  wire  [             23:0] product_mantissa_i,  // productToOutput
+    input  wire  [              5:0] product_shift_i,
+    output logic                     valid_o,
+    input  wire                      ready_i,
+    output logic [Lanes*OutBits-1:0] data_o
+);
+
+  if (Function > 2) begin : gen_bad_function
+    $fatal(1, "st_gated_activation: Function must be 0 (GELU erf), 1 (GELU tanh) or 2 (SiLU)");
+  end
+  if (Lanes < 1) begin : gen_bad_lanes
+    $fatal(1, "st_gated_activation: Lanes must be >= 1");
+  end
+  if (InBits < 2 || InBits > 32 || OutBits < 2 || OutBits > 32) begin : gen_bad_bits
+    $fatal(1, "st_gated_activation: InBits and OutBits must be 2 .. 32");
+  end
+
+  localparam int unsigned InProductBits = InBits + 25;     // signed code * unsigned 24-bit
+  localparam int unsigned GatedBits = 64;                  // s32 * s32
+  localparam int unsigned OutProductBits = GatedBits + 25; // * unsigned 24-bit
+  localparam int unsigned Stages = 8;                      // before the register slice
+
+  // ---- control: join the two inputs, one valid bit per stage --------------------------------
+  logic advance;  // the register slice can take a token this cycle
+  wire take = gate_valid_i && up_valid_i && advance;
+  assign gate_ready_o = advance && up_valid_i;
+  assign up_ready_o = advance && gate_valid_i;
+  logic [Stages-1:0] valid_q;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) valid_q <= '0;
+    else if (advance) valid_q <= {valid_q[Stages-2:0], take};
+  end
+
+  // ---- scales travel with their token (not reset) ---------------------------------------------
+  logic [5:0] gate_shift1_q, up_shift1_q;
+  logic [23:0] product_mantissa_q[1:6];
+  logic [5:0] product_shift_q[1:7];
+  always_ff @(posedge clk_i) begin
+    if (advance) begin
+      gate_shift1_q <= gate_shift_i;
+      up_shift1_q <= up_shift_i;
+      product_mantissa_q[1] <= product_mantissa_i;
+      product_shift_q[1] <= product_shift_i;
+      for (int unsigned s = 2; s <= 6; s++) product_mantissa_q[s] <= product_mantissa_q[s-1];
+      for (int unsigned s = 2; s <= 7; s++) product_shift_q[s] <= product_shift_q[s-1];
+    end
+  end
+
+  logic [Lanes*OutBits-1:0] result_q;
+
+  for (genvar lane = 0; lane < Lanes; lane++) begin : gen_lane
+    // stage 1: codes * mantissas
+    logic signed [InProductBits-1:0] gate_product_q, up_product_q;
+    always_ff @(posedge clk_i) begin
+      if (advance) begin
+        gate_product_q <= InProductBits'($signed(gate_data_i[lane*InBits+:InBits])) *
+                          $signed({1'b0, gate_mantissa_i});
+        up_product_q <= InProductBits'($signed(up_data_i[lane*InBits+:InBits])) *
+                        $signed({1'b0, up_mantissa_i});
+      end
+    end
+
+    // stage 2: round, shift and saturate both to 32-bit Q.11
+    logic [31:0] gate_fixed, up_fixed;
+    logic [31:0] gate_fixed_q;
+    logic [31:0] up_fixed_q[2:5];
+    st_round_shift #(
+        .InWidth (InProductBits),
+        .OutWidth(32)
+    ) u_gate_to_fixed (
+        .value_i(gate_product_q),
+        .shift_i(gate_shift1_q),
+        .value_o(gate_fixed)
+    );
+    st_round_shift #(
+        .InWidth (InProductBits),
+        .OutWidth(32)
+    ) u_up_to_fixed (
+        .value_i(up_product_q),
+        .shift_i(up_shift1_q),
+        .value_o(up_fixed)
+    );
+    always_ff @(posedge clk_i) begin
+      if (advance) begin
+        gate_fixed_q <= gate_fixed;
+        up_fixed_q[2] <= up_fixed;
+        for (int unsigned s = 3; s <= 5; s++) up_fixed_q[s] <= up_fixed_q[s-1];
+      end
+    end
+
+    // stages 3-5: act(gate)
+    logic [31:0] activated;
+    st_activation_unit #(
+        .Function (Function),
+        .TableFile(TableFile)
+    ) u_function (
+        .clk_i   (clk_i),
+        .enable_i(advance),
+        .x_i     (gate_fixed_q),
+        .y_o     (activated)
+    );
+
+    // stage 6: g * u (Q.22, exact in 64 bits)
+    logic signed [GatedBits-1:0] gated_q;
+    // stage 7: * productToOutput mantissa
+    logic signed [OutProductBits-1:0] out_product_q;
+    always_ff @(posedge clk_i) begin
+      if (advance) begin
+        gated_q <= GatedBits'($signed(activated)) * GatedBits'($signed(up_fixed_q[5]));
+        out_product_q <= OutProductBits'(gated_q) * $signed({1'b0, product_mantissa_q[6]});
+      end
+    end
+
+    // stage 8: round, shift and saturate to the output codes
+    logic [OutBits-1:0] code;
+    st_round_shift #(
+        .InWidth (OutProductBits),
+        .OutWidth(OutBits)
+    ) u_to_code (
+        .value_i(out_product_q),
+        .shift_i(product_shift_q[7]),
+        .value_o(code)
+    );
+    always_ff @(posedge clk_i) begin
+      if (advance) result_q[lane*OutBits+:OutBits] <= code;
+    end
+  end
+
+  // ---- output register slice ------------------------------------------------------------------
+  st_skid_buffer #(
+      .Width(Lanes * OutBits)
+  ) u_output_slice (
+      .clk_i  (clk_i),
+      .rst_ni (rst_ni),
+      .valid_i(valid_q[Stages-1]),
+      .ready_o(advance),
+      .data_i (result_q),
+      .valid_o(valid_o),
+      .ready_i(ready_i),
+      .data_o (data_o)
+  );
+
+endmodule
+
+`default_nettype wire

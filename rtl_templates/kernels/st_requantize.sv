@@ -1,0 +1,102 @@
+// st_requantize: element-wise requantization y = sat_OutBits(round(x * M)) of a stream of signed
+// integers (e.g. an s32 accumulator to s8 codes), bit-exact with st::numerics::requantize
+// (docs/numerics.md §6; round = half away from zero, M = mantissa * 2^-shift a FixedScale).
+// Where the golden model throws because round(x * M) leaves the int64 range (InBits > 40 with a
+// small shift) the kernel saturates.
+//
+// Streams: data_i carries Lanes signed InBits-bit values per token (element i at bits
+// [i*InBits +: InBits]), data_o Lanes signed OutBits-bit codes. Stateless: a vector of N elements
+// is ceil(N/Lanes) tokens; padding lanes are computed and ignored. II = 1. The scale is an input
+// sampled with each token at its handshake (constant-tied by the compiler, or a control
+// register when one instance serves several tensors).
+//
+// Pipeline (Depth = 3 with ideal streams): 1 value * mantissa, 2 rounding shift + saturation,
+// 3 output register slice (st_skid_buffer); all stages advance while the slice's registered
+// ready is high.
+`default_nettype none
+
+module st_requantize #(
+    /// Elements per token (>= 1).
+    parameter int unsigned Lanes = 4,
+    /// Signed input width (2 .. 48).
+    parameter int unsigned InBits = 32,
+    /// Signed output code width (2 .. 32).
+    parameter int unsigned OutBits = 8
+) (
+    input  wire                      clk_i,
+    input  wire                      rst_ni,      // synchronous, active low
+    input  wire                      valid_i,
+    output logic                     ready_o,
+    input  wire  [ Lanes*InBits-1:0] data_i,
+    // FixedScale, sampled with each input token
+    input  wire  [             23:0] mantissa_i,
+    input  wire  [              5:0] shift_i,
+    output logic                     valid_o,
+    input  wire                      ready_i,
+    output logic [Lanes*OutBits-1:0] data_o
+);
+
+  if (Lanes < 1) begin : gen_bad_lanes
+    $fatal(1, "st_requantize: Lanes must be >= 1");
+  end
+  if (InBits < 2 || InBits > 48 || OutBits < 2 || OutBits > 32) begin : gen_bad_bits
+    $fatal(1, "st_requantize: InBits must be 2 .. 48 and OutBits 2 .. 32");
+  end
+
+  localparam int unsigned ProductBits = InBits + 25;  // signed value * unsigned 24-bit
+  localparam int unsigned Stages = 2;                 // before the register slice
+
+  logic advance;  // the register slice can take a token this cycle
+  logic [Stages-1:0] valid_q;
+  assign ready_o = advance;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) valid_q <= '0;
+    else if (advance) valid_q <= {valid_q[Stages-2:0], valid_i};
+  end
+
+  logic [5:0] shift1_q;  // travels with its token (not reset)
+  always_ff @(posedge clk_i) begin
+    if (advance) shift1_q <= shift_i;
+  end
+
+  logic [Lanes*OutBits-1:0] result_q;
+
+  for (genvar lane = 0; lane < Lanes; lane++) begin : gen_lane
+    // stage 1: value * mantissa
+    logic signed [ProductBits-1:0] product_q;
+    always_ff @(posedge clk_i) begin
+      if (advance)
+        product_q <= ProductBits'($signed(data_i[lane*InBits+:InBits])) *
+                     $signed({1'b0, mantissa_i});
+    end
+    // stage 2: round, shift, saturate
+    logic [OutBits-1:0] code;
+    st_round_shift #(
+        .InWidth (ProductBits),
+        .OutWidth(OutBits)
+    ) u_to_code (
+        .value_i(product_q),
+        .shift_i(shift1_q),
+        .value_o(code)
+    );
+    always_ff @(posedge clk_i) begin
+      if (advance) result_q[lane*OutBits+:OutBits] <= code;
+    end
+  end
+
+  st_skid_buffer #(
+      .Width(Lanes * OutBits)
+  ) u_output_slice (
+      .clk_i  (clk_i),
+      .rst_ni (rst_ni),
+      .valid_i(valid_q[Stages-1]),
+      .ready_o(advance),
+      .data_i (result_q),
+      .valid_o(valid_o),
+      .ready_i(ready_i),
+      .data_o (data_o)
+  );
+
+endmodule
+
+`default_nettype wire

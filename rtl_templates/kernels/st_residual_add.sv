@@ -1,0 +1,169 @@
+// st_residual_add: element-wise residual add of two tensors with different scales into a third,
+// bit-exact with st::numerics::residualAdd (docs/numerics.md §6):
+//   y = sat_OutBits(round((a*ma*2^(s-sa) + b*mb*2^(s-sb)) / 2^s)),  s = max(sa, sb)
+// (round = half away from zero; (ma, sa) and (mb, sb) are the FixedScales s_a/s_out, s_b/s_out).
+// The aligned sum can be 100+ bits wide; the kernel never builds it. With P, sp the product and
+// shift of the operand with the larger shift, Q, sq the other's, d = sp - sq, it uses the exact
+// identities
+//   neg = (P + Q*2^d < 0) = ((P >>> d) + Q < 0),  X = P - (neg and s > 0)
+//   t   = sq == 0 ? floor((X + 2^(d-1)) / 2^d) : floor(X / 2^d)   (t = X for d = 0)
+//   y   = floor((t + Q + 2^(sq-1)) / 2^sq)                        (y = t + Q for sq = 0)
+// so every value stays within the products' width plus 3 bits.
+//
+// Streams: a_data_i carries Lanes signed ABits-bit codes per token, b_data_i Lanes signed BBits-
+// bit codes (element i at bits [i*Bits +: Bits]); the two are joined element by element (a
+// token pair is taken in one cycle; each ready depends on the other stream's valid and on room in
+// the pipeline). data_o carries Lanes signed OutBits-bit codes. Stateless: a vector of N
+// elements is ceil(N/Lanes) tokens on each input; padding lanes are computed and ignored. II = 1.
+// The scales (ResidualAddScales) are inputs sampled with each token pair at its handshake.
+//
+// Pipeline (Depth = 5 with ideal streams): 1 operand order + products, 2 sign of the sum, 3
+// alignment shift, 4 add + rounding shift + saturation, 5 output register slice (st_skid_buffer).
+`default_nettype none
+
+module st_residual_add #(
+    /// Elements per token (>= 1).
+    parameter int unsigned Lanes = 4,
+    /// Signed code width of operand a (2 .. 32).
+    parameter int unsigned ABits = 16,
+    /// Signed code width of operand b (2 .. 32).
+    parameter int unsigned BBits = 16,
+    /// Signed output code width (2 .. 32).
+    parameter int unsigned OutBits = 16
+) (
+    input  wire                      clk_i,
+    input  wire                      rst_ni,      // synchronous, active low
+    input  wire                      a_valid_i,
+    output logic                     a_ready_o,
+    input  wire  [  Lanes*ABits-1:0] a_data_i,
+    input  wire                      b_valid_i,
+    output logic                     b_ready_o,
+    input  wire  [  Lanes*BBits-1:0] b_data_i,
+    // ResidualAddScales, sampled with each token pair
+    input  wire  [             23:0] a_mantissa_i,
+    input  wire  [              5:0] a_shift_i,
+    input  wire  [             23:0] b_mantissa_i,
+    input  wire  [              5:0] b_shift_i,
+    output logic                     valid_o,
+    input  wire                      ready_i,
+    output logic [Lanes*OutBits-1:0] data_o
+);
+
+  if (Lanes < 1) begin : gen_bad_lanes
+    $fatal(1, "st_residual_add: Lanes must be >= 1");
+  end
+  if (ABits < 2 || ABits > 32 || BBits < 2 || BBits > 32 || OutBits < 2 || OutBits > 32)
+  begin : gen_bad_bits
+    $fatal(1, "st_residual_add: ABits, BBits and OutBits must be 2 .. 32");
+  end
+
+  localparam int unsigned CodeBits = (ABits > BBits) ? ABits : BBits;
+  localparam int unsigned ProductBits = CodeBits + 25;  // signed code * unsigned 24-bit
+  localparam int unsigned Stages = 4;                   // before the register slice
+
+  // ---- control: join the two inputs, one valid bit per stage --------------------------------
+  logic advance;  // the register slice can take a token this cycle
+  wire take = a_valid_i && b_valid_i && advance;
+  assign a_ready_o = advance && b_valid_i;
+  assign b_ready_o = advance && a_valid_i;
+  logic [Stages-1:0] valid_q;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) valid_q <= '0;
+    else if (advance) valid_q <= {valid_q[Stages-2:0], take};
+  end
+
+  // ---- shift bookkeeping (shared by the lanes, travels with the token; not reset) ------------
+  wire swap = b_shift_i > a_shift_i;  // b has the larger shift: it becomes P
+  wire [23:0] p_mantissa = swap ? b_mantissa_i : a_mantissa_i;
+  wire [23:0] q_mantissa = swap ? a_mantissa_i : b_mantissa_i;
+  logic [5:0] distance_q[1:3];  // d = sp - sq
+  logic [5:0] q_shift_q[1:4];  // sq
+  logic rounds1_q;  // s = max(sa, sb) > 0: the rounding subtracts the sign
+  always_ff @(posedge clk_i) begin
+    if (advance) begin
+      distance_q[1] <= swap ? b_shift_i - a_shift_i : a_shift_i - b_shift_i;
+      q_shift_q[1] <= swap ? a_shift_i : b_shift_i;
+      rounds1_q <= (a_shift_i | b_shift_i) != 6'd0;
+      for (int unsigned s = 2; s <= 3; s++) distance_q[s] <= distance_q[s-1];
+      for (int unsigned s = 2; s <= 4; s++) q_shift_q[s] <= q_shift_q[s-1];
+    end
+  end
+
+  logic [Lanes*OutBits-1:0] result_q;
+
+  for (genvar lane = 0; lane < Lanes; lane++) begin : gen_lane
+    // stage 1: operand order and the two products
+    wire signed [CodeBits-1:0] a_code = CodeBits'($signed(a_data_i[lane*ABits+:ABits]));
+    wire signed [CodeBits-1:0] b_code = CodeBits'($signed(b_data_i[lane*BBits+:BBits]));
+    wire signed [CodeBits-1:0] p_code = swap ? b_code : a_code;
+    wire signed [CodeBits-1:0] q_code = swap ? a_code : b_code;
+    logic signed [ProductBits-1:0] p_q, q1_q;
+    always_ff @(posedge clk_i) begin
+      if (advance) begin
+        p_q <= ProductBits'(p_code) * $signed({1'b0, p_mantissa});
+        q1_q <= ProductBits'(q_code) * $signed({1'b0, q_mantissa});
+      end
+    end
+
+    // stage 2: the sign of the aligned sum P + Q*2^d, then X = P - sign
+    wire signed [ProductBits:0] p_wide = (ProductBits + 1)'(p_q);
+    wire signed [ProductBits:0] sign_probe = (p_wide >>> distance_q[1]) + (ProductBits + 1)'(q1_q);
+    wire negative = rounds1_q && sign_probe[ProductBits];
+    logic signed [ProductBits:0] x_q;
+    logic signed [ProductBits-1:0] q2_q;
+    always_ff @(posedge clk_i) begin
+      if (advance) begin
+        x_q <= p_wide - (ProductBits + 1)'(negative);
+        q2_q <= q1_q;
+      end
+    end
+
+    // stage 3: t = floor(X / 2^d), rounded half up instead when sq = 0
+    wire signed [ProductBits+1:0] x_wide = (ProductBits + 2)'(x_q);
+    wire signed [ProductBits+1:0] x_halved = x_wide >>> (distance_q[2] - 6'd1);
+    wire signed [ProductBits+1:0] aligned =
+        (distance_q[2] == 6'd0) ? x_wide :
+        (q_shift_q[2] == 6'd0) ? (x_halved + (ProductBits + 2)'(1)) >>> 1 : x_wide >>> distance_q[2];
+    logic signed [ProductBits+1:0] t_q;
+    logic signed [ProductBits-1:0] q3_q;
+    always_ff @(posedge clk_i) begin
+      if (advance) begin
+        t_q <= aligned;
+        q3_q <= q2_q;
+      end
+    end
+
+    // stage 4: y = floor((t + Q + 2^(sq-1)) / 2^sq), saturated
+    wire signed [ProductBits+2:0] sum = (ProductBits + 3)'(t_q) + (ProductBits + 3)'(q3_q);
+    logic [OutBits-1:0] code;
+    st_round_shift #(
+        .InWidth          (ProductBits + 3),
+        .OutWidth         (OutBits),
+        .SymmetricRounding(0)
+    ) u_to_code (
+        .value_i(sum),
+        .shift_i(q_shift_q[3]),
+        .value_o(code)
+    );
+    always_ff @(posedge clk_i) begin
+      if (advance) result_q[lane*OutBits+:OutBits] <= code;
+    end
+  end
+
+  // ---- output register slice ------------------------------------------------------------------
+  st_skid_buffer #(
+      .Width(Lanes * OutBits)
+  ) u_output_slice (
+      .clk_i  (clk_i),
+      .rst_ni (rst_ni),
+      .valid_i(valid_q[Stages-1]),
+      .ready_o(advance),
+      .data_i (result_q),
+      .valid_o(valid_o),
+      .ready_i(ready_i),
+      .data_o (data_o)
+  );
+
+endmodule
+
+`default_nettype wire
