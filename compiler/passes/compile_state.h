@@ -1,0 +1,63 @@
+// CompileState: what the pass pipeline works on — the tensor graph (read only), the user's
+// tiling and layout choices, the device facts, and the dataflow graph the passes build and
+// rewrite, together with the invariants established so far (checked by the verifier after
+// every pass).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/dataflow_graph.h"
+#include "ir/itensor_type.h"
+#include "ir/tensor_graph.h"
+
+namespace st::passes {
+
+/// The tiling of one op's loop nest (DSE level 1): a tile size per loop and the order of the
+/// tile loops (a permutation of the op's loops, reduction loops innermost).
+struct OpTiling {
+  std::vector<int64_t> tileSizes;
+  std::vector<unsigned> loopOrder;
+};
+
+/// Device facts read from constraints/<device>.yaml (never written in code).
+struct DeviceConstraints {
+  std::string name;
+  std::string part;
+  int64_t kernelClockMhz = 0;
+  /// On-chip memory available to the design, in bits (BRAM36 + URAM of resources_available).
+  int64_t onChipMemoryBits = 0;
+  int64_t hbmPseudoChannels = 0;
+  int64_t kernelAxiDataBits = 0;
+};
+
+/// Reads the device YAML; throws st::Error naming the file and the missing or malformed key.
+DeviceConstraints loadDeviceConstraints(const std::string &path);
+
+struct CompileOptions {
+  /// Tile size of every loop that the graph does not tile explicitly: the largest divisor of
+  /// the loop's extent that is at most this (the paper's single global tile size).
+  int64_t defaultTileSize = 4;
+  /// Overrides the device's on-chip memory budget for fusion (bits), e.g. to force a split.
+  std::optional<int64_t> memoryBudgetBits;
+};
+
+struct CompileState {
+  const ir::TensorGraph *graph = nullptr;
+  /// Per op (by name): explicit tilings; the rest use the default.
+  std::map<std::string, OpTiling> tilings;
+  /// Per tensor (by name): a stream layout forced by the user (inputs and outputs).
+  std::map<std::string, ir::ITensorType> forcedLayouts;
+  DeviceConstraints device;
+  CompileOptions options;
+
+  ir::DataflowGraph dataflow;
+  ir::DataflowInvariants invariants;
+  /// Fusion groups formed (1 when everything fits on chip).
+  unsigned numFusionGroups = 1;
+};
+
+} // namespace st::passes

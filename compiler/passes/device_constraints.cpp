@@ -1,0 +1,61 @@
+// loadDeviceConstraints: reads constraints/<device>.yaml (the device facts live there, not in
+// code) into DeviceConstraints.
+#include <yaml-cpp/yaml.h>
+
+#include "passes/compile_state.h"
+#include "support/error.h"
+
+namespace st::passes {
+
+namespace {
+
+int64_t requireInt(const YAML::Node &root, const std::string &path, const std::string &file) {
+  YAML::Node node = YAML::Clone(root);
+  std::string walked;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t dot = path.find('.', start);
+    std::string key =
+        path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    walked += (walked.empty() ? "" : ".") + key;
+    if (!node.IsMap() || !node[key])
+      throw Error(file, walked, "a key '" + key + "'");
+    node = node[key];
+    if (dot == std::string::npos)
+      break;
+    start = dot + 1;
+  }
+  try {
+    return node.as<int64_t>();
+  } catch (const YAML::Exception &) {
+    throw Error(file, path, "an integer");
+  }
+}
+
+} // namespace
+
+DeviceConstraints loadDeviceConstraints(const std::string &path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile &) {
+    throw Error(path, "file", "a readable device constraints YAML file");
+  } catch (const YAML::Exception &e) {
+    throw Error(path, "line " + std::to_string(e.mark.line + 1), "valid YAML (" + e.msg + ")");
+  }
+  DeviceConstraints d;
+  if (!root["device"] || !root["device"]["name"] || !root["device"]["part"])
+    throw Error(path, "device", "a map with 'name' and 'part'");
+  d.name = root["device"]["name"].as<std::string>();
+  d.part = root["device"]["part"].as<std::string>();
+  d.kernelClockMhz = requireInt(root, "device.default_kernel_clock_mhz", path);
+  d.onChipMemoryBits = requireInt(root, "resources_available.bram36", path) *
+                           requireInt(root, "memories.bram36_bits", path) +
+                       requireInt(root, "resources_available.uram", path) *
+                           requireInt(root, "memories.uram_bits", path);
+  d.hbmPseudoChannels = requireInt(root, "hbm.pseudo_channels", path);
+  d.kernelAxiDataBits = requireInt(root, "hbm.kernel_axi_data_bits", path);
+  return d;
+}
+
+} // namespace st::passes

@@ -1,0 +1,108 @@
+// Compile report: JSON and Markdown views of a compiled dataflow graph.
+#include "gen/report.h"
+
+#include <sstream>
+
+namespace st::gen {
+
+nlohmann::json reportJson(const passes::CompileState &state, const std::string &designName) {
+  const ir::DataflowGraph &df = state.dataflow;
+  nlohmann::json nodes = nlohmann::json::array();
+  nlohmann::json converters = nlohmann::json::array();
+  int64_t converterBits = 0;
+  for (ir::NodeId n : df.topologicalOrder()) {
+    const ir::DataflowNode &node = df.node(n);
+    nlohmann::json j{{"name", node.name},
+                     {"kind", ir::toString(node.kind)},
+                     {"module", node.module},
+                     {"fusion_group", node.fusionGroup}};
+    nlohmann::json params = nlohmann::json::object();
+    for (const auto &p : node.params)
+      params[p.name] = p.text ? nlohmann::json(*p.text) : nlohmann::json(p.value);
+    j["params"] = params;
+    nlohmann::json ports = nlohmann::json::array();
+    for (const auto &p : node.inputs)
+      ports.push_back({{"name", p.name}, {"direction", "in"}, {"itensor", p.type.toString()}});
+    for (const auto &p : node.outputs)
+      ports.push_back({{"name", p.name}, {"direction", "out"}, {"itensor", p.type.toString()}});
+    j["ports"] = ports;
+    if (node.kind == ir::NodeKind::Converter) {
+      const int64_t elems = node.param("BufferElems").value_or(0);
+      const int64_t bits = elems * node.param("ElemBits").value_or(0);
+      converterBits += 2 * bits;
+      converters.push_back({{"name", node.name},
+                            {"from", node.inputs[0].type.toString()},
+                            {"to", node.outputs[0].type.toString()},
+                            {"buffer_elements", elems},
+                            {"phases", node.param("Phases").value_or(0)},
+                            {"ping_pong_bits", 2 * bits}});
+    }
+    nodes.push_back(j);
+  }
+  nlohmann::json streams = nlohmann::json::array();
+  int64_t fifoBits = 0;
+  for (ir::StreamId s : df.streams()) {
+    const ir::Stream &st = df.stream(s);
+    const int64_t bits = df.tokenBits(st);
+    fifoBits += bits * st.fifoDepth;
+    streams.push_back({{"name", st.name},
+                       {"from", df.node(st.src.node).name + "." + df.srcPort(st).name},
+                       {"to", df.node(st.dst.node).name + "." + df.dstPort(st).name},
+                       {"itensor", df.srcPort(st).type.toString()},
+                       {"tokens", df.srcPort(st).type.numTokens()},
+                       {"token_bits", bits},
+                       {"fifo_depth", st.fifoDepth}});
+  }
+  return {{"design", designName},
+          {"device", state.device.name},
+          {"part", state.device.part},
+          {"kernel_clock_mhz", state.device.kernelClockMhz},
+          {"fusion_groups", state.numFusionGroups},
+          {"nodes", nodes},
+          {"streams", streams},
+          {"converters", converters},
+          {"converter_bits", converterBits},
+          {"fifo_bits", fifoBits}};
+}
+
+std::string reportMarkdown(const nlohmann::json &r) {
+  std::ostringstream os;
+  os << "# " << r["design"].get<std::string>() << "\n\n"
+     << "Device " << r["device"].get<std::string>() << " (" << r["part"].get<std::string>()
+     << "), kernel clock " << r["kernel_clock_mhz"].get<int64_t>() << " MHz, "
+     << r["fusion_groups"].get<int64_t>() << " fusion group(s).\n\n## Nodes\n\n"
+     << "| node | kind | module | group | ports |\n|---|---|---|---|---|\n";
+  for (const auto &n : r["nodes"]) {
+    std::string ports;
+    for (const auto &p : n["ports"])
+      ports += (ports.empty() ? "" : "<br>") + p["direction"].get<std::string>() + " " +
+               p["name"].get<std::string>() + ": `" + p["itensor"].get<std::string>() + "`";
+    os << "| " << n["name"].get<std::string>() << " | " << n["kind"].get<std::string>() << " | "
+       << n["module"].get<std::string>() << " | " << n["fusion_group"].get<int64_t>() << " | "
+       << ports << " |\n";
+  }
+  os << "\n## Streams\n\n| stream | from | to | itensor | tokens | bits | FIFO depth |\n"
+     << "|---|---|---|---|---|---|---|\n";
+  for (const auto &s : r["streams"])
+    os << "| " << s["name"].get<std::string>() << " | " << s["from"].get<std::string>() << " | "
+       << s["to"].get<std::string>() << " | `" << s["itensor"].get<std::string>() << "` | "
+       << s["tokens"].get<int64_t>() << " | " << s["token_bits"].get<int64_t>() << " | "
+       << s["fifo_depth"].get<int64_t>() << " |\n";
+  os << "\n## Converters\n\n";
+  if (r["converters"].empty())
+    os << "None: every producer streams in its consumers' order.\n";
+  else {
+    os << "| converter | from | to | buffer elements | phases | ping-pong bits |\n"
+       << "|---|---|---|---|---|---|\n";
+    for (const auto &c : r["converters"])
+      os << "| " << c["name"].get<std::string>() << " | `" << c["from"].get<std::string>()
+         << "` | `" << c["to"].get<std::string>() << "` | " << c["buffer_elements"].get<int64_t>()
+         << " | " << c["phases"].get<int64_t>() << " | " << c["ping_pong_bits"].get<int64_t>()
+         << " |\n";
+  }
+  os << "\nOn-chip memory: converters " << r["converter_bits"].get<int64_t>() << " bits, FIFOs "
+     << r["fifo_bits"].get<int64_t>() << " bits.\n";
+  return os.str();
+}
+
+} // namespace st::gen
