@@ -40,10 +40,17 @@ void fuseUnderMemoryBudget(CompileState &state) {
                   "at most the on-chip memory budget of " + std::to_string(budget) +
                       " bits, needs " + std::to_string(bits) +
                       " (choose tilings whose orders share more loops, or smaller tiles)");
+    // The latest group among the node's on-chip producers; a node fed only from HBM considers
+    // the latest group formed so far.
     unsigned latest = 0;
+    bool hasProducer = false;
     for (ir::StreamId s : df.streams())
-      if (df.stream(s).dst.node == n && !isDma(df.node(df.stream(s).src.node)))
+      if (df.stream(s).dst.node == n && !isDma(df.node(df.stream(s).src.node))) {
         latest = std::max(latest, df.node(df.stream(s).src.node).fusionGroup);
+        hasProducer = true;
+      }
+    if (!hasProducer)
+      latest = static_cast<unsigned>(groupBits.size() - 1);
     if (latest == 0 || groupBits[latest] + bits > budget) {
       groupBits.push_back(0);
       latest = static_cast<unsigned>(groupBits.size() - 1);
