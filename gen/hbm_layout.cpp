@@ -1,0 +1,144 @@
+// HbmTensorLayout: an itensor's DMA loops and the packing of tensors into that layout.
+#include "gen/hbm_layout.h"
+
+#include "ir/dataflow_graph.h"
+#include "support/error.h"
+
+namespace st::gen {
+
+namespace {
+
+/// The stream with its reuse loops removed: the order in which distinct tokens are stored.
+ir::ITensorType storedOrder(const ir::ITensorType &canonical) {
+  ir::ITensorType t = canonical;
+  t.loops.clear();
+  t.iterMap.assign(canonical.iterMap.size(), std::nullopt);
+  std::vector<int> newIndex(canonical.numLoops(), -1);
+  for (unsigned k = 0; k < canonical.numLoops(); ++k)
+    if (canonical.dataDimOfLoop(k)) {
+      newIndex[k] = static_cast<int>(t.loops.size());
+      t.loops.push_back(canonical.loops[k]);
+    }
+  for (size_t j = 0; j < canonical.iterMap.size(); ++j)
+    if (canonical.iterMap[j])
+      t.iterMap[j] = static_cast<unsigned>(newIndex[*canonical.iterMap[j]]);
+  return t;
+}
+
+} // namespace
+
+int64_t HbmTensorLayout::wordsStreamed() const {
+  int64_t n = 1;
+  for (const DmaLoop &l : loops)
+    n *= l.tripCount;
+  return n;
+}
+
+HbmTensorLayout hbmLayoutOf(const ir::ITensorType &stream, int64_t wordBits) {
+  HbmTensorLayout L;
+  L.stream = stream;
+  L.wordBits = wordBits;
+  L.tokenBits = stream.elementsPerToken() * ir::elementBits(stream.elementType);
+  L.paddedTokenBits = 8;
+  while (L.paddedTokenBits < L.tokenBits)
+    L.paddedTokenBits *= 2;
+  if (L.paddedTokenBits > wordBits)
+    throw Error("hbm layout", stream.toString(),
+                "tokens of at most " + std::to_string(wordBits) + " bits, got " +
+                    std::to_string(L.tokenBits));
+  const ir::ITensorType c = ir::canonicalStream(stream);
+  int innermostReuse = -1;
+  for (unsigned k = 0; k < c.numLoops(); ++k)
+    if (!c.dataDimOfLoop(k))
+      innermostReuse = static_cast<int>(k);
+  L.tokensPerRun = 1;
+  for (unsigned k = static_cast<unsigned>(innermostReuse + 1); k < c.numLoops(); ++k)
+    L.tokensPerRun *= c.loops[k].tripCount;
+  const int64_t tokensPerWord = wordBits / L.paddedTokenBits;
+  L.wordsPerRun = (L.tokensPerRun + tokensPerWord - 1) / tokensPerWord;
+  const int64_t runBytes = L.wordsPerRun * wordBits / 8;
+  // Outer loops (up to the innermost reuse loop): reuse loops stride 0, the others step over
+  // the runs of the non-reuse loops inside them.
+  std::vector<DmaLoop> outer;
+  L.runs = 1;
+  for (int k = innermostReuse; k >= 0; --k) {
+    const auto &loop = c.loops[static_cast<unsigned>(k)];
+    if (!c.dataDimOfLoop(static_cast<unsigned>(k))) {
+      outer.insert(outer.begin(), {loop.tripCount, 0});
+      continue;
+    }
+    outer.insert(outer.begin(), {loop.tripCount, L.runs * runBytes});
+    L.runs *= loop.tripCount;
+  }
+  // Merge a loop into the one inside it when they walk memory contiguously.
+  for (size_t i = outer.size(); i-- > 1;) {
+    DmaLoop &in = outer[i];
+    DmaLoop &out = outer[i - 1];
+    if (out.strideBytes != 0 && in.strideBytes != 0 &&
+        out.strideBytes == in.tripCount * in.strideBytes) {
+      in.tripCount *= out.tripCount;
+      outer.erase(outer.begin() + static_cast<long>(i - 1));
+    }
+  }
+  L.loops = outer;
+  if (!L.loops.empty() && L.loops.back().strideBytes == runBytes && L.loops.back().tripCount > 0) {
+    // The run loop continues the innermost outer loop: one longer contiguous walk.
+    L.loops.back() = {L.loops.back().tripCount * L.wordsPerRun, wordBits / 8};
+  } else {
+    L.loops.push_back({L.wordsPerRun, wordBits / 8});
+  }
+  if (L.loops.size() > 6)
+    throw Error("hbm layout", stream.toString(),
+                "a DMA iteration space of at most 6 loops, needs " +
+                    std::to_string(L.loops.size()));
+  return L;
+}
+
+std::vector<uint8_t> packTensor(const HbmTensorLayout &layout, const std::vector<int64_t> &values) {
+  const ir::ITensorType stored = storedOrder(ir::canonicalStream(layout.stream));
+  const unsigned bits = ir::elementBits(layout.stream.elementType);
+  std::vector<uint8_t> bytes(static_cast<size_t>(layout.bytes()), 0);
+  const int64_t runBits = layout.wordsPerRun * layout.wordBits;
+  int64_t token = 0;
+  for (const auto &offsets : ir::enumerateTokenOffsets(stored)) {
+    int64_t bit = (token / layout.tokensPerRun) * runBits +
+                  (token % layout.tokensPerRun) * layout.paddedTokenBits;
+    for (int64_t index : ir::tokenElements(stored, offsets)) {
+      const uint64_t v = static_cast<uint64_t>(values.at(static_cast<size_t>(index)));
+      for (unsigned b = 0; b < bits; ++b, ++bit)
+        if ((v >> b) & 1)
+          bytes[static_cast<size_t>(bit / 8)] |= static_cast<uint8_t>(1u << (bit % 8));
+    }
+    ++token;
+  }
+  return bytes;
+}
+
+std::vector<int64_t> unpackTensor(const HbmTensorLayout &layout, const std::vector<uint8_t> &bytes,
+                                  bool isSigned) {
+  const ir::ITensorType stored = storedOrder(ir::canonicalStream(layout.stream));
+  const unsigned bits = ir::elementBits(layout.stream.elementType);
+  int64_t elements = 1;
+  for (int64_t d : stored.tensorShape())
+    elements *= d;
+  std::vector<int64_t> values(static_cast<size_t>(elements), 0);
+  const int64_t runBits = layout.wordsPerRun * layout.wordBits;
+  int64_t token = 0;
+  for (const auto &offsets : ir::enumerateTokenOffsets(stored)) {
+    int64_t bit = (token / layout.tokensPerRun) * runBits +
+                  (token % layout.tokensPerRun) * layout.paddedTokenBits;
+    for (int64_t index : ir::tokenElements(stored, offsets)) {
+      uint64_t v = 0;
+      for (unsigned b = 0; b < bits; ++b, ++bit)
+        if ((bytes.at(static_cast<size_t>(bit / 8)) >> (bit % 8)) & 1)
+          v |= uint64_t{1} << b;
+      if (isSigned && bits < 64 && ((v >> (bits - 1)) & 1))
+        v |= ~uint64_t{0} << bits;
+      values[static_cast<size_t>(index)] = static_cast<int64_t>(v);
+    }
+    ++token;
+  }
+  return values;
+}
+
+} // namespace st::gen
