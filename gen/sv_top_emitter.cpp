@@ -1,0 +1,357 @@
+// SystemVerilog top emitter: prints the Vitis RTL kernel top of a dataflow graph.
+#include "gen/sv_top_emitter.h"
+
+#include <cctype>
+#include <sstream>
+
+#include "support/error.h"
+
+namespace st::gen {
+
+namespace {
+
+constexpr unsigned kAxiAddrBits = 64;
+constexpr unsigned kAxiDataBits = 512;
+
+/// The SV signal names of one side of a stream: valid, ready, data.
+struct StreamSignals {
+  std::string valid, ready, data;
+};
+
+std::string streamSignal(const ir::DataflowGraph &df, ir::StreamId s) {
+  return "s" + std::to_string(s) + "_" + svIdentifier(df.stream(s).name);
+}
+/// The producer side (before the FIFO) and the consumer side (after it).
+StreamSignals producerSide(const ir::DataflowGraph &df, ir::StreamId s) {
+  std::string b = streamSignal(df, s);
+  return {b + "_in_valid", b + "_in_ready", b + "_in_data"};
+}
+StreamSignals consumerSide(const ir::DataflowGraph &df, ir::StreamId s) {
+  std::string b = streamSignal(df, s);
+  return {b + "_out_valid", b + "_out_ready", b + "_out_data"};
+}
+
+ir::StreamId inputStream(const ir::DataflowGraph &df, ir::NodeId n, unsigned port) {
+  auto s = df.streamInto({n, port});
+  if (!s)
+    throw Error("emitter", "node '" + df.node(n).name + "'", "a stream into every input port");
+  return *s;
+}
+ir::StreamId outputStream(const ir::DataflowGraph &df, ir::NodeId n, unsigned port) {
+  auto s = df.streamsFrom({n, port});
+  if (s.size() != 1)
+    throw Error("emitter", "node '" + df.node(n).name + "'",
+                "exactly one stream out of every output port (run insert-forks)");
+  return s[0];
+}
+
+/// The RTL port-name prefix of a node's stream port: "a_" for st_matmul's A input, "in0_" for
+/// a generated elementwise kernel's first input, "" for the single input or output of the
+/// stream templates.
+std::string portPrefix(const ir::DataflowNode &node, unsigned port, bool input) {
+  if (!input)
+    return "";
+  if (node.module == "st_matmul")
+    return node.inputs[port].name + "_";
+  if (node.module.rfind("st_ew_", 0) == 0)
+    return "in" + std::to_string(port) + "_";
+  return "";
+}
+
+void emitParams(std::ostream &os, const std::vector<ir::NodeParam> &params) {
+  if (params.empty()) {
+    os << " ";
+    return;
+  }
+  os << " #(\n";
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ir::NodeParam &p = params[i];
+    os << "      ." << p.name << "(";
+    if (p.text)
+      os << '"' << *p.text << '"';
+    else
+      os << p.value;
+    os << ")" << (i + 1 < params.size() ? "," : "") << "\n";
+  }
+  os << "  ) ";
+}
+
+/// The lane permutation of a transpose view: output lane -> input lane.
+std::vector<int64_t> transposeLanes(const ir::DataflowGraph &df, const ir::DataflowNode &view) {
+  const ir::ITensorType &in = view.inputs[0].type;
+  const ir::ITensorType &out = view.outputs[0].type;
+  const ir::AffineMap &map = df.source->op(*view.op).inputs[0].map;
+  // Input dim i is indexed by output dim d (map result i = d).
+  const size_t rank = in.elementShape.size();
+  std::vector<int64_t> lanes;
+  const int64_t n = out.elementsPerToken();
+  for (int64_t o = 0; o < n; ++o) {
+    std::vector<int64_t> oc(rank);
+    int64_t rem = o;
+    for (size_t j = rank; j-- > 0;) {
+      oc[j] = rem % out.elementShape[j];
+      rem /= out.elementShape[j];
+    }
+    int64_t idx = 0;
+    for (size_t i = 0; i < rank; ++i)
+      idx = idx * in.elementShape[i] + oc[*map.results[i].singleDim()];
+    lanes.push_back(idx);
+  }
+  return lanes;
+}
+
+std::string packedList(const std::vector<int64_t> &values, unsigned bits) {
+  // Element 0 in the low bits: the last element is written first.
+  std::ostringstream os;
+  os << "{";
+  for (size_t i = values.size(); i-- > 0;)
+    os << bits << "'d" << (values[i] < 0 ? "0" : std::to_string(values[i]))
+       << (i ? ", " : "");
+  os << "}";
+  return os.str();
+}
+
+std::string stridesList(const std::vector<DmaLoop> &loops) {
+  std::ostringstream os;
+  os << "{";
+  for (size_t i = loops.size(); i-- > 0;)
+    os << "64'd" << loops[i].strideBytes << (i ? ", " : "");
+  os << "}";
+  return os.str();
+}
+
+} // namespace
+
+std::string svIdentifier(const std::string &name) {
+  std::string out;
+  for (char c : name)
+    out += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0])))
+    out = "n_" + out;
+  return out;
+}
+
+TopInterface topInterfaceOf(const ir::DataflowGraph &df, const std::string &designName) {
+  TopInterface top;
+  top.module = svIdentifier(designName) + "_top";
+  unsigned offset = 0x10;
+  for (ir::NodeId n : df.nodes()) {
+    const ir::DataflowNode &node = df.node(n);
+    if (node.kind != ir::NodeKind::ReadDma && node.kind != ir::NodeKind::WriteDma)
+      continue;
+    const bool isRead = node.kind == ir::NodeKind::ReadDma;
+    const ir::ITensorType &type = isRead ? node.outputs[0].type : node.inputs[0].type;
+    top.dmas.push_back({n, svIdentifier(node.name), isRead, offset, hbmLayoutOf(type, kAxiDataBits)});
+    offset += 12;
+  }
+  while ((1u << top.controlAddrBits) < offset)
+    ++top.controlAddrBits;
+  return top;
+}
+
+std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top) {
+  std::ostringstream os;
+  const size_t numDmas = top.dmas.size();
+  os << "// " << top.module << ": generated by streamtensor. Vitis RTL kernel top of a stream-\n"
+     << "// scheduled dataflow design: s_axi_control (ap_ctrl_hs; one 64-bit pointer per DMA from\n"
+     << "// 0x10, 12 bytes apart), one AXI4 master per DMA, kernels joined by FIFOs.\n"
+     << "`default_nettype none\n\nmodule " << top.module << " (\n"
+     << "    input  wire ap_clk,\n    input  wire ap_rst_n,\n";
+  const unsigned aw = top.controlAddrBits;
+  os << "    input  wire [" << aw - 1 << ":0] s_axi_control_awaddr,\n"
+     << "    input  wire        s_axi_control_awvalid,\n    output wire        s_axi_control_awready,\n"
+     << "    input  wire [31:0] s_axi_control_wdata,\n    input  wire [3:0]  s_axi_control_wstrb,\n"
+     << "    input  wire        s_axi_control_wvalid,\n    output wire        s_axi_control_wready,\n"
+     << "    output wire [1:0]  s_axi_control_bresp,\n    output wire        s_axi_control_bvalid,\n"
+     << "    input  wire        s_axi_control_bready,\n"
+     << "    input  wire [" << aw - 1 << ":0] s_axi_control_araddr,\n"
+     << "    input  wire        s_axi_control_arvalid,\n    output wire        s_axi_control_arready,\n"
+     << "    output wire [31:0] s_axi_control_rdata,\n    output wire [1:0]  s_axi_control_rresp,\n"
+     << "    output wire        s_axi_control_rvalid,\n    input  wire        s_axi_control_rready,\n";
+  for (const auto &d : top.dmas) {
+    const std::string p = "m_axi_" + d.name + "_";
+    if (d.isRead)
+      os << "    output wire [0:0]   " << p << "arid,\n    output wire [63:0]  " << p << "araddr,\n"
+         << "    output wire [7:0]   " << p << "arlen,\n    output wire [2:0]   " << p << "arsize,\n"
+         << "    output wire [1:0]   " << p << "arburst,\n    output wire         " << p << "arlock,\n"
+         << "    output wire [3:0]   " << p << "arcache,\n    output wire [2:0]   " << p << "arprot,\n"
+         << "    output wire         " << p << "arvalid,\n    input  wire         " << p << "arready,\n"
+         << "    input  wire [0:0]   " << p << "rid,\n    input  wire [511:0] " << p << "rdata,\n"
+         << "    input  wire [1:0]   " << p << "rresp,\n    input  wire         " << p << "rlast,\n"
+         << "    input  wire         " << p << "rvalid,\n    output wire         " << p << "rready,\n";
+    else
+      os << "    output wire [0:0]   " << p << "awid,\n    output wire [63:0]  " << p << "awaddr,\n"
+         << "    output wire [7:0]   " << p << "awlen,\n    output wire [2:0]   " << p << "awsize,\n"
+         << "    output wire [1:0]   " << p << "awburst,\n    output wire         " << p << "awlock,\n"
+         << "    output wire [3:0]   " << p << "awcache,\n    output wire [2:0]   " << p << "awprot,\n"
+         << "    output wire         " << p << "awvalid,\n    input  wire         " << p << "awready,\n"
+         << "    output wire [511:0] " << p << "wdata,\n    output wire [63:0]  " << p << "wstrb,\n"
+         << "    output wire         " << p << "wlast,\n    output wire         " << p << "wvalid,\n"
+         << "    input  wire         " << p << "wready,\n    input  wire [0:0]   " << p << "bid,\n"
+         << "    input  wire [1:0]   " << p << "bresp,\n    input  wire         " << p << "bvalid,\n"
+         << "    output wire         " << p << "bready,\n";
+  }
+  os << "    output wire interrupt\n);\n\n";
+
+  // ---- control slave and DMA sequencing ----
+  os << "  // ---- control: start every DMA on ap_start (a refill DMA once its spill is written);\n"
+     << "  // ap_done once every DMA is done ----\n"
+     << "  wire ap_start, ap_done, ap_idle;\n"
+     << "  wire [" << numDmas * 64 - 1 << ":0] args;\n"
+     << "  st_axi_lite_ctrl #(\n      .AddrWidth(" << aw << "),\n      .NumArgs(" << numDmas
+     << "),\n      .ArgIs64(" << numDmas << "'h" << std::hex
+     << ((numDmas >= 64 ? ~uint64_t{0} : (uint64_t{1} << numDmas) - 1)) << std::dec << ")\n"
+     << "  ) u_control (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n";
+  for (const char *sig : {"awaddr", "awvalid", "awready", "wdata", "wstrb", "wvalid", "wready",
+                          "bresp", "bvalid", "bready", "araddr", "arvalid", "arready", "rdata",
+                          "rresp", "rvalid", "rready"})
+    os << "      .s_axi_control_" << sig << "(s_axi_control_" << sig << "),\n";
+  os << "      .interrupt(interrupt),\n      .ap_start_o(ap_start), .ap_done_i(ap_done),\n"
+     << "      .ap_idle_i(ap_idle), .ap_ready_i(ap_done), .args_o(args)\n  );\n\n"
+     << "  logic running_q;\n  logic [" << numDmas - 1 << ":0] started_q, done_q;\n"
+     << "  wire [" << numDmas - 1 << ":0] dma_start, dma_start_ready, dma_done;\n"
+     << "  wire all_done = &(done_q | dma_done);\n"
+     << "  assign ap_done = running_q && all_done;\n  assign ap_idle = !running_q;\n"
+     << "  always_ff @(posedge ap_clk) begin\n    if (!ap_rst_n) begin\n"
+     << "      running_q <= 1'b0;\n      started_q <= '0;\n      done_q <= '0;\n"
+     << "    end else if (!running_q) begin\n      if (ap_start) begin\n"
+     << "        running_q <= 1'b1;\n        started_q <= '0;\n        done_q <= '0;\n      end\n"
+     << "    end else if (all_done) begin\n      running_q <= 1'b0;\n    end else begin\n"
+     << "      started_q <= started_q | (dma_start & dma_start_ready);\n"
+     << "      done_q <= done_q | dma_done;\n    end\n  end\n";
+  std::map<ir::NodeId, size_t> dmaIndex;
+  for (size_t i = 0; i < numDmas; ++i)
+    dmaIndex[top.dmas[i].node] = i;
+  for (size_t i = 0; i < numDmas; ++i) {
+    std::string cond = "running_q && !all_done && !started_q[" + std::to_string(i) + "]";
+    for (ir::NodeId dep : df.node(top.dmas[i].node).startAfter)
+      cond += " && done_q[" + std::to_string(dmaIndex.at(dep)) + "]";
+    os << "  assign dma_start[" << i << "] = " << cond << ";\n";
+  }
+
+  // ---- streams and FIFOs ----
+  os << "\n  // ---- streams: producer side (_in_*), FIFO, consumer side (_out_*) ----\n";
+  for (ir::StreamId s : df.streams()) {
+    const ir::Stream &st = df.stream(s);
+    const int64_t w = df.tokenBits(st);
+    const StreamSignals a = producerSide(df, s), b = consumerSide(df, s);
+    os << "  // " << st.name << ": " << df.srcPort(st).type.toString() << "\n"
+       << "  wire " << a.valid << ", " << a.ready << ", " << b.valid << ", " << b.ready << ";\n"
+       << "  wire [" << w - 1 << ":0] " << a.data << ", " << b.data << ";\n"
+       << "  st_fifo #(.Width(" << w << "), .Depth(" << std::max<int64_t>(st.fifoDepth, 2)
+       << ")) fifo_" << streamSignal(df, s) << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n"
+       << "      .valid_i(" << a.valid << "), .ready_o(" << a.ready << "), .data_i(" << a.data
+       << "),\n      .valid_o(" << b.valid << "), .ready_i(" << b.ready << "), .data_o(" << b.data
+       << "),\n      .count_o(), .max_count_o()\n  );\n";
+  }
+
+  // ---- nodes ----
+  os << "\n  // ---- kernels, converters, forks, views and DMAs ----\n";
+  for (ir::NodeId n : df.topologicalOrder()) {
+    const ir::DataflowNode &node = df.node(n);
+    const std::string inst = "u_" + svIdentifier(node.name);
+    switch (node.kind) {
+    case ir::NodeKind::View: {
+      const StreamSignals in = consumerSide(df, inputStream(df, n, 0));
+      const StreamSignals out = producerSide(df, outputStream(df, n, 0));
+      os << "  // view " << node.name << "\n  assign " << out.valid << " = " << in.valid
+         << ";\n  assign " << in.ready << " = " << out.ready << ";\n";
+      const bool isTranspose =
+          node.op && df.source->op(*node.op).kind == ir::OpKind::Transpose;
+      if (!isTranspose) {
+        os << "  assign " << out.data << " = " << in.data << ";\n";
+        break;
+      }
+      const unsigned eb = ir::elementBits(node.inputs[0].type.elementType);
+      std::vector<int64_t> lanes = transposeLanes(df, node);
+      os << "  assign " << out.data << " = {";
+      for (size_t o = lanes.size(); o-- > 0;)
+        os << in.data << "[" << lanes[o] * eb + eb - 1 << ":" << lanes[o] * eb << "]"
+           << (o ? ", " : "");
+      os << "};\n";
+      break;
+    }
+    case ir::NodeKind::Fork: {
+      const StreamSignals in = consumerSide(df, inputStream(df, n, 0));
+      std::string v, r, d;
+      for (unsigned b = static_cast<unsigned>(node.outputs.size()); b-- > 0;) {
+        const StreamSignals out = producerSide(df, outputStream(df, n, b));
+        const std::string sep = b ? ", " : "";
+        v += out.valid + sep;
+        r += out.ready + sep;
+        d += out.data + sep;
+      }
+      os << "  st_fork";
+      emitParams(os, node.params);
+      os << inst << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n      .valid_i(" << in.valid
+         << "), .ready_o(" << in.ready << "), .data_i(" << in.data << "),\n      .valid_o({" << v
+         << "}), .ready_i({" << r << "}), .data_o({" << d << "})\n  );\n";
+      break;
+    }
+    case ir::NodeKind::ReadDma:
+    case ir::NodeKind::WriteDma: {
+      const size_t i = dmaIndex.at(n);
+      const TopInterface::DmaPort &d = top.dmas[i];
+      const HbmTensorLayout &L = d.layout;
+      std::vector<int64_t> trips;
+      for (const DmaLoop &l : L.loops)
+        trips.push_back(l.tripCount);
+      os << "  " << node.module << " #(\n      .NumLoops(" << L.loops.size()
+         << "), .AddrWidth(" << kAxiAddrBits << "), .DataWidth(" << kAxiDataBits
+         << "),\n      .PaddedTokenBits(" << L.paddedTokenBits << "), .TokenBits(" << L.tokenBits
+         << "), .TokensPerRun(" << L.tokensPerRun << ")\n  ) " << inst
+         << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n      .start_valid_i(dma_start[" << i
+         << "]), .start_ready_o(dma_start_ready[" << i << "]),\n      .base_addr_i(args[" << i * 64
+         << " +: 64]),\n      .trip_counts_i(" << packedList(trips, 32) << "),\n      .strides_i("
+         << stridesList(L.loops) << "),\n      .done_o(dma_done[" << i << "]), .error_o(),\n";
+      if (d.isRead) {
+        const StreamSignals out = producerSide(df, outputStream(df, n, 0));
+        os << "      .valid_o(" << out.valid << "), .ready_i(" << out.ready << "), .data_o("
+           << out.data << "),\n";
+        const char *sigs[] = {"arid",  "araddr", "arlen", "arsize", "arburst", "arlock",
+                              "arcache", "arprot", "arvalid", "arready", "rid", "rdata",
+                              "rresp", "rlast", "rvalid", "rready"};
+        for (size_t k = 0; k < std::size(sigs); ++k)
+          os << "      .m_axi_" << sigs[k] << "(m_axi_" << d.name << "_" << sigs[k] << ")"
+             << (k + 1 < std::size(sigs) ? ",\n" : "\n");
+      } else {
+        const StreamSignals in = consumerSide(df, inputStream(df, n, 0));
+        os << "      .valid_i(" << in.valid << "), .ready_o(" << in.ready << "), .data_i("
+           << in.data << "),\n";
+        const char *sigs[] = {"awid",  "awaddr", "awlen", "awsize", "awburst", "awlock",
+                              "awcache", "awprot", "awvalid", "awready", "wdata", "wstrb",
+                              "wlast", "wvalid", "wready", "bid", "bresp", "bvalid", "bready"};
+        for (size_t k = 0; k < std::size(sigs); ++k)
+          os << "      .m_axi_" << sigs[k] << "(m_axi_" << d.name << "_" << sigs[k] << ")"
+             << (k + 1 < std::size(sigs) ? ",\n" : "\n");
+      }
+      os << "  );\n";
+      break;
+    }
+    case ir::NodeKind::Kernel:
+    case ir::NodeKind::Converter: {
+      os << "  " << node.module;
+      emitParams(os, node.params);
+      os << inst << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n)";
+      for (unsigned p = 0; p < node.inputs.size(); ++p) {
+        const StreamSignals in = consumerSide(df, inputStream(df, n, p));
+        const std::string pre = portPrefix(node, p, true);
+        os << ",\n      ." << pre << "valid_i(" << in.valid << "), ." << pre << "ready_o("
+           << in.ready << "), ." << pre << "data_i(" << in.data << ")";
+      }
+      for (unsigned p = 0; p < node.outputs.size(); ++p) {
+        const StreamSignals out = producerSide(df, outputStream(df, n, p));
+        const std::string pre = portPrefix(node, p, false);
+        os << ",\n      ." << pre << "valid_o(" << out.valid << "), ." << pre << "ready_i("
+           << out.ready << "), ." << pre << "data_o(" << out.data << ")";
+      }
+      os << "\n  );\n";
+      break;
+    }
+    }
+  }
+  os << "\nendmodule\n\n`default_nettype wire\n";
+  return os.str();
+}
+
+} // namespace st::gen

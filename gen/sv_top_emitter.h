@@ -1,0 +1,44 @@
+// SystemVerilog top emitter: prints the Vitis RTL kernel top of a compiled dataflow graph —
+// ap_clk/ap_rst_n, the AXI4-Lite control slave (st_axi_lite_ctrl, one 64-bit pointer argument
+// per DMA), one AXI4 master per DMA (m_axi_<dma>_*), and inside: every kernel, converter, fork
+// and DMA instance with its parameters, one st_fifo per stream sized by the FIFO-sizing pass,
+// views as wiring, and the control that starts the DMAs (a refill DMA once the spill it reads
+// is written) and raises ap_done when every DMA is done. The emitter only prints: every
+// decision is already in the dataflow graph and the HBM layouts.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gen/hbm_layout.h"
+#include "ir/dataflow_graph.h"
+
+namespace st::gen {
+
+/// What the top's ports and registers are: shared with the testbench and host emitters so the
+/// three cannot drift.
+struct TopInterface {
+  std::string module;
+  /// One entry per DMA, in argument order: the node, its m_axi port prefix, its register offset.
+  struct DmaPort {
+    ir::NodeId node;
+    std::string name;     ///< m_axi_<name>_*
+    bool isRead = true;
+    unsigned argOffset = 0; ///< byte offset of the 64-bit pointer in s_axi_control
+    HbmTensorLayout layout;
+  };
+  std::vector<DmaPort> dmas;
+  unsigned controlAddrBits = 12;
+};
+
+/// The interface of the top for `df` (DMA order = node order), with each DMA's HBM layout.
+TopInterface topInterfaceOf(const ir::DataflowGraph &df, const std::string &designName);
+
+/// Keeps the characters SystemVerilog identifiers allow.
+std::string svIdentifier(const std::string &name);
+
+/// The top module's text.
+std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top);
+
+} // namespace st::gen
