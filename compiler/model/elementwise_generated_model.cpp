@@ -1,0 +1,112 @@
+// Timing and resource model of generated element-wise kernels (see
+// elementwise_generated_model.h).
+//
+// Resources come from the body's datapath as gen::analyzeElementwise sizes it (the emitter's
+// own analysis, so model and RTL agree on every width), once per output element of the tile:
+//   - add, sub, neg: one LUT per result bit; abs: two (negate and select); relu: one;
+//   - max, min: a comparison and a select in the wider operand width: two LUTs per bit;
+//   - mul of two non-constant operands: DSP48E2 slices, ceil(wa/26) * ceil(wb/17) (27x18 signed),
+//     plus a LUT per result bit when it takes more than one slice; mul by a constant: shift-and-
+//     add in LUTs, one adder of the result width per set bit of the constant beyond the first;
+//   - shr_round(x, s): negate, add the half and negate back in the widened width: three LUTs
+//     per bit;
+//   - the saturation: one comparison per bound the range crosses plus the select, one LUT per
+//     bit each;
+// and registers: the result tile, the valid bit and the output register slice (two copies of
+// the tile and a select LUT per bit).
+#include "model/elementwise_generated_model.h"
+
+#include <algorithm>
+
+#include "gen/elementwise_module.h"
+
+namespace st::model {
+
+namespace {
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t elementCount(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (auto d : shape)
+    n *= d;
+  return n;
+}
+int64_t popcount(int64_t v) {
+  uint64_t u = static_cast<uint64_t>(v < 0 ? -v : v);
+  int64_t n = 0;
+  for (; u; u &= u - 1)
+    ++n;
+  return n;
+}
+} // namespace
+
+KernelTiming elementwiseGeneratedTiming(const ElementwiseGeneratedParams &p) {
+  KernelTiming t;
+  const int64_t count = std::max<int64_t>(1, p.tokens);
+  t.firstOutputDelay = kGeneratedElementwiseDepth;
+  t.ii = 1;
+  t.totalLatency = kGeneratedElementwiseDepth + count - 1;
+  t.outputTokens = count;
+  for (size_t i = 0; i < p.inputTileShapes.size(); ++i) {
+    t.inputTokens.push_back(count);
+    t.inputTokensNeeded.push_back([count](int64_t k) { return std::min(k + 1, count); });
+  }
+  return t;
+}
+
+ResourceEstimate elementwiseGeneratedResources(const ElementwiseGeneratedParams &p) {
+  using Kind = ir::ScalarExpr::Kind;
+  const gen::ElementwiseDatapath d =
+      gen::analyzeElementwise("model", p.body, p.inputTypes, p.outputType);
+  ResourceEstimate element;
+  for (const auto &n : d.nodes) {
+    const int64_t w = n.width;
+    auto opWidth = [&](size_t k) { return int64_t(d.nodes[n.operands[k]].width); };
+    auto isConstant = [&](size_t k) { return d.nodes[n.operands[k]].kind == Kind::Constant; };
+    switch (n.kind) {
+    case Kind::Input:
+    case Kind::Constant:
+      break;
+    case Kind::Add:
+    case Kind::Sub:
+    case Kind::Neg:
+    case Kind::Relu:
+      element.lut += w;
+      break;
+    case Kind::Abs:
+      element.lut += 2 * w;
+      break;
+    case Kind::Max:
+    case Kind::Min:
+      element.lut += 2 * std::max(opWidth(0), opWidth(1));
+      break;
+    case Kind::Mul:
+      if (isConstant(0) || isConstant(1)) {
+        const int64_t c = d.nodes[n.operands[isConstant(0) ? 0 : 1]].value;
+        element.lut += std::max<int64_t>(0, popcount(c) - 1) * w + (c < 0 ? w : 0);
+      } else {
+        const int64_t a = std::max(opWidth(0), opWidth(1)), b = std::min(opWidth(0), opWidth(1));
+        const int64_t dsps = ceilDiv(a, 26) * ceilDiv(b, 17);
+        element.dsp += dsps;
+        if (dsps > 1)
+          element.lut += w;
+      }
+      break;
+    case Kind::ShiftRightRound:
+      element.lut += n.value == 0 ? 0 : 3 * (std::max<int64_t>(opWidth(0), n.value) + 2);
+      break;
+    }
+  }
+  const int64_t outBits = ir::bitWidth(p.outputType);
+  const int64_t rootWidth = d.nodes.back().width;
+  element.lut += (int64_t(d.clampHigh) + int64_t(d.clampLow)) * (rootWidth + outBits);
+
+  const int64_t elements = elementCount(p.outputTileShape), width = elements * outBits;
+  ResourceEstimate r;
+  for (int64_t e = 0; e < elements; ++e)
+    r += element;
+  r.ff += width + 1 + 2 * width + 2; // result, valid, register slice
+  r.lut += width + 2 + int64_t(p.inputTileShapes.size());
+  return r;
+}
+
+} // namespace st::model

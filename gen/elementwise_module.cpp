@@ -1,0 +1,458 @@
+// Emitter of generated element-wise kernels (see elementwise_module.h).
+//
+// Every output element calls one SystemVerilog function `element` on the input elements it
+// reads; the function evaluates the body node by node, each node in a signed variable of its
+// analysed width:
+//   - add, sub, mul, neg compute in the node's width from operands sign-extended or truncated to
+//     it (exact: these are ring operations and the exact result fits the width);
+//   - max and min compare in the wider operand width, abs and relu test the operand's sign bit;
+//   - shr_round(x, s) takes |x| in a width holding |x| + 2^(s-1), shifts, and restores the sign
+//     (half away from zero, as ScalarExpr::evaluate);
+//   - the saturation compares with the output type's bounds only where the range exceeds them.
+#include "gen/elementwise_module.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "support/error.h"
+
+namespace st::gen {
+
+namespace {
+
+using Kind = ir::ScalarExpr::Kind;
+using i128 = __int128;
+
+constexpr i128 kMin64 = std::numeric_limits<int64_t>::min();
+constexpr i128 kMax64 = std::numeric_limits<int64_t>::max();
+
+i128 clamp64(i128 v) { return std::clamp(v, kMin64, kMax64); }
+
+/// Smallest signed width holding [lo, hi] (at least 1).
+unsigned signedWidth(i128 lo, i128 hi) {
+  unsigned w = 1;
+  while (w < 127 && (lo < -(i128(1) << (w - 1)) || hi > (i128(1) << (w - 1)) - 1))
+    ++w;
+  return w;
+}
+
+/// The C++ reference's rounding shift (ScalarExpr::evaluate), on 128-bit values.
+i128 shiftRound(i128 x, int64_t s) {
+  if (s <= 0)
+    return x;
+  const i128 half = i128(1) << (s - 1);
+  return x >= 0 ? (x + half) >> s : -((-x + half) >> s);
+}
+
+/// `width`'sh<hex>: the two's complement bits of v in `width` bits.
+std::string literal(i128 v, unsigned width, bool isSigned = true) {
+  unsigned __int128 bits = static_cast<unsigned __int128>(v);
+  if (width < 128)
+    bits &= (static_cast<unsigned __int128>(1) << width) - 1;
+  std::string hex;
+  do {
+    hex.insert(hex.begin(), "0123456789abcdef"[static_cast<unsigned>(bits & 15)]);
+    bits >>= 4;
+  } while (bits != 0);
+  return std::to_string(width) + (isSigned ? "'sh" : "'h") + hex;
+}
+
+std::string cast(unsigned width, const std::string &expr) {
+  return std::to_string(width) + "'(" + expr + ")";
+}
+
+std::string nodeName(unsigned i) { return "n" + std::to_string(i); }
+
+class Analyzer {
+public:
+  Analyzer(const std::string &name, const std::vector<ir::DType> &types)
+      : module_(name), types_(types) {}
+
+  unsigned add(const ir::ScalarExpr &e) {
+    ElementwiseNode n;
+    n.kind = e.kind;
+    n.value = e.value;
+    for (const auto &o : e.operands)
+      n.operands.push_back(add(o));
+    const size_t expected = arity(e.kind);
+    if (n.operands.size() != expected)
+      throw Error(where(), "body node " + e.toString(),
+                  std::to_string(expected) + " operands, got " +
+                      std::to_string(n.operands.size()));
+    auto lo = [&](size_t k) { return nodes_[n.operands[k]].lo; };
+    auto hi = [&](size_t k) { return nodes_[n.operands[k]].hi; };
+    switch (e.kind) {
+    case Kind::Input: {
+      if (e.value < 0 || static_cast<size_t>(e.value) >= types_.size())
+        throw Error(where(), "body input in" + std::to_string(e.value),
+                    "an input index below " + std::to_string(types_.size()));
+      const ir::DType t = types_[static_cast<size_t>(e.value)];
+      n.lo = ir::minValue(t);
+      n.hi = ir::maxValue(t);
+      break;
+    }
+    case Kind::Constant:
+      n.lo = n.hi = e.value;
+      break;
+    case Kind::Add:
+      n.lo = lo(0) + lo(1);
+      n.hi = hi(0) + hi(1);
+      break;
+    case Kind::Sub:
+      n.lo = lo(0) - hi(1);
+      n.hi = hi(0) - lo(1);
+      break;
+    case Kind::Mul: {
+      const i128 p[] = {lo(0) * lo(1), lo(0) * hi(1), hi(0) * lo(1), hi(0) * hi(1)};
+      n.lo = *std::min_element(std::begin(p), std::end(p));
+      n.hi = *std::max_element(std::begin(p), std::end(p));
+      break;
+    }
+    case Kind::Max:
+      n.lo = std::max(lo(0), lo(1));
+      n.hi = std::max(hi(0), hi(1));
+      break;
+    case Kind::Min:
+      n.lo = std::min(lo(0), lo(1));
+      n.hi = std::min(hi(0), hi(1));
+      break;
+    case Kind::Neg:
+      n.lo = -hi(0);
+      n.hi = -lo(0);
+      break;
+    case Kind::Abs:
+      if (lo(0) >= 0) {
+        n.lo = lo(0);
+        n.hi = hi(0);
+      } else if (hi(0) <= 0) {
+        n.lo = -hi(0);
+        n.hi = -lo(0);
+      } else {
+        n.lo = 0;
+        n.hi = std::max(-lo(0), hi(0));
+      }
+      break;
+    case Kind::Relu:
+      n.lo = std::max<i128>(lo(0), 0);
+      n.hi = std::max<i128>(hi(0), 0);
+      break;
+    case Kind::ShiftRightRound:
+      if (e.value < 0 || e.value > 62)
+        throw Error(where(), "body node " + e.toString(), "a shift amount within 0 .. 62");
+      n.lo = shiftRound(lo(0), e.value);
+      n.hi = shiftRound(hi(0), e.value);
+      break;
+    }
+    n.lo = clamp64(n.lo);
+    n.hi = clamp64(n.hi);
+    n.width = signedWidth(n.lo, n.hi);
+    nodes_.push_back(n);
+    return static_cast<unsigned>(nodes_.size() - 1);
+  }
+
+  std::vector<ElementwiseNode> take() { return std::move(nodes_); }
+
+private:
+  static size_t arity(Kind k) {
+    switch (k) {
+    case Kind::Input:
+    case Kind::Constant:
+      return 0;
+    case Kind::Neg:
+    case Kind::Abs:
+    case Kind::Relu:
+    case Kind::ShiftRightRound:
+      return 1;
+    default:
+      return 2;
+    }
+  }
+  std::string where() const { return "elementwise module '" + module_ + "'"; }
+
+  std::string module_;
+  const std::vector<ir::DType> &types_;
+  std::vector<ElementwiseNode> nodes_;
+};
+
+bool isIdentifier(const std::string &s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
+    return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+int64_t elementCount(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (auto d : shape)
+    n *= d;
+  return n;
+}
+
+/// The statement computing node i from its operands (see the file comment).
+std::string nodeStatement(const std::vector<ElementwiseNode> &nodes, unsigned i,
+                          const std::vector<ir::DType> &types) {
+  const ElementwiseNode &n = nodes[i];
+  const unsigned w = n.width;
+  auto op = [&](size_t k) { return nodeName(n.operands[k]); };
+  auto opWidth = [&](size_t k) { return nodes[n.operands[k]].width; };
+  auto sign = [&](size_t k) { return op(k) + "[" + std::to_string(opWidth(k) - 1) + "]"; };
+  // Ring operations (add, sub, mul, neg) and abs/relu compute in the width of their widest
+  // operand or result, then keep the result's width: exact, and every operand bit is read.
+  unsigned cw = w;
+  for (size_t k = 0; k < n.operands.size(); ++k)
+    cw = std::max(cw, opWidth(k));
+  auto wide = [&](size_t k) { return cast(cw, op(k)); };
+  auto neg = [&](const std::string &e) { return "-(" + e + ")"; }; // Yosys reads -8'(x) as a cast
+  const std::string lhs = "    " + nodeName(i) + " = ";
+  switch (n.kind) {
+  case Kind::Input: {
+    const ir::DType t = types[static_cast<size_t>(n.value)];
+    const std::string x = "x" + std::to_string(n.value);
+    return lhs + (ir::isSigned(t) ? "$signed(" + x + ")" : "$signed({1'b0, " + x + "})") + ";\n";
+  }
+  case Kind::Constant:
+    return lhs + literal(n.value, w) + ";\n";
+  case Kind::Add:
+    return lhs + cast(w, wide(0) + " + " + wide(1)) + ";\n";
+  case Kind::Sub:
+    return lhs + cast(w, wide(0) + " - " + wide(1)) + ";\n";
+  case Kind::Mul:
+    return lhs + cast(w, wide(0) + " * " + wide(1)) + ";\n";
+  case Kind::Neg:
+    return lhs + cast(w, neg(wide(0))) + ";\n";
+  case Kind::Max:
+  case Kind::Min: {
+    const char *cmp = n.kind == Kind::Max ? " > " : " < ";
+    return lhs + cast(w, "(" + wide(0) + cmp + wide(1) + ") ? " + wide(0) + " : " + wide(1)) +
+           ";\n";
+  }
+  case Kind::Abs:
+    return lhs + cast(w, sign(0) + " ? " + neg(wide(0)) + " : " + wide(0)) + ";\n";
+  case Kind::Relu:
+    return lhs + cast(w, sign(0) + " ? " + literal(0, cw) + " : " + wide(0)) + ";\n";
+  case Kind::ShiftRightRound: {
+    if (n.value == 0)
+      return lhs + cast(w, wide(0)) + ";\n";
+    const unsigned sw = std::max<unsigned>(opWidth(0), static_cast<unsigned>(n.value)) + 2;
+    const std::string mag =
+        "(" + sign(0) + " ? " + neg(cast(sw, op(0))) + " : " + cast(sw, op(0)) + ")";
+    const std::string shifted = "((" + mag + " + " + literal(i128(1) << (n.value - 1), sw) +
+                                ") >>> " + std::to_string(n.value) + ")";
+    return lhs + sign(0) + " ? " + neg(cast(w, shifted)) + " : " + cast(w, shifted) + ";\n";
+  }
+  }
+  return {};
+}
+
+} // namespace
+
+ElementwiseDatapath analyzeElementwise(const std::string &name, const ir::ScalarExpr &body,
+                                       const std::vector<ir::DType> &inputTypes,
+                                       ir::DType outputType) {
+  const std::string where = "elementwise module '" + name + "'";
+  for (size_t i = 0; i < inputTypes.size(); ++i)
+    if (!ir::isInteger(inputTypes[i]))
+      throw Error(where, "input " + std::to_string(i) + " type",
+                  "an integer type, got " + ir::toString(inputTypes[i]));
+  if (!ir::isInteger(outputType))
+    throw Error(where, "output type", "an integer type, got " + ir::toString(outputType));
+  Analyzer analyzer(name, inputTypes);
+  analyzer.add(body);
+  ElementwiseDatapath d;
+  d.nodes = analyzer.take();
+  const ElementwiseNode &root = d.nodes.back();
+  d.clampHigh = root.hi > ir::maxValue(outputType);
+  d.clampLow = root.lo < ir::minValue(outputType);
+  return d;
+}
+
+std::string emitElementwiseModule(const std::string &name, const ir::ScalarExpr &body,
+                                  const std::vector<int64_t> &outputTileShape,
+                                  const std::vector<std::vector<int64_t>> &inputTileShapes,
+                                  const std::vector<ir::DType> &inputTypes, ir::DType outputType) {
+  const std::string where = "elementwise module '" + name + "'";
+  if (!isIdentifier(name))
+    throw Error(where, "name", "a SystemVerilog identifier (letters, digits, _)");
+  if (inputTileShapes.empty())
+    throw Error(where, "inputs", "at least one input");
+  if (inputTileShapes.size() != inputTypes.size())
+    throw Error(where, "input types",
+                std::to_string(inputTileShapes.size()) + " types (one per input tile shape), got " +
+                    std::to_string(inputTypes.size()));
+  for (auto d : outputTileShape)
+    if (d < 1)
+      throw Error(where, "output tile shape " + shapeText(outputTileShape), "extents >= 1");
+  const size_t rank = outputTileShape.size();
+  for (size_t i = 0; i < inputTileShapes.size(); ++i) {
+    const auto &s = inputTileShapes[i];
+    const std::string field = "input " + std::to_string(i) + " tile shape " + shapeText(s);
+    if (s.size() > rank)
+      throw Error(where, field, "rank <= " + std::to_string(rank) + " (the output tile's)");
+    for (size_t j = 0; j < s.size(); ++j) {
+      const int64_t out = outputTileShape[rank - s.size() + j];
+      if (s[j] != 1 && s[j] != out)
+        throw Error(where, field,
+                    "extent 1 or " + std::to_string(out) + " in dimension " + std::to_string(j) +
+                        " (numpy broadcast against output tile " + shapeText(outputTileShape) +
+                        "), got " + std::to_string(s[j]));
+    }
+  }
+  const ElementwiseDatapath d = analyzeElementwise(name, body, inputTypes, outputType);
+  std::set<unsigned> used;
+  for (const auto &n : d.nodes)
+    if (n.kind == Kind::Input)
+      used.insert(static_cast<unsigned>(n.value));
+
+  const size_t inputs = inputTileShapes.size();
+  const unsigned outBits = ir::bitWidth(outputType);
+  const int64_t outElems = elementCount(outputTileShape);
+  std::vector<unsigned> inBits;
+  std::vector<int64_t> inElems;
+  for (size_t i = 0; i < inputs; ++i) {
+    inBits.push_back(ir::bitWidth(inputTypes[i]));
+    inElems.push_back(elementCount(inputTileShapes[i]));
+  }
+
+  std::ostringstream o;
+  o << "// " << name
+    << ": element-wise kernel generated by streamtensor (gen/elementwise_module.cpp).\n"
+    << "//   out = sat_" << ir::toString(outputType) << "(" << body.toString() << ")\n"
+    << "// Output tile " << shapeText(outputTileShape) << " of " << ir::toString(outputType);
+  for (size_t i = 0; i < inputs; ++i)
+    o << "; in" << i << " tile " << shapeText(inputTileShapes[i]) << " of "
+      << ir::toString(inputTypes[i]);
+  o << " (numpy broadcast).\n"
+    << "// Tokens are tiles, elements row-major, element 0 at bits [0 +: Bits]. All inputs are\n"
+    << "// taken together; one register stage and an output register slice: II = 1, first\n"
+    << "// output 2 cycles after its inputs. Bit-exact with ScalarExpr::evaluate + saturation.\n"
+    << "`default_nettype none\n\n"
+    << "module " << name << " (\n"
+    << "    input  wire clk_i,\n"
+    << "    input  wire rst_ni,  // synchronous, active low\n";
+  for (size_t i = 0; i < inputs; ++i) {
+    const std::string p = "in" + std::to_string(i);
+    o << "    input  wire " << p << "_valid_i,\n"
+      << "    output logic " << p << "_ready_o,\n"
+      << "    input  wire [" << inElems[i] * inBits[i] - 1 << ":0] " << p << "_data_i,\n";
+  }
+  o << "    output logic valid_o,\n"
+    << "    input  wire ready_i,\n"
+    << "    output logic [" << outElems * outBits - 1 << ":0] data_o\n"
+    << ");\n\n";
+
+  // ---- the element function ----
+  o << "  // One output element from the input elements it reads; node widths from the body's\n"
+    << "  // exact value ranges.\n"
+    << "  function automatic logic [" << outBits - 1 << ":0] element(";
+  bool firstArg = true;
+  for (unsigned i : used) {
+    o << (firstArg ? "" : ", ") << "input logic [" << inBits[i] - 1 << ":0] x" << i;
+    firstArg = false;
+  }
+  o << ");\n";
+  // The result's sign bit is never read when its range is non-negative and fits the unsigned
+  // output type unclamped: the only bits a generated module leaves unread.
+  const bool unreadSign = d.nodes.back().width > outBits && !d.clampHigh && !d.clampLow;
+  for (size_t i = 0; i < d.nodes.size(); ++i) {
+    const auto &n = d.nodes[i];
+    const bool last = i + 1 == d.nodes.size();
+    if (last && unreadSign)
+      o << "    // verilator lint_off UNUSEDSIGNAL\n";
+    o << "    logic signed [" << n.width - 1 << ":0] " << nodeName(unsigned(i)) << ";  // ["
+      << static_cast<long long>(n.lo) << ", " << static_cast<long long>(n.hi) << "]\n";
+    if (last && unreadSign)
+      o << "    // verilator lint_on UNUSEDSIGNAL\n";
+  }
+  for (size_t i = 0; i < d.nodes.size(); ++i)
+    o << nodeStatement(d.nodes, unsigned(i), inputTypes);
+  const unsigned root = unsigned(d.nodes.size() - 1);
+  const unsigned rw = d.nodes[root].width;
+  const std::string r = nodeName(root);
+  std::string prefix = "    ";
+  if (d.clampHigh) {
+    o << prefix << "if (" << r << " > " << literal(ir::maxValue(outputType), rw) << ") element = "
+      << literal(ir::maxValue(outputType), outBits, false) << ";\n";
+    prefix = "    else ";
+  }
+  if (d.clampLow) {
+    o << prefix << "if (" << r << " < " << literal(ir::minValue(outputType), rw) << ") element = "
+      << literal(ir::minValue(outputType), outBits, false) << ";\n";
+    prefix = "    else ";
+  }
+  o << prefix << "element = " << cast(outBits, r) << ";\n"
+    << "  endfunction\n\n";
+
+  // ---- control: all inputs together, one register stage ----
+  o << "  logic advance;  // the output register slice can take a token this cycle\n"
+    << "  wire all_valid = ";
+  for (size_t i = 0; i < inputs; ++i)
+    o << (i ? " && " : "") << "in" << i << "_valid_i";
+  o << ";\n";
+  for (size_t i = 0; i < inputs; ++i) {
+    o << "  assign in" << i << "_ready_o = advance";
+    for (size_t j = 0; j < inputs; ++j)
+      if (j != i)
+        o << " && in" << j << "_valid_i";
+    o << ";\n";
+  }
+  for (size_t i = 0; i < inputs; ++i)
+    if (!used.count(unsigned(i)))
+      o << "  wire unused_in" << i << " = ^in" << i << "_data_i;  // not read by the body\n";
+  o << "\n  logic [" << outElems * outBits - 1 << ":0] result_d, result_q;\n";
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t e = 0; e < outElems; ++e) {
+    o << "  assign result_d[" << e * outBits << " +: " << outBits << "] = element(";
+    firstArg = true;
+    for (unsigned i : used) {
+      const auto &s = inputTileShapes[i];
+      int64_t lin = 0;
+      for (size_t j = 0; j < s.size(); ++j)
+        lin = lin * s[j] + (s[j] == 1 ? 0 : index[rank - s.size() + j]);
+      o << (firstArg ? "" : ", ") << "in" << i << "_data_i[" << lin * inBits[i] << " +: "
+        << inBits[i] << "]";
+      firstArg = false;
+    }
+    o << ");\n";
+    for (size_t j = rank; j-- > 0;) {
+      if (++index[j] < outputTileShape[j])
+        break;
+      index[j] = 0;
+    }
+  }
+  o << "\n  logic valid_q;\n"
+    << "  always_ff @(posedge clk_i) begin\n"
+    << "    if (!rst_ni) valid_q <= 1'b0;\n"
+    << "    else if (advance) valid_q <= all_valid;\n"
+    << "  end\n"
+    << "  always_ff @(posedge clk_i) begin\n"
+    << "    if (advance && all_valid) result_q <= result_d;\n"
+    << "  end\n\n"
+    << "  st_skid_buffer #(\n"
+    << "      .Width(" << outElems * outBits << ")\n"
+    << "  ) u_output_slice (\n"
+    << "      .clk_i  (clk_i),\n"
+    << "      .rst_ni (rst_ni),\n"
+    << "      .valid_i(valid_q),\n"
+    << "      .ready_o(advance),\n"
+    << "      .data_i (result_q),\n"
+    << "      .valid_o(valid_o),\n"
+    << "      .ready_i(ready_i),\n"
+    << "      .data_o (data_o)\n"
+    << "  );\n\n"
+    << "endmodule\n\n"
+    << "`default_nettype wire\n";
+  return o.str();
+}
+
+} // namespace st::gen

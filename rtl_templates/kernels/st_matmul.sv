@@ -1,0 +1,139 @@
+// st_matmul: tiled integer matrix multiply for synthetic tensor graphs. Every cycle it can take
+// one A tile (TM x TK) and one B tile (TK x TN) together and add their product into a TM x TN
+// accumulator; after KTiles pairs it emits the C tile
+//   C[m][n] = sat_OutBits( sum over the KTiles pairs j, sum_k A_j[m][k] * B_j[k][n] )
+// (exact sum, then one saturation to the signed OutBits range) and starts the next C tile. It
+// runs indefinitely; the compiler orders the A and B streams so that pair j of a C tile is
+// (A[m, k_j], B[k_j, n]).
+//
+// Streams: tokens are tiles, elements row-major within the tile, element 0 at bits [0 +: Bits]:
+// A element (m, k) at index m*TK + k, B element (k, n) at k*TN + n, C element (m, n) at
+// m*TN + n. All codes are signed. A and B are joined: a pair is taken in one cycle (each ready
+// depends on the other stream's valid and on room in the pipeline).
+//
+// Pipeline: 1 the TM*TN dot products of TK terms (exact, registered), 2 the accumulator (exact,
+// AccBits wide) and, on the last pair of a C tile, the saturated C tile into the result register,
+// 3 the output register slice (st_skid_buffer). With ideal streams pair j of a C tile is taken in
+// cycle j and the C tile leaves in cycle KTiles + 2 (compiler/model/matmul_model.h).
+`default_nettype none
+
+module st_matmul #(
+    /// Rows of the A and C tiles (>= 1).
+    parameter int unsigned TM = 2,
+    /// Columns of the B and C tiles (>= 1).
+    parameter int unsigned TN = 2,
+    /// Columns of A / rows of B per tile (>= 1).
+    parameter int unsigned TK = 2,
+    /// Tile pairs accumulated into one C tile: K / TK (>= 1).
+    parameter int unsigned KTiles = 4,
+    /// Signed code width of A (2 .. 32).
+    parameter int unsigned ABits = 8,
+    /// Signed code width of B (2 .. 32).
+    parameter int unsigned BBits = 8,
+    /// Signed code width of C (2 .. 64).
+    parameter int unsigned OutBits = 32
+) (
+    input  wire                       clk_i,
+    input  wire                       rst_ni,     // synchronous, active low
+    input  wire                       a_valid_i,
+    output logic                      a_ready_o,
+    input  wire  [  TM*TK*ABits-1:0]  a_data_i,
+    input  wire                       b_valid_i,
+    output logic                      b_ready_o,
+    input  wire  [  TK*TN*BBits-1:0]  b_data_i,
+    output logic                      valid_o,
+    input  wire                       ready_i,
+    output logic [TM*TN*OutBits-1:0]  data_o
+);
+
+  if (TM < 1 || TN < 1 || TK < 1 || KTiles < 1) begin : gen_bad_shape
+    $fatal(1, "st_matmul: TM, TN, TK and KTiles must be >= 1");
+  end
+  if (ABits < 2 || ABits > 32 || BBits < 2 || BBits > 32 || OutBits < 2 || OutBits > 64)
+  begin : gen_bad_bits
+    $fatal(1, "st_matmul: ABits and BBits must be 2 .. 32, OutBits 2 .. 64");
+  end
+
+  // A product of two signed codes fits ABits + BBits bits; a sum of n terms needs clog2(n) more.
+  localparam int unsigned DotBits = ABits + BBits + $clog2(TK);
+  localparam int unsigned AccBits = DotBits + $clog2(KTiles);
+  localparam int unsigned CountBits = (KTiles > 1) ? $clog2(KTiles) : 1;
+  localparam int unsigned Cells = TM * TN;
+
+  // ---- control: join A and B; stage 1 valid, stage 2 valid (a finished C tile) ----------------
+  logic advance;  // the register slice can take a token this cycle
+  wire take = a_valid_i && b_valid_i && advance;
+  assign a_ready_o = advance && b_valid_i;
+  assign b_ready_o = advance && a_valid_i;
+
+  logic dot_valid_q, result_valid_q;
+  logic [CountBits-1:0] pair_q;  // pair index (within its C tile) of the dot products in stage 1
+  wire last_pair = (KTiles == 1) || (pair_q == CountBits'(KTiles - 1));
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      dot_valid_q <= 1'b0;
+      result_valid_q <= 1'b0;
+      pair_q <= '0;
+    end else if (advance) begin
+      dot_valid_q <= take;
+      result_valid_q <= dot_valid_q && last_pair;
+      if (dot_valid_q) pair_q <= last_pair ? '0 : pair_q + CountBits'(1);
+    end
+  end
+
+  logic [Cells*OutBits-1:0] result_q;
+
+  for (genvar m = 0; m < TM; m++) begin : gen_row
+    for (genvar n = 0; n < TN; n++) begin : gen_col
+      // stage 1: sum_k A[m][k] * B[k][n], exact
+      logic signed [DotBits-1:0] dot;
+      always_comb begin
+        dot = '0;
+        for (int unsigned k = 0; k < TK; k++) begin
+          dot = dot + DotBits'($signed(a_data_i[(m*TK+k)*ABits+:ABits])) *
+                      DotBits'($signed(b_data_i[(k*TN+n)*BBits+:BBits]));
+        end
+      end
+      logic signed [DotBits-1:0] dot_q;
+      always_ff @(posedge clk_i) begin
+        if (advance && take) dot_q <= dot;
+      end
+
+      // stage 2: accumulate; on the last pair saturate the exact sum into the result register
+      logic signed [AccBits-1:0] acc_q;
+      wire signed [AccBits-1:0] sum =
+          ((pair_q == '0) ? AccBits'(0) : acc_q) + AccBits'(dot_q);
+      logic [OutBits-1:0] code;
+      if (AccBits <= OutBits) begin : gen_no_saturation
+        assign code = OutBits'(sum);
+      end else begin : gen_saturation
+        localparam logic signed [AccBits-1:0] Max = AccBits'((65'sd1 <<< (OutBits - 1)) - 65'sd1);
+        localparam logic signed [AccBits-1:0] Min = -Max - AccBits'(1);
+        assign code = (sum > Max) ? OutBits'(Max) : (sum < Min) ? OutBits'(Min) : OutBits'(sum);
+      end
+      always_ff @(posedge clk_i) begin
+        if (advance && dot_valid_q) begin
+          acc_q <= sum;
+          if (last_pair) result_q[(m*TN+n)*OutBits+:OutBits] <= code;
+        end
+      end
+    end
+  end
+
+  // ---- output register slice ------------------------------------------------------------------
+  st_skid_buffer #(
+      .Width(Cells * OutBits)
+  ) u_output_slice (
+      .clk_i  (clk_i),
+      .rst_ni (rst_ni),
+      .valid_i(result_valid_q),
+      .ready_o(advance),
+      .data_i (result_q),
+      .valid_o(valid_o),
+      .ready_i(ready_i),
+      .data_o (data_o)
+  );
+
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,141 @@
+// st_reduce: sum or max reduction along one dimension for synthetic tensor graphs. An input token
+// is a tile of OuterLanes x ReduceLanes x InnerLanes elements, element (o, r, i) at index
+// (o*ReduceLanes + r)*InnerLanes + i; the reduced dimension runs over r within a token and over
+// Tokens consecutive tokens. After Tokens input tokens the kernel emits one token of
+// OuterLanes x InnerLanes results, element (o, i) at index o*InnerLanes + i:
+//   Combiner 0 (sum): sat_OutBits(exact sum of the Tokens*ReduceLanes elements)
+//   Combiner 1 (max): sat_OutBits(the largest of them)
+// and starts the next output. It runs indefinitely. All codes are signed.
+//
+// Pipeline: 1 the combination over r within the token (exact, registered), 2 the running
+// combination over tokens (exact, AccBits wide) and, on the last token of an output, the
+// saturated results into the result register, 3 the output register slice (st_skid_buffer).
+// With ideal streams input token j of an output is taken in cycle j and the output leaves in
+// cycle Tokens + 2 (compiler/model/reduce_model.h).
+`default_nettype none
+
+module st_reduce #(
+    /// Independent rows before the reduced dimension within a token (>= 1).
+    parameter int unsigned OuterLanes = 1,
+    /// Reduced elements per row within a token (>= 1).
+    parameter int unsigned ReduceLanes = 4,
+    /// Independent columns after the reduced dimension within a token (>= 1).
+    parameter int unsigned InnerLanes = 1,
+    /// Input tokens combined into one output token (>= 1).
+    parameter int unsigned Tokens = 4,
+    /// Signed input code width (2 .. 48).
+    parameter int unsigned InBits = 8,
+    /// Signed output code width (2 .. 64).
+    parameter int unsigned OutBits = 32,
+    /// 0: sum, 1: max.
+    parameter int unsigned Combiner = 0
+) (
+    input  wire                                           clk_i,
+    input  wire                                           rst_ni,   // synchronous, active low
+    input  wire                                           valid_i,
+    output logic                                          ready_o,
+    input  wire  [OuterLanes*ReduceLanes*InnerLanes*InBits-1:0] data_i,
+    output logic                                          valid_o,
+    input  wire                                           ready_i,
+    output logic [       OuterLanes*InnerLanes*OutBits-1:0] data_o
+);
+
+  if (OuterLanes < 1 || ReduceLanes < 1 || InnerLanes < 1 || Tokens < 1) begin : gen_bad_shape
+    $fatal(1, "st_reduce: OuterLanes, ReduceLanes, InnerLanes and Tokens must be >= 1");
+  end
+  if (InBits < 2 || InBits > 48 || OutBits < 2 || OutBits > 64) begin : gen_bad_bits
+    $fatal(1, "st_reduce: InBits must be 2 .. 48, OutBits 2 .. 64");
+  end
+  if (Combiner > 1) begin : gen_bad_combiner
+    $fatal(1, "st_reduce: Combiner must be 0 (sum) or 1 (max)");
+  end
+
+  // A sum of n signed InBits codes fits InBits + clog2(n) bits; a max fits InBits.
+  localparam bit IsMax = (Combiner == 1);
+  localparam int unsigned PartBits = IsMax ? InBits : InBits + $clog2(ReduceLanes);
+  localparam int unsigned AccBits = IsMax ? InBits : PartBits + $clog2(Tokens);
+  localparam int unsigned CountBits = (Tokens > 1) ? $clog2(Tokens) : 1;
+  localparam int unsigned Cells = OuterLanes * InnerLanes;
+
+  // ---- control: stage 1 valid, stage 2 valid (a finished output token) --------------------------
+  logic advance;  // the register slice can take a token this cycle
+  wire take = valid_i && advance;
+  assign ready_o = advance;
+
+  logic part_valid_q, result_valid_q;
+  logic [CountBits-1:0] token_q;  // token index (within its output) of the partials in stage 1
+  wire first_token = (token_q == '0);
+  wire last_token = (Tokens == 1) || (token_q == CountBits'(Tokens - 1));
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      part_valid_q <= 1'b0;
+      result_valid_q <= 1'b0;
+      token_q <= '0;
+    end else if (advance) begin
+      part_valid_q <= take;
+      result_valid_q <= part_valid_q && last_token;
+      if (part_valid_q) token_q <= last_token ? '0 : token_q + CountBits'(1);
+    end
+  end
+
+  logic [Cells*OutBits-1:0] result_q;
+
+  for (genvar o = 0; o < OuterLanes; o++) begin : gen_outer
+    for (genvar i = 0; i < InnerLanes; i++) begin : gen_inner
+      // stage 1: combine the ReduceLanes elements of this (o, i) in the token, exact
+      logic signed [PartBits-1:0] part;
+      always_comb begin
+        part = PartBits'($signed(data_i[(o*ReduceLanes*InnerLanes+i)*InBits+:InBits]));
+        for (int unsigned r = 1; r < ReduceLanes; r++) begin
+          logic signed [PartBits-1:0] element;
+          element = PartBits'($signed(data_i[((o*ReduceLanes+r)*InnerLanes+i)*InBits+:InBits]));
+          if (IsMax) part = (element > part) ? element : part;
+          else part = part + element;
+        end
+      end
+      logic signed [PartBits-1:0] part_q;
+      always_ff @(posedge clk_i) begin
+        if (take) part_q <= part;
+      end
+
+      // stage 2: combine over tokens; on the last token saturate into the result register
+      logic signed [AccBits-1:0] acc_q;
+      wire signed [AccBits-1:0] part_wide = AccBits'(part_q);
+      wire signed [AccBits-1:0] combined =
+          first_token ? part_wide :
+          IsMax ? ((part_wide > acc_q) ? part_wide : acc_q) : acc_q + part_wide;
+      logic [OutBits-1:0] code;
+      if (AccBits <= OutBits) begin : gen_no_saturation
+        assign code = OutBits'(combined);
+      end else begin : gen_saturation
+        localparam logic signed [AccBits-1:0] Max = AccBits'((65'sd1 <<< (OutBits - 1)) - 65'sd1);
+        localparam logic signed [AccBits-1:0] Min = -Max - AccBits'(1);
+        assign code = (combined > Max) ? OutBits'(Max) :
+                      (combined < Min) ? OutBits'(Min) : OutBits'(combined);
+      end
+      always_ff @(posedge clk_i) begin
+        if (advance && part_valid_q) begin
+          acc_q <= combined;
+          if (last_token) result_q[(o*InnerLanes+i)*OutBits+:OutBits] <= code;
+        end
+      end
+    end
+  end
+
+  // ---- output register slice ------------------------------------------------------------------
+  st_skid_buffer #(
+      .Width(Cells * OutBits)
+  ) u_output_slice (
+      .clk_i  (clk_i),
+      .rst_ni (rst_ni),
+      .valid_i(result_valid_q),
+      .ready_o(advance),
+      .data_i (result_q),
+      .valid_o(valid_o),
+      .ready_i(ready_i),
+      .data_o (data_o)
+  );
+
+endmodule
+
+`default_nettype wire
