@@ -30,5 +30,7 @@ constexpr int kExitUsage = 2;
 void addItensorCommands(std::vector<CliCommand> &registry);
 /// Commands of compiler/cli/compile_command.cpp.
 void addCompileCommands(std::vector<CliCommand> &registry);
+/// Commands of compiler/cli/sim_command.cpp.
+void addSimCommands(std::vector<CliCommand> &registry);
 
 } // namespace st::cli

@@ -9,7 +9,7 @@
 
 #include "cli/command_registry.h"
 #include "frontend/graph_yaml.h"
-#include "gen/report.h"
+#include "gen/design_writer.h"
 #include "passes/pass_pipeline.h"
 #include "support/error.h"
 
@@ -30,6 +30,7 @@ struct CompileOptions {
   std::string device = std::string(ST_SOURCE_DIR) + "/constraints/u55c.yaml";
   int64_t defaultTile = 4;
   int64_t memoryBudget = 0;
+  uint64_t dataSeed = 1;
 };
 
 void writeFile(const fs::path &path, const std::string &text) {
@@ -69,14 +70,15 @@ int runCompile(const CompileOptions &o) {
     staging = target.string() + ".partial-" + std::to_string(::getpid());
     fs::remove_all(staging);
     fs::create_directories(staging);
-    const nlohmann::json report = gen::reportJson(state, spec.name);
-    writeFile(staging / "report.json", report.dump(2) + "\n");
-    writeFile(staging / "report.md", gen::reportMarkdown(report));
-    writeFile(staging / "dataflow.txt", state.dataflow.toString());
+    gen::DesignWriteOptions w;
+    w.designName = spec.name;
+    w.sourceDir = ST_SOURCE_DIR;
+    w.dataSeed = o.dataSeed;
+    gen::writeDesign(state, w, staging.string());
     publish(staging, target);
     std::cerr << "streamtensor compile: wrote " << target.string() << " ("
               << state.dataflow.nodes().size() << " nodes, " << state.dataflow.streams().size()
-              << " streams, " << report["converters"].size() << " converters)\n";
+              << " streams)\n";
     return 0;
   } catch (const Error &e) {
     if (!staging.empty())
@@ -99,7 +101,9 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
        "Reads a graph in the YAML format of docs/graph-yaml.md, tiles each op, infers every\n"
        "stream's itensor, inserts layout converters, forks and DMAs, fuses under the device's\n"
        "on-chip memory budget, and writes the design directory: report.json, report.md and\n"
-       "dataflow.txt (the dataflow IR). The verifier runs after every pass.\n\n"
+       "dataflow.txt (the dataflow IR), rtl/ (top, generated kernels, the templates used and\n"
+       "filelist.f) and tb/ (the Verilator testbench with seeded inputs and the reference\n"
+       "executor's outputs; run it with 'streamtensor sim'). The verifier runs after every pass.\n\n"
        "Example:\n"
        "  streamtensor compile tests/graph/diamond.yaml -o out/diamond\n"
        "  streamtensor compile g.yaml -o out/g --dump-after insert-converters\n\n"
@@ -116,6 +120,8 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
              ->check(CLI::PositiveNumber);
          app.add_option("--memory-budget", o->memoryBudget,
                         "On-chip memory budget for fusion in bits (default: the device's)");
+         app.add_option("--data-seed", o->dataSeed, "Seed of the testbench's random inputs")
+             ->default_val(1);
          return [o]() { return runCompile(*o); };
        }});
 }

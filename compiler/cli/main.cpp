@@ -14,6 +14,7 @@ std::vector<st::cli::CliCommand> buildRegistry() {
   std::vector<st::cli::CliCommand> registry;
   st::cli::addItensorCommands(registry);
   st::cli::addCompileCommands(registry);
+  st::cli::addSimCommands(registry);
   return registry;
 }
 

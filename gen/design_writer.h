@@ -1,0 +1,27 @@
+// DesignWriter: writes a compiled design directory — rtl/ (the generated top, generated kernel
+// modules, the templates it uses and filelist.f in dependency order), tb/ (the generated
+// Verilator testbench, its CMakeLists.txt, the design manifest and the HBM data: seeded random
+// inputs packed in each DMA's layout and the reference executor's outputs packed the same way),
+// and the reports.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "passes/compile_state.h"
+
+namespace st::gen {
+
+struct DesignWriteOptions {
+  std::string designName;
+  /// The streamtensor source tree (rtl_templates/, tb/, cmake/).
+  std::string sourceDir;
+  /// Seed of the random test inputs.
+  uint64_t dataSeed = 1;
+};
+
+/// Writes everything into `dir` (which must exist and be empty). Throws st::Error.
+void writeDesign(const passes::CompileState &state, const DesignWriteOptions &options,
+                 const std::string &dir);
+
+} // namespace st::gen

@@ -1,0 +1,182 @@
+// DesignRun: the body of every generated design testbench. The generated main() only binds the
+// Verilated top's AXI ports (their names differ per design); everything else is here: it reads
+// the design manifest (tb/design.json, written by the compiler: one HBM buffer per DMA with its
+// address, control-register offset and data file), loads the input buffers into the HBM model,
+// programs the pointers through the AXI4-Lite host model, starts the kernel, waits for ap_done
+// (or reports a deadlock), compares every output buffer byte for byte with the compiler's
+// reference executor, writes what the design produced next to the expected files, and prints
+// one JSON line: {"bit_exact", "cycles", "deadlock", "mismatches", ...}.
+//
+// HBM timing is randomized per run from the seed (read/write latency jitter, random ready on
+// every channel), so each run is also a run under random backpressure at the outputs.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "axi_checker.h"
+#include "axi_lite_master.h"
+#include "axi_memory.h"
+#include "harness.h"
+
+namespace st::tb {
+
+struct DesignBuffer {
+  std::string name;
+  bool isInput = true;
+  uint64_t address = 0;
+  uint64_t bytes = 0;
+  unsigned argOffset = 0;
+  std::string file; ///< input data, or the expected output
+};
+
+struct DesignManifest {
+  std::string top;
+  double kernelClockMhz = 250;
+  std::vector<DesignBuffer> buffers;
+};
+
+DesignManifest loadDesignManifest(const std::string &path);
+std::vector<uint8_t> readBinaryFile(const std::string &path);
+void writeBinaryFile(const std::string &path, const std::vector<uint8_t> &bytes);
+
+/// Options of a design run beyond TestOptions.
+struct DesignRunOptions {
+  std::string manifest = "design.json";
+  std::string outputDir = ".";
+  unsigned readLatency = 24;
+  unsigned latencyJitter = 40;
+  double readyProbability = 0.8;
+  uint64_t timeoutCycles = 2000000;
+};
+
+/// `bind(model, memories)` creates one AxiMemory per DMA port (in manifest order) on the
+/// model's pins and returns them; the runner shares their storage and drives the rest.
+template <class Model>
+int runDesign(int argc, char **argv,
+              const std::function<AxiLitePins(Model &)> &controlPins,
+              const std::function<std::vector<AxiPins>(Model &)> &dmaPins) {
+  DesignRunOptions run;
+  std::vector<char *> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << a << " needs a value\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--manifest")
+      run.manifest = value();
+    else if (a == "--output-dir")
+      run.outputDir = value();
+    else if (a == "--latency")
+      run.readLatency = static_cast<unsigned>(std::stoul(value()));
+    else if (a == "--jitter")
+      run.latencyJitter = static_cast<unsigned>(std::stoul(value()));
+    else if (a == "--ready-probability")
+      run.readyProbability = std::stod(value());
+    else if (a == "--timeout")
+      run.timeoutCycles = std::stoull(value());
+    else
+      rest.push_back(argv[i]);
+  }
+  TestOptions options = parseTestOptions(static_cast<int>(rest.size()), rest.data());
+  const DesignManifest manifest = loadDesignManifest(run.manifest);
+  nlohmann::json result{{"top", manifest.top}, {"seed", options.seed}};
+  int exitCode = 0;
+  try {
+    Harness<Model> h(options, [](Model &m) { return ClockReset{&m.ap_clk, &m.ap_rst_n}; });
+    AxiLiteMaster host("host", controlPins(h.dut()), options.seed * 7 + 1);
+    std::vector<AxiPins> pins = dmaPins(h.dut());
+    if (pins.size() != manifest.buffers.size())
+      throw TestFailure("the manifest lists " + std::to_string(manifest.buffers.size()) +
+                        " buffers, the top has " + std::to_string(pins.size()) + " DMA ports");
+    AxiMemoryConfig cfg;
+    cfg.kernelClockMhz = manifest.kernelClockMhz;
+    cfg.readLatency = run.readLatency;
+    cfg.readLatencyJitter = run.latencyJitter;
+    cfg.writeLatency = run.readLatency / 2;
+    cfg.writeLatencyJitter = run.latencyJitter;
+    cfg.arreadyProbability = cfg.awreadyProbability = cfg.wreadyProbability =
+        cfg.rvalidProbability = cfg.bvalidProbability = run.readyProbability;
+    std::vector<std::unique_ptr<AxiMemory>> memories;
+    std::vector<std::unique_ptr<AxiProtocolChecker>> checkers;
+    for (size_t i = 0; i < pins.size(); ++i) {
+      memories.push_back(std::make_unique<AxiMemory>(manifest.buffers[i].name, pins[i],
+                                                     options.seed * 1000 + i, cfg));
+      if (i)
+        memories[i]->shareStorageWith(*memories[0]);
+      checkers.push_back(std::make_unique<AxiProtocolChecker>(manifest.buffers[i].name, pins[i]));
+      h.add(*memories[i]);
+      h.add(*checkers[i]);
+    }
+    h.add(host);
+    for (const DesignBuffer &b : manifest.buffers)
+      if (b.isInput) {
+        std::vector<uint8_t> data = readBinaryFile(b.file);
+        memories[0]->write(b.address, data.data(), data.size());
+      }
+    h.reset();
+    for (const DesignBuffer &b : manifest.buffers) {
+      host.write32(h, b.argOffset, static_cast<uint32_t>(b.address));
+      host.write32(h, b.argOffset + 4, static_cast<uint32_t>(b.address >> 32));
+    }
+    const uint64_t startCycle = h.cycle();
+    host.startKernel(h);
+    bool deadlock = false;
+    try {
+      host.waitDone(h, run.timeoutCycles);
+    } catch (const TestFailure &) {
+      deadlock = true;
+    }
+    const uint64_t cycles = h.cycle() - startCycle;
+    bool exact = !deadlock;
+    nlohmann::json mismatches = nlohmann::json::array();
+    for (const DesignBuffer &b : manifest.buffers) {
+      if (b.isInput)
+        continue;
+      std::vector<uint8_t> got(b.bytes);
+      memories[0]->read(b.address, got.data(), got.size());
+      writeBinaryFile(run.outputDir + "/" + b.name + ".actual.bin", got);
+      std::vector<uint8_t> want = readBinaryFile(b.file);
+      for (size_t k = 0; k < want.size() && k < got.size(); ++k)
+        if (want[k] != got[k]) {
+          exact = false;
+          mismatches.push_back({{"buffer", b.name}, {"byte", k}, {"expected", want[k]},
+                                {"actual", got[k]}});
+          break;
+        }
+    }
+    uint64_t bytesRead = 0, bytesWritten = 0;
+    for (const auto &m : memories) {
+      bytesRead += m->stats().bytesRead;
+      bytesWritten += m->stats().bytesWritten;
+    }
+    result["bit_exact"] = exact;
+    result["deadlock"] = deadlock;
+    result["cycles"] = cycles;
+    result["hbm_bytes_read"] = bytesRead;
+    result["hbm_bytes_written"] = bytesWritten;
+    result["mismatches"] = mismatches;
+    exitCode = exact ? 0 : 1;
+  } catch (const TestFailure &e) {
+    result["bit_exact"] = false;
+    result["deadlock"] = false;
+    result["error"] = e.what();
+    exitCode = 1;
+  }
+  std::cout << result.dump() << std::endl;
+  return exitCode;
+}
+
+} // namespace st::tb
