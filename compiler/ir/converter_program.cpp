@@ -193,6 +193,13 @@ std::vector<int64_t> simulateConverterProgram(const ConverterProgram &p,
     throw Error(kWhat, "producer elements",
                 "a whole number of phases of " + std::to_string(perPhase) + " elements, got " +
                     std::to_string(producerElements.size()));
+  for (const auto *table : {&p.producerAddresses, &p.consumerAddresses})
+    for (const auto &token : *table)
+      for (int64_t a : token)
+        if (a < 0 || a >= p.bufferElements)
+          throw Error(kWhat, table == &p.producerAddresses ? "producer table" : "consumer table",
+                      "addresses in 0.." + std::to_string(p.bufferElements - 1) + ", got " +
+                          std::to_string(a));
   std::vector<int64_t> out;
   size_t next = 0;
   while (next < producerElements.size()) {

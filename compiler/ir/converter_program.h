@@ -84,7 +84,8 @@ void writeConverterTables(const ConverterProgram &program, const ConverterLimits
 /// Runs the program on a producer's element stream (element values in producer element order,
 /// a whole number of phases) the way the RTL does: per phase, writes the producer's tokens into
 /// a cleared bank, then reads the consumer's tokens. Returns the consumer's element stream.
-/// Throws st::Error if a read hits an address not written in that phase.
+/// Throws st::Error if an address lies outside the buffer or a read hits an address not
+/// written in that phase.
 std::vector<int64_t> simulateConverterProgram(const ConverterProgram &program,
                                               const std::vector<int64_t> &producerElements);
 

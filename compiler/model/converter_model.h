@@ -28,7 +28,12 @@ KernelTiming layoutConverterTiming(const ir::ConverterProgram &program);
 /// ideal streams: PT + 1 + floor(k / CT) * max(PT, CT) + k mod CT.
 int64_t layoutConverterOutputCycle(const ir::ConverterProgram &program, int64_t k);
 
-/// LUT/FF/BRAM estimate of one instance with these parameters (see converter_model.cpp).
-ResourceEstimate layoutConverterResources(const ir::ConverterLimits &limits);
+/// LUT/FF/BRAM estimate of one instance with these parameters (see converter_model.cpp). With
+/// `program` (the tables the instance loads, which synthesis folds as constants) the write and
+/// read multiplexers are sized from the tables: a word written by f distinct lanes needs an
+/// f:1 data multiplexer, an output lane reading d distinct addresses a 2d:1 one (both banks),
+/// and the table rows fold into that logic. Without it, every lane may address every word.
+ResourceEstimate layoutConverterResources(const ir::ConverterLimits &limits,
+                                          const ir::ConverterProgram *program = nullptr);
 
 } // namespace st::model
