@@ -101,8 +101,10 @@ int64_t elementTypeBits(const std::string &elementType) {
     return 32;
   if (elementType == "i64" || elementType == "f64")
     return 64;
-  throw Error(kWhat, "element type", "one of i1 i4 i8 i16 i32 i64 ui4 ui8 ui16 ui32 f16 bf16 f32 "
-                                     "f64, got '" + elementType + "'");
+  throw Error(kWhat, "element type",
+              "one of i1 i4 i8 i16 i32 i64 ui4 ui8 ui16 ui32 f16 bf16 f32 "
+              "f64, got '" +
+                  elementType + "'");
 }
 
 ConverterProgram buildConverterProgram(const ITensorType &producer, const ITensorType &consumer,
@@ -117,8 +119,7 @@ ConverterProgram buildConverterProgram(const ITensorType &producer, const ITenso
   p.consumerTokenElements = consumer.elementsPerToken();
   p.bufferElements = buffer.elements;
   p.phases = buffer.phases();
-  if (p.phases < 1 || producer.numTokens() % p.phases != 0 ||
-      consumer.numTokens() % p.phases != 0)
+  if (p.phases < 1 || producer.numTokens() % p.phases != 0 || consumer.numTokens() % p.phases != 0)
     throw Error(kWhat, "phases",
                 "token counts divisible by the " + std::to_string(p.phases) +
                     " phases, got producer " + std::to_string(producer.numTokens()) +

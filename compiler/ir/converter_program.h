@@ -51,12 +51,12 @@ int64_t elementTypeBits(const std::string &elementType);
 /// The size parameters of one st_layout_converter instance: the largest program its tables may
 /// hold. A compiled design sets them to its program's figures (converterLimitsOf).
 struct ConverterLimits {
-  int64_t elementBits = 8;          ///< ElemBits
-  int64_t maxProducerElements = 1;  ///< MaxProdElems: lanes of data_i
-  int64_t maxConsumerElements = 1;  ///< MaxConsElems: lanes of data_o
-  int64_t maxBufferElements = 1;    ///< MaxBufferElems: words of one bank
-  int64_t maxProducerTokens = 1;    ///< MaxProdTokens: producer tokens per phase
-  int64_t maxConsumerTokens = 1;    ///< MaxConsTokens: consumer tokens per phase
+  int64_t elementBits = 8;         ///< ElemBits
+  int64_t maxProducerElements = 1; ///< MaxProdElems: lanes of data_i
+  int64_t maxConsumerElements = 1; ///< MaxConsElems: lanes of data_o
+  int64_t maxBufferElements = 1;   ///< MaxBufferElems: words of one bank
+  int64_t maxProducerTokens = 1;   ///< MaxProdTokens: producer tokens per phase
+  int64_t maxConsumerTokens = 1;   ///< MaxConsTokens: consumer tokens per phase
 };
 
 /// The limits that fit `program` exactly.

@@ -8,7 +8,9 @@
 namespace st::model {
 
 namespace {
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
 int64_t clog2(int64_t n) {
   int64_t bits = 0;
   while ((int64_t{1} << bits) < n)

@@ -73,8 +73,8 @@ bool fits(const ConverterProgram &p, const ConverterLimits &l) {
 
 std::vector<std::vector<int64_t>> tokenLists(const ITensorType &t) {
   std::vector<std::vector<int64_t>> out;
-  forEachToken(t,
-               [&](int64_t, const std::vector<int64_t> &off) { out.push_back(tokenElements(t, off)); });
+  forEachToken(
+      t, [&](int64_t, const std::vector<int64_t> &off) { out.push_back(tokenElements(t, off)); });
   return out;
 }
 
@@ -94,8 +94,7 @@ void runPair(const TestOptions &options, const Params &params, const std::string
   const ConverterBufferShape buffer = inferConverterBuffer(pair.producer, pair.consumer);
   const ConverterProgram program = buildConverterProgram(pair.producer, pair.consumer, buffer);
   const std::string dir = ST_CONVERTER_TABLE_DIR "/" + config;
-  writeConverterTables(program, limits, dir + ".counts.mem", dir + ".prod.mem",
-                       dir + ".cons.mem");
+  writeConverterTables(program, limits, dir + ".counts.mem", dir + ".prod.mem", dir + ".cons.mem");
 
   TestOptions o = options;
   o.seed = seed;
@@ -105,8 +104,7 @@ void runPair(const TestOptions &options, const Params &params, const std::string
   const unsigned inWidth = static_cast<unsigned>(limits.maxProducerElements) * bits;
   const unsigned outWidth = static_cast<unsigned>(limits.maxConsumerElements) * bits;
   StreamPins in{SignalRef(m.valid_i, 1), SignalRef(m.ready_o, 1), SignalRef(m.data_i, inWidth)};
-  StreamPins out{SignalRef(m.valid_o, 1), SignalRef(m.ready_i, 1),
-                 SignalRef(m.data_o, outWidth)};
+  StreamPins out{SignalRef(m.valid_o, 1), SignalRef(m.ready_i, 1), SignalRef(m.data_o, outWidth)};
   StreamDriver driver("in", in, seed * 3 + 1);
   StreamSink sink("out", out, seed * 5 + 2);
   Scoreboard board("out (" + pair.name + ")");
@@ -149,7 +147,8 @@ void runPair(const TestOptions &options, const Params &params, const std::string
   const uint64_t first = inLog.cycles().front();
   for (size_t k = 0; k < outLog.cycles().size(); ++k) {
     const int64_t measured = static_cast<int64_t>(outLog.cycles()[k] - first);
-    const int64_t expected = st::model::layoutConverterOutputCycle(program, static_cast<int64_t>(k));
+    const int64_t expected =
+        st::model::layoutConverterOutputCycle(program, static_cast<int64_t>(k));
     if (measured != expected)
       h.fail(pair.name + ": ideal streams: output " + std::to_string(k) + " at cycle " +
              std::to_string(measured) + " after the first input, the model says " +
@@ -179,9 +178,8 @@ void runPair(const TestOptions &options, const Params &params, const std::string
                 pair.name.c_str(), static_cast<long long>(program.bufferElements),
                 static_cast<long long>(program.phases),
                 static_cast<long long>(program.producerTokensPerPhase),
-                static_cast<long long>(program.consumerTokensPerPhase),
-                static_cast<long long>(d), static_cast<long long>(l),
-                static_cast<long long>(timing.firstOutputDelay),
+                static_cast<long long>(program.consumerTokensPerPhase), static_cast<long long>(d),
+                static_cast<long long>(l), static_cast<long long>(timing.firstOutputDelay),
                 static_cast<long long>(timing.totalLatency), pair.producer.toString().c_str(),
                 pair.consumer.toString().c_str());
   ++totals.pairs;

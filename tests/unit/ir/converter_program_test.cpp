@@ -80,8 +80,8 @@ TEST(ConverterProgram, ProducerReuseRewritesIdenticalData) {
   // The producer streams each 2-row band twice; the consumer reads it once, column by column.
   ITensorType p = parseITensorType(
       "itensor<2x2xi8, iter_space: [2,2,2]*[2,1,2], iter_map: (d0,d1,d2)->(d0,d2)>");
-  ITensorType c = parseITensorType(
-      "itensor<2x1xi8, iter_space: [2,4]*[2,1], iter_map: (d0,d1)->(d0,d1)>");
+  ITensorType c =
+      parseITensorType("itensor<2x1xi8, iter_space: [2,4]*[2,1], iter_map: (d0,d1)->(d0,d1)>");
   ConverterProgram prog = programOf(p, c);
   EXPECT_EQ(prog.phases, 2);
   EXPECT_EQ(prog.producerTokensPerPhase, 4);
