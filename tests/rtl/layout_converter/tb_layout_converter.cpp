@@ -50,6 +50,9 @@ struct Pair {
 
 struct Totals {
   uint64_t pairs = 0, tokensIn = 0, tokensOut = 0, cycles = 0;
+  /// Pairs with shared loops; with more producer / consumer element writes than buffer words
+  /// per phase (a reuse loop inside the phase); with PT > CT, PT < CT.
+  uint64_t shared = 0, producerReuse = 0, consumerReuse = 0, producerSlower = 0, consumerSlower = 0;
 };
 
 ConverterLimits limitsOf(const Params &params) {
@@ -183,6 +186,13 @@ void runPair(const TestOptions &options, const Params &params, const std::string
                 static_cast<long long>(timing.totalLatency), pair.producer.toString().c_str(),
                 pair.consumer.toString().c_str());
   ++totals.pairs;
+  totals.shared += !buffer.sharedLoops.empty();
+  totals.producerReuse +=
+      program.producerTokensPerPhase * program.producerTokenElements > program.bufferElements;
+  totals.consumerReuse +=
+      program.consumerTokensPerPhase * program.consumerTokenElements > program.bufferElements;
+  totals.producerSlower += program.producerTokensPerPhase > program.consumerTokensPerPhase;
+  totals.consumerSlower += program.producerTokensPerPhase < program.consumerTokensPerPhase;
   totals.tokensIn += inLog.cycles().size();
   totals.tokensOut += board.matched();
   totals.cycles += h.cycle();
@@ -268,6 +278,13 @@ void runConfig(const TestOptions &options, const Params &params, const std::stri
               static_cast<unsigned long long>(totals.tokensIn),
               static_cast<unsigned long long>(totals.tokensOut),
               static_cast<unsigned long long>(totals.cycles));
+  std::printf("  %llu with shared loops, %llu with a producer reuse loop inside the phase, %llu "
+              "with a consumer one; PT > CT in %llu, PT < CT in %llu\n",
+              static_cast<unsigned long long>(totals.shared),
+              static_cast<unsigned long long>(totals.producerReuse),
+              static_cast<unsigned long long>(totals.consumerReuse),
+              static_cast<unsigned long long>(totals.producerSlower),
+              static_cast<unsigned long long>(totals.consumerSlower));
 }
 
 int main(int argc, char **argv) {
