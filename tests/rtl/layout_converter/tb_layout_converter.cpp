@@ -157,6 +157,16 @@ void runPair(const TestOptions &options, const Params &params, const std::string
              std::to_string(measured) + " after the first input, the model says " +
              std::to_string(expected));
   }
+  // Output k never leaves before the model's inputTokensNeeded(k) inputs were taken.
+  for (size_t k = 0; k < outLog.cycles().size(); ++k) {
+    const auto taken =
+        std::lower_bound(inLog.cycles().begin(), inLog.cycles().end(), outLog.cycles()[k]) -
+        inLog.cycles().begin();
+    const int64_t needed = timing.inputTokensNeeded[0](static_cast<int64_t>(k));
+    if (taken < needed)
+      h.fail(pair.name + ": output " + std::to_string(k) + " left after " + std::to_string(taken) +
+             " inputs, the model says it needs " + std::to_string(needed));
+  }
   const int64_t d = static_cast<int64_t>(outLog.cycles().front() - first);
   const int64_t l = static_cast<int64_t>(outLog.cycles().back() - first);
   if (d != timing.firstOutputDelay || l != timing.totalLatency)
