@@ -13,6 +13,7 @@
 #include "gen/report.h"
 #include "gen/rtl_sources.h"
 #include "gen/sv_top_emitter.h"
+#include "ir/converter_program.h"
 #include "ir/graph_interpreter.h"
 #include "support/error.h"
 
@@ -108,10 +109,31 @@ std::string testbenchCmake(const TopInterface &top, const std::string &sourceDir
 void writeDesign(const passes::CompileState &state, const DesignWriteOptions &options,
                  const std::string &dirName) {
   const fs::path dir = dirName;
-  const ir::DataflowGraph &df = state.dataflow;
   const ir::TensorGraph &g = *state.graph;
-  fs::create_directories(dir / "rtl");
+  fs::create_directories(dir / "rtl" / "tables");
   fs::create_directories(dir / "tb" / "data");
+
+  // Converter address tables, and their final paths as the converters' string parameters.
+  ir::DataflowGraph df = state.dataflow;
+  const fs::path finalTables =
+      fs::absolute(options.finalDir.empty() ? dir : fs::path(options.finalDir)) / "rtl" / "tables";
+  for (ir::NodeId n : df.nodes()) {
+    ir::DataflowNode &node = df.node(n);
+    if (node.kind != ir::NodeKind::Converter)
+      continue;
+    const ir::ConverterProgram program = ir::buildConverterProgram(
+        node.inputs[0].type, node.outputs[0].type,
+        ir::inferConverterBuffer(node.inputs[0].type, node.outputs[0].type));
+    const ir::ConverterLimits limits = ir::converterLimitsOf(program);
+    const std::string base = svIdentifier(node.name);
+    const char *kinds[] = {"counts", "prod", "cons"};
+    const char *params[] = {"CountsFile", "ProdTableFile", "ConsTableFile"};
+    ir::writeConverterTables(program, limits, (dir / "rtl" / "tables" / (base + "_counts.mem")).string(),
+                             (dir / "rtl" / "tables" / (base + "_prod.mem")).string(),
+                             (dir / "rtl" / "tables" / (base + "_cons.mem")).string());
+    for (int k = 0; k < 3; ++k)
+      node.params.push_back({params[k], 0, (finalTables / (base + "_" + kinds[k] + ".mem")).string()});
+  }
 
   // ---- RTL ----
   const TopInterface top = topInterfaceOf(df, options.designName);

@@ -18,6 +18,9 @@ struct DesignWriteOptions {
   std::string sourceDir;
   /// Seed of the random test inputs.
   uint64_t dataSeed = 1;
+  /// Where the directory will finally live (it may be written under a temporary name first):
+  /// the $readmemh paths of converter tables point there.
+  std::string finalDir;
 };
 
 /// Writes everything into `dir` (which must exist and be empty). Throws st::Error.

@@ -27,14 +27,14 @@ nlohmann::json reportJson(const passes::CompileState &state, const std::string &
       ports.push_back({{"name", p.name}, {"direction", "out"}, {"itensor", p.type.toString()}});
     j["ports"] = ports;
     if (node.kind == ir::NodeKind::Converter) {
-      const int64_t elems = node.param("BufferElems").value_or(0);
+      const int64_t elems = node.attributes.at("buffer_elements");
       const int64_t bits = elems * node.param("ElemBits").value_or(0);
       converterBits += 2 * bits;
       converters.push_back({{"name", node.name},
                             {"from", node.inputs[0].type.toString()},
                             {"to", node.outputs[0].type.toString()},
                             {"buffer_elements", elems},
-                            {"phases", node.param("Phases").value_or(0)},
+                            {"phases", node.attributes.at("phases")},
                             {"ping_pong_bits", 2 * bits}});
     }
     nodes.push_back(j);

@@ -74,6 +74,7 @@ int runCompile(const CompileOptions &o) {
     w.designName = spec.name;
     w.sourceDir = ST_SOURCE_DIR;
     w.dataSeed = o.dataSeed;
+    w.finalDir = target.string();
     gen::writeDesign(state, w, staging.string());
     publish(staging, target);
     std::cerr << "streamtensor compile: wrote " << target.string() << " ("

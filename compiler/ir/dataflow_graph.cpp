@@ -216,6 +216,8 @@ std::string DataflowGraph::toString() const {
       }
       os << ")";
     }
+    for (const auto &[name, value] : node.attributes)
+      os << " " << name << "=" << value;
     if (node.fusionGroup)
       os << " group " << node.fusionGroup;
     os << "\n";

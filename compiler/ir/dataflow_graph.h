@@ -49,6 +49,9 @@ struct DataflowNode {
   /// The RTL module: a template in rtl_templates/ or a module the emitter generates.
   std::string module;
   std::vector<NodeParam> params;
+  /// Facts about the node that are not template parameters (a converter's buffer elements and
+  /// phases, say), for the fusion pass and the reports.
+  std::map<std::string, int64_t> attributes;
   std::vector<NodePort> inputs;
   std::vector<NodePort> outputs;
   /// The tensor-graph op a kernel or view implements.

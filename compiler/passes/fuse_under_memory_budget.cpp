@@ -17,7 +17,7 @@ namespace {
 int64_t onChipBits(const ir::DataflowNode &node) {
   if (node.kind != ir::NodeKind::Converter)
     return 0;
-  return 2 * node.param("BufferElems").value_or(0) * node.param("ElemBits").value_or(0);
+  return 2 * node.attributes.at("buffer_elements") * node.param("ElemBits").value_or(0);
 }
 
 bool isDma(const ir::DataflowNode &node) {

@@ -4,6 +4,7 @@
 // orders share surround the buffer). Consumers of one producer that want the same order share
 // one converter (the paper's common-subexpression elimination before materializing).
 #include "ir/converter_buffer.h"
+#include "ir/converter_program.h"
 #include "passes/pass_pipeline.h"
 
 namespace st::passes {
@@ -39,11 +40,17 @@ void insertConverters(CompileState &state) {
                    (groups.size() > 1 ? "_" + std::to_string(g) : "");
         cvt.inputs = {{"in", from}};
         cvt.outputs = {{"out", to}};
-        cvt.params = {{"ElemBits", ir::elementBits(from.elementType), std::nullopt},
-                      {"InElems", from.elementsPerToken(), std::nullopt},
-                      {"OutElems", to.elementsPerToken(), std::nullopt},
-                      {"BufferElems", buffer.elements, std::nullopt},
-                      {"Phases", buffer.phases(), std::nullopt}};
+        // The template's parameters fit this converter's program exactly; the emitter writes
+        // the program's address tables next to the RTL and passes their paths.
+        const ir::ConverterProgram program = ir::buildConverterProgram(from, to, buffer);
+        const ir::ConverterLimits limits = ir::converterLimitsOf(program);
+        cvt.params = {{"ElemBits", limits.elementBits, std::nullopt},
+                      {"MaxProdElems", limits.maxProducerElements, std::nullopt},
+                      {"MaxConsElems", limits.maxConsumerElements, std::nullopt},
+                      {"MaxBufferElems", limits.maxBufferElements, std::nullopt},
+                      {"MaxProdTokens", limits.maxProducerTokens, std::nullopt},
+                      {"MaxConsTokens", limits.maxConsumerTokens, std::nullopt}};
+        cvt.attributes = {{"buffer_elements", buffer.elements}, {"phases", buffer.phases()}};
         const ir::NodeId c = df.addNode(std::move(cvt));
         df.connect(src, {c, 0});
         for (ir::StreamId s : groups[g].second) {

@@ -82,8 +82,8 @@ TEST(DataflowPasses, TransposeIsAFreeViewAndItsConsumerGetsTheConverter) {
     }
     if (node.kind == ir::NodeKind::Converter) {
       // Row-major tiles read column-major: nothing is shared, the whole 8x8 tensor is buffered.
-      EXPECT_EQ(node.param("BufferElems"), 64);
-      EXPECT_EQ(node.param("Phases"), 1);
+      EXPECT_EQ(node.attributes.at("buffer_elements"), 64);
+      EXPECT_EQ(node.attributes.at("phases"), 1);
     }
   }
 }
@@ -96,8 +96,8 @@ TEST(DataflowPasses, ReuseLoopsAndSharedConverterBuffers) {
   EXPECT_EQ(count(df, ir::NodeKind::Fork), 1u);
   for (ir::NodeId n : df.nodes())
     if (df.node(n).kind == ir::NodeKind::Converter) {
-      EXPECT_EQ(df.node(n).param("BufferElems"), 16);
-      EXPECT_EQ(df.node(n).param("Phases"), 4);
+      EXPECT_EQ(df.node(n).attributes.at("buffer_elements"), 16);
+      EXPECT_EQ(df.node(n).attributes.at("phases"), 4);
     }
   // broadcast_twice: each consumer's DMA re-streams the bias with a reuse loop; no converter.
   auto b = compile("broadcast_twice.yaml");
