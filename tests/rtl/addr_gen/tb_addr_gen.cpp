@@ -141,9 +141,23 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
     trips.write(Bits::random(32 * numLoops, rng));
     strides.write(Bits::random(64 * numLoops, rng));
     const uint64_t startCycle = monitor.starts.back();
-    h.runUntil([&] { return monitor.dones.size() > donesBefore; }, expected.size() * 100 + 100);
+    // Names the first wrong address too, if there is one.
+    auto fail = [&](const std::string &what) {
+      std::string first;
+      for (size_t i = 0; i < std::min(taken.size(), expected.size()) && first.empty(); ++i)
+        if (taken[i].addr != expected[i])
+          first = "; address " + std::to_string(i) + " is " + hex(taken[i].addr) +
+                  ", expected " + hex(expected[i]);
+      h.fail(p.toString() + ": " + what + first);
+    };
+    for (uint64_t limit = expected.size() * 100 + 100; monitor.dones.size() == donesBefore;
+         --limit) {
+      if (limit == 0 || taken.size() > expected.size())
+        fail("done_o did not pulse after " + std::to_string(taken.size()) + " addresses (" +
+             std::to_string(expected.size()) + " expected)");
+      h.step();
+    }
 
-    auto fail = [&](const std::string &what) { h.fail(p.toString() + ": " + what); };
     if (taken.size() != expected.size())
       fail("emitted " + std::to_string(taken.size()) + " addresses, expected " +
            std::to_string(expected.size()));
