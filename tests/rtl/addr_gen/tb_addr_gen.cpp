@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cinttypes>
 
-#include "addr_pattern.h"
 #include "addr_gen_configs.h"
+#include "addr_pattern.h"
 #include "config_dispatch.h"
 #include "stream_sink.h"
 #include "watchdog.h"
@@ -59,13 +59,19 @@ AddrPattern randomPattern(std::mt19937_64 &rng, unsigned numLoops, uint64_t maxP
     const int64_t kind = uniform(0, 19);
     uint32_t trip = kind == 0 ? 0 : kind < 5 ? 1 : kind < 15 ? uniform(2, 9) : uniform(10, 40);
     int64_t stride;
-    switch (uniform(0, 4)) {
-    case 0: stride = 0; break;                                    // the loop re-reads its data
-    case 1: stride = uniform(-256, 256); break;                   // small, either sign
-    case 2: stride = 64 * uniform(-4096, 4096); break;            // whole 512-bit words
-    case 3: stride = static_cast<int64_t>(rng()); break;          // anything: wraps
-    default: stride = uniform(1, 8) * (i + 1 == loops ? 64 : 4096); break;
-    }
+    // Zero (the loop re-reads its data), small of either sign, whole 512-bit words of either
+    // sign, any 64-bit value (wraps), or a positive row/word pitch.
+    const int64_t strideKind = uniform(0, 4);
+    if (strideKind == 0)
+      stride = 0;
+    else if (strideKind == 1)
+      stride = uniform(-256, 256);
+    else if (strideKind == 2)
+      stride = 64 * uniform(-4096, 4096);
+    else if (strideKind == 3)
+      stride = static_cast<int64_t>(rng());
+    else
+      stride = uniform(1, 8) * (i + 1 == loops ? 64 : 4096);
     p.tripCounts.push_back(trip);
     p.strides.push_back(stride);
   }
@@ -83,9 +89,9 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
   const unsigned addrWidth = static_cast<unsigned>(params["AddrWidth"]);
   const uint64_t addrMask = addrWidth == 64 ? ~0ull : (1ull << addrWidth) - 1;
 
-  StreamSink sink("addr", {SignalRef(m.valid_o, 1), SignalRef(m.ready_i, 1),
-                           SignalRef(m.addr_o, addrWidth)},
-                  options.seed * 5 + 2);
+  StreamSink sink(
+      "addr", {SignalRef(m.valid_o, 1), SignalRef(m.ready_i, 1), SignalRef(m.addr_o, addrWidth)},
+      options.seed * 5 + 2);
   StartDoneMonitor<Model> monitor(m);
   Watchdog watchdog(options.watchdogCycles);
   watchdog.watch(sink.checker());
@@ -106,10 +112,10 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
   std::vector<AddrPattern> fixed = {
       {0x1000, {0}, {64}},
       {0x40, {1}, {64}},
-      {0xfffffffffffffff0ull, {4}, {8}},               // wraps past 2^64 (and 2^AddrWidth)
-      {0x8000, {3, 0, 5}, {4096, 64, 8}},               // an empty middle loop
-      {0x123456, {5}, {-64}},                           // descending
-      {0x9000, {2, 3, 2}, {0, 0, 0}},                   // every point the same address
+      {0xfffffffffffffff0ull, {4}, {8}},  // wraps past 2^64 (and 2^AddrWidth)
+      {0x8000, {3, 0, 5}, {4096, 64, 8}}, // an empty middle loop
+      {0x123456, {5}, {-64}},             // descending
+      {0x9000, {2, 3, 2}, {0, 0, 0}},     // every point the same address
       {0x100, std::vector<uint32_t>(numLoops, 1), std::vector<int64_t>(numLoops, 7)},
       {0x200, std::vector<uint32_t>(numLoops, 3), std::vector<int64_t>(numLoops, -192)},
   };
@@ -146,8 +152,8 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
       std::string first;
       for (size_t i = 0; i < std::min(taken.size(), expected.size()) && first.empty(); ++i)
         if (taken[i].addr != expected[i])
-          first = "; address " + std::to_string(i) + " is " + hex(taken[i].addr) +
-                  ", expected " + hex(expected[i]);
+          first = "; address " + std::to_string(i) + " is " + hex(taken[i].addr) + ", expected " +
+                  hex(expected[i]);
       h.fail(p.toString() + ": " + what + first);
     };
     for (uint64_t limit = expected.size() * 100 + 100; monitor.dones.size() == donesBefore;

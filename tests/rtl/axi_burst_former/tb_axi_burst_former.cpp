@@ -18,8 +18,8 @@ namespace {
 
 /// A random sequence of word addresses (multiples of wordBytes) below 2^36. `previousEnd` is the
 /// word after the previous sequence's last address.
-std::vector<uint64_t> randomSequence(std::mt19937_64 &rng, unsigned wordBytes,
-                                     unsigned maxBurstLen, uint64_t previousEnd) {
+std::vector<uint64_t> randomSequence(std::mt19937_64 &rng, unsigned wordBytes, unsigned maxBurstLen,
+                                     uint64_t previousEnd) {
   auto uniform = [&rng](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
   };
@@ -28,9 +28,15 @@ std::vector<uint64_t> randomSequence(std::mt19937_64 &rng, unsigned wordBytes,
   // A start near the end of a 4 KB page, anywhere in a page, or right after the last sequence.
   uint64_t start;
   switch (uniform(0, 3)) {
-  case 0: start = uniform(1, 1 << 20) * 4096 - uniform(0, 5) * word; break;
-  case 1: start = previousEnd; break;
-  default: start = uniform(0, int64_t(1) << 30) * word; break;
+  case 0:
+    start = uniform(1, 1 << 20) * 4096 - uniform(0, 5) * word;
+    break;
+  case 1:
+    start = previousEnd;
+    break;
+  default:
+    start = uniform(0, int64_t(1) << 30) * word;
+    break;
   }
   AddrPattern p;
   p.base = start;
@@ -42,7 +48,8 @@ std::vector<uint64_t> randomSequence(std::mt19937_64 &rng, unsigned wordBytes,
   case 1: // rows of a matrix: contiguous rows, row pitch random (sometimes exactly the row)
   {
     const int64_t rowWords = uniform(1, 2 * wordsPerPage);
-    const int64_t pitch = uniform(0, 2) == 0 ? rowWords * word : uniform(-64, 4 * wordsPerPage) * word;
+    const int64_t pitch =
+        uniform(0, 2) == 0 ? rowWords * word : uniform(-64, 4 * wordsPerPage) * word;
     p.tripCounts = {static_cast<uint32_t>(uniform(1, 6)), static_cast<uint32_t>(rowWords)};
     p.strides = {pitch, word};
     break;

@@ -17,8 +17,7 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
   const uint64_t tokensPerRun = static_cast<uint64_t>(params["TokensPerRun"]);
   const unsigned tokensPerWord = wordBits / tokenBits;
   StreamPins in{SignalRef(m.valid_i, 1), SignalRef(m.ready_o, 1), SignalRef(m.data_i, wordBits)};
-  StreamPins out{SignalRef(m.valid_o, 1), SignalRef(m.ready_i, 1),
-                 SignalRef(m.data_o, tokenBits)};
+  StreamPins out{SignalRef(m.valid_o, 1), SignalRef(m.ready_i, 1), SignalRef(m.data_o, tokenBits)};
 
   MultiStreamBench bench(options);
   StreamDriver &driver = bench.addDriver("words", in);
