@@ -20,13 +20,44 @@ int64_t needed(const model::KernelTiming &t, size_t p, int64_t k) {
   return std::clamp<int64_t>(t.inputTokensNeeded[p](k), 0, t.inputTokens[p]);
 }
 
+/// How many tokens of a port whose order ranks are `ranks` come before rank `rank`.
+int64_t tokensBefore(const std::vector<int64_t> &ranks, int64_t rank) {
+  return int64_t(std::lower_bound(ranks.begin(), ranks.end(), rank) - ranks.begin());
+}
+
+/// The input order of a kernel: the cycle at which each input token is needed at the latest
+/// when the outputs come at D + k II (token j of port p by output k(j)'s cycle - lambda, at
+/// one token per cycle per port). Tokens no output needs come after the last needed one.
+std::vector<std::vector<int64_t>> inputOrder(const model::KernelTiming &t, int64_t lambda) {
+  std::vector<std::vector<int64_t>> order(t.inputTokens.size());
+  for (size_t p = 0; p < order.size(); ++p) {
+    std::vector<int64_t> &rank = order[p];
+    rank.assign(size_t(t.inputTokens[p]), 0);
+    const int64_t neededByAll = t.outputTokens > 0 ? needed(t, p, t.outputTokens - 1) : 0;
+    int64_t k = t.outputTokens - 1;
+    int64_t next = std::numeric_limits<int64_t>::max();
+    for (int64_t j = neededByAll - 1; j >= 0; --j) {
+      while (k > 0 && needed(t, p, k - 1) > j)
+        --k;
+      rank[size_t(j)] = std::min(next == std::numeric_limits<int64_t>::max() ? next : next - 1,
+                                 t.firstOutputDelay + k * t.ii - lambda);
+      next = rank[size_t(j)];
+    }
+    const int64_t after = neededByAll > 0 ? rank[size_t(neededByAll - 1)] : 0;
+    for (int64_t j = neededByAll; j < t.inputTokens[p]; ++j)
+      rank[size_t(j)] = after + (j - neededByAll) + (neededByAll > 0 ? 1 : 0);
+  }
+  return order;
+}
+
 /// One node's run state under the rules of the header. Inputs and outputs are abstract: the
 /// caller says, per cycle, which ports offer a token and whether every output has a free slot.
 class NodeRun {
 public:
-  NodeRun(const model::KernelTiming &timing, int64_t lambda, int64_t window)
-      : t_(timing), lambda_(lambda), window_(window), consumed_(timing.inputTokens.size(), 0),
-        consumeCycle_(timing.inputTokens.size()) {
+  NodeRun(const model::KernelTiming &timing, int64_t lambda, int64_t window,
+          const std::vector<std::vector<int64_t>> &order)
+      : t_(timing), lambda_(lambda), window_(window), order_(order),
+        consumed_(timing.inputTokens.size(), 0), consumeCycle_(timing.inputTokens.size()) {
     for (size_t p = 0; p < consumeCycle_.size(); ++p)
       consumeCycle_[p].reserve(size_t(timing.inputTokens[p]));
     emitCycle_.reserve(size_t(std::max<int64_t>(0, timing.outputTokens)));
@@ -43,7 +74,14 @@ public:
     const int64_t limit = (t_.outputTokens == 0 || lastInWindow >= t_.outputTokens)
                               ? t_.inputTokens[p]
                               : needed(t_, p, lastInWindow);
-    return consumed_[p] < limit;
+    if (consumed_[p] >= limit)
+      return false;
+    // Input order: every port has taken the tokens the kernel needs before this one.
+    const int64_t rank = order_[p][size_t(consumed_[p])];
+    for (size_t q = 0; q < ports(); ++q)
+      if (q != p && consumed_[q] < tokensBefore(order_[q], rank))
+        return false;
+    return true;
   }
 
   /// Is the next output ready in cycle `now`, space aside?
@@ -105,6 +143,7 @@ private:
   const model::KernelTiming &t_;
   int64_t lambda_;
   int64_t window_;
+  const std::vector<std::vector<int64_t>> &order_;
   std::vector<int64_t> consumed_;
   std::vector<std::vector<int64_t>> consumeCycle_;
   std::vector<int64_t> emitCycle_;
@@ -114,7 +153,8 @@ private:
 
 /// Runs one node alone with ideal inputs and a never-blocking output.
 KernelCurves runAlone(const model::KernelTiming &t, int64_t lambda, int64_t window) {
-  NodeRun run(t, lambda, window);
+  const std::vector<std::vector<int64_t>> order = inputOrder(t, lambda);
+  NodeRun run(t, lambda, window, order);
   int64_t limit = t.totalLatency + t.outputTokens * (t.ii + 1) + 16;
   for (int64_t in : t.inputTokens)
     limit += in;
@@ -135,6 +175,7 @@ KernelCurves runAlone(const model::KernelTiming &t, int64_t lambda, int64_t wind
   c.emitCycle = run.emitCycles();
   c.consumeCycle = run.consumeCycles();
   c.doneCycle = run.done() ? run.lastEvent() : -1;
+  c.inputOrder = order;
   return c;
 }
 
@@ -319,7 +360,7 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
   runs.reserve(nodeCount);
   int64_t longestWait = 2;
   for (size_t v = 0; v < nodeCount; ++v) {
-    runs.emplace_back(g.nodes[v].timing, curves[v].lambda, curves[v].window);
+    runs.emplace_back(g.nodes[v].timing, curves[v].lambda, curves[v].window, curves[v].inputOrder);
     const model::KernelTiming &t = g.nodes[v].timing;
     longestWait = std::max(longestWait, t.firstOutputDelay + t.ii + curves[v].lambda + 2);
   }

@@ -12,6 +12,10 @@
 // from t + 1, so a FIFO needs depth 2 for one token per cycle):
 //  - a node pops at most one token per input port per cycle, in order, and only tokens that the
 //    outputs in its window need: outputs emitted .. emitted + window - 1 (model C below);
+//  - across ports it takes inputs in its input order: token j of port p ranks at the latest
+//    cycle it is needed if outputs came at D + k II (output k(j)'s cycle - lambda, one token per
+//    cycle); it is popped only after every other port has taken its tokens of lower rank. A norm
+//    thus reads its second pass only after its first; a join reads its inputs in step;
 //  - it emits output k (one token on every output edge at once: a fork) when every port p has
 //    consumed inputTokensNeeded[p](k) tokens, the last of them at least `lambda` cycles ago;
 //    at least II after output k - 1; at least D after its first input handshake (a source: after
@@ -64,6 +68,10 @@ struct KernelCurves {
   std::vector<int64_t> emitCycle;                 ///< per output token
   std::vector<std::vector<int64_t>> consumeCycle; ///< per input port, per token
   int64_t doneCycle = 0;                          ///< last event
+  /// Per input port, per token: its rank in the kernel's input order (the latest cycle it is
+  /// needed when the outputs come at D + k II). A token is popped only after every other port
+  /// has taken its tokens of lower rank.
+  std::vector<std::vector<int64_t>> inputOrder;
 };
 
 /// Derives lambda and window from the timing and returns the ideal curves. Throws st::Error

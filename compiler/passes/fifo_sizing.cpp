@@ -75,6 +75,22 @@ bool obeysNodeRules(const model::KernelTiming &t, const KernelCurves &c,
         return false;
     }
   }
+  // Input order: when token j of port p is popped, every other port q has popped (in earlier
+  // cycles) its tokens of lower rank.
+  for (size_t p = 0; p < consume.size(); ++p)
+    for (size_t j = 0; j < consume[p].size(); ++j)
+      for (size_t q = 0; q < consume.size(); ++q) {
+        if (q == p)
+          continue;
+        const std::vector<int64_t> &ranks = c.inputOrder[q];
+        const int64_t before =
+            std::lower_bound(ranks.begin(), ranks.end(), c.inputOrder[p][j]) - ranks.begin();
+        const int64_t taken =
+            std::lower_bound(consume[q].begin(), consume[q].end(), consume[p][j]) -
+            consume[q].begin();
+        if (taken < before)
+          return false;
+      }
   if (!emit.empty()) {
     const int64_t origin = consume.empty() ? 0 : firstInput;
     if (emit[0] < origin + t.firstOutputDelay)

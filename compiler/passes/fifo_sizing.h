@@ -1,12 +1,17 @@
-// FIFO sizing by linear program (DESIGN.md §5, docs/fifo-sizing.md): chooses a start offset per
-// node of a TimingGraph so that, with every node running its ideal token curves from its
-// offset, no consumer waits for data and the makespan is the shortest the graph allows; among
-// those schedules CBC picks the one with the fewest FIFO bits. Each edge's depth is then the most
-// tokens it holds under that schedule. Modes:
+// FIFO sizing by linear program (DESIGN.md §5, docs/fifo-sizing.md). The schedule: every node
+// of a TimingGraph runs a token curve (its events in the as-soon-as-possible run with FIFOs that
+// never fill, optionally paced as late as its consumers allow) shifted by a start offset; the
+// offsets are the LP's integer variables (CBC). Constraints: every token is pushed at least a
+// cycle before it is popped, no event precedes the unbounded run, and the makespan is the
+// unbounded run's, the shortest any depths give. Objective: the summed FIFO bits, each edge's
+// depth above the convex hull of its exact tokens-in-flight curve. Each edge's depth is then the
+// most tokens it holds under the chosen schedule. Because the schedule obeys every rule of the
+// timing model, the simulated run with these depths never deadlocks and never ends later.
+// Modes:
 //  - lp (default): as above, on the nodes' own timing;
 //  - conservative: every node first slowed so that its stream period (outputTokens x II) equals
-//    the slowest node's, then as lp (smaller FIFOs on rate-mismatched edges, more latency);
-//  - deep: every FIFO `deepDepth` deep, offsets as soon as possible (the yardstick).
+//    the slowest node's, then as lp (fewer bits on rate-mismatched edges, more latency);
+//  - deep: every FIFO `deepDepth` deep, offsets of the unbounded run (the yardstick).
 // Op-generic: it reads only model::KernelTiming, token counts and token widths.
 #pragma once
 

@@ -51,6 +51,19 @@ TEST(KernelCurves, ReproduceEveryTemplateModel) {
   expectCurvesMeetTiming("gemv", gemv(16, 16, 4));
 }
 
+TEST(KernelCurves, NormReadsItsSecondPassAfterItsFirst) {
+  // st_norm's port 1 (the second pass) is needed only from D - lambda on: the input order keeps
+  // the abstract kernel from swallowing it early, so the FIFO feeding it must hold the vector.
+  model::NormParams p;
+  p.n = 64;
+  p.lanes = 4;
+  const KernelCurves c = deriveKernelCurves("norm", model::normTiming(p));
+  EXPECT_GE(c.consumeCycle[1].front(), c.consumeCycle[0].back());
+  // A two-input join reads its inputs in step.
+  const KernelCurves join = deriveKernelCurves("join", pipeline(8, 3, 2));
+  EXPECT_EQ(join.consumeCycle[0], join.consumeCycle[1]);
+}
+
 TEST(KernelCurves, InconsistentTimingNamesTheNode) {
   model::KernelTiming t = gemv(16, 4, 5);
   t.firstOutputDelay = 10; // output 0 needs all 16 x tokens: impossible before cycle 16

@@ -29,7 +29,8 @@ std::vector<NamedGraph> reconvergentGraphs() {
           {"diamond", diamondGraph(48)},
           {"residual", residualGraph(32)},
           {"fork_join", forkJoinGraph(40)},
-          {"gemv_sibling", gemvSiblingGraph(32)}};
+          {"gemv_sibling", gemvSiblingGraph(32)},
+          {"model_residual", modelResidualGraph()}};
 }
 
 bool withinTwoPercent(int64_t cycles, int64_t deepCycles) {
@@ -111,7 +112,7 @@ TEST_P(FifoSizingOnGraph, LpDepthsAreSafeFastAndSmall) {
               (long long)consSim.makespan);
 }
 
-INSTANTIATE_TEST_SUITE_P(Graphs, FifoSizingOnGraph, ::testing::Range<size_t>(0, 5),
+INSTANTIATE_TEST_SUITE_P(Graphs, FifoSizingOnGraph, ::testing::Range<size_t>(0, 6),
                          [](const ::testing::TestParamInfo<size_t> &info) {
                            return reconvergentGraphs()[info.param].name;
                          });
@@ -215,8 +216,8 @@ TEST(FifoSizing, RandomGraphsNeverDeadlockAndStayWithinTwoPercentOfDeep) {
               "within 1.25x; slowest LP solve %.6f s\n",
               (long long)lpBits, (long long)searchedBits, double(lpBits) / double(searchedBits),
               (long long)withinBound, slowestSolve);
-  // A regression guard on the aggregate (measured 1.52 when written).
-  EXPECT_LE(lpBits * 100, searchedBits * 160);
+  // A regression guard on the aggregate (measured 1.285 when written).
+  EXPECT_LE(lpBits * 100, searchedBits * 135);
 }
 
 TEST(FifoSizing, ShortArmHoldsWhatTheLongArmDelays) {

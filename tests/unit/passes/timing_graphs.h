@@ -4,6 +4,9 @@
 // three-kernel path, fork/join, a GEMV beside a streaming sibling).
 #pragma once
 
+#include "model/elementwise_model.h"
+#include "model/linear_model.h"
+#include "model/norm_model.h"
 #include "passes/dataflow_timing_sim.h"
 
 #include <algorithm>
@@ -167,6 +170,40 @@ inline TimingGraph gemvSiblingGraph(int64_t tokens, int64_t blockWords = 4) {
   b.edge(mv, add, 0, 32);
   b.edge(scale, add, 1, 32);
   b.edge(add, b.node("write", dmaWrite(tokens)));
+  return b.graph();
+}
+
+/// A pre-norm residual block from the real template models: x -> fork -> st_norm (two passes:
+/// port 0 statistics, port 1 normalize) -> st_linear (int4 weights from their DMA) ->
+/// st_residual_add(., x) -> write. 64 elements in 16 tokens of 4.
+inline TimingGraph modelResidualGraph() {
+  model::NormParams normParams;
+  normParams.n = 64;
+  normParams.lanes = 4;
+  model::LinearParams linearParams;
+  linearParams.k = 64;
+  linearParams.lanes = 4;
+  linearParams.nOut = 64;
+  linearParams.rows = 4;
+  model::ResidualAddParams addParams;
+  addParams.n = 64;
+  addParams.lanes = 4;
+  const model::KernelTiming linear = model::linearTiming(linearParams);
+  GraphBuilder b;
+  const size_t read = b.node("x_read", dmaRead(16));
+  const size_t fork = b.node("fork", pipeline(16, 1));
+  b.edge(read, fork, 0, 64);
+  const size_t norm = b.node("st_norm", model::normTiming(normParams));
+  const size_t w = b.node("w_read", dmaRead(linear.inputTokens[1], 12));
+  const size_t mv = b.node("st_linear", linear);
+  const size_t add = b.node("st_residual_add", model::residualAddTiming(addParams));
+  b.edge(fork, norm, 0, 64);
+  b.edge(fork, norm, 1, 64);
+  b.edge(norm, mv, 0, 32);
+  b.edge(w, mv, 1, linearParams.wordBits);
+  b.edge(mv, add, 0, 32);
+  b.edge(fork, add, 1, 64);
+  b.edge(add, b.node("write", dmaWrite(16)), 0, 64);
   return b.graph();
 }
 
