@@ -261,6 +261,19 @@ TEST(FifoSizing, BudgetBelowTheCriticalPathNamesTheLastNode) {
   }
 }
 
+TEST(FifoSizing, LooserBudgetNeverCostsMoreBitsAndIsKept) {
+  const TimingGraph g = gemvSiblingGraph(32);
+  const FifoSizingResult tight = sizeFifos(g);
+  FifoSizingOptions options;
+  options.maxMakespan = tight.predictedMakespan * 3 / 2;
+  const FifoSizingResult loose = sizeFifos(g, options);
+  EXPECT_LE(loose.totalFifoBits, tight.totalFifoBits);
+  EXPECT_LE(loose.predictedMakespan, options.maxMakespan);
+  const TimingSimResult sim = simulateDataflowTiming(g, loose.depths());
+  ASSERT_FALSE(sim.deadlock) << sim.deadlockReport;
+  EXPECT_LE(sim.makespan, loose.predictedMakespan);
+}
+
 TEST(FifoSizing, ModesParseAndBadModeIsAnError) {
   EXPECT_EQ(parseFifoSizingMode("lp"), FifoSizingMode::Lp);
   EXPECT_EQ(parseFifoSizingMode("conservative"), FifoSizingMode::Conservative);
