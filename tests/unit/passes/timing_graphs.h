@@ -173,9 +173,9 @@ inline TimingGraph gemvSiblingGraph(int64_t tokens, int64_t blockWords = 4) {
   return b.graph();
 }
 
-/// A pre-norm residual block from the real template models: x -> fork -> st_norm (two passes:
-/// port 0 statistics, port 1 normalize) -> st_linear (int4 weights from their DMA) ->
-/// st_residual_add(., x) -> write. 64 elements in 16 tokens of 4.
+/// A pre-norm residual block from the real template models: x -> fork -> st_norm (port 1: its
+/// gamma/beta parameter stream from a DMA, read in pass 2) -> st_linear (int4 weights from their
+/// DMA) -> st_residual_add(., x) -> write. 64 elements in 16 tokens of 4.
 inline TimingGraph modelResidualGraph() {
   model::NormParams normParams;
   normParams.n = 64;
@@ -197,8 +197,9 @@ inline TimingGraph modelResidualGraph() {
   const size_t w = b.node("w_read", dmaRead(linear.inputTokens[1], 12));
   const size_t mv = b.node("st_linear", linear);
   const size_t add = b.node("st_residual_add", model::residualAddTiming(addParams));
+  const size_t params = b.node("param_read", dmaRead(16, 6));
   b.edge(fork, norm, 0, 64);
-  b.edge(fork, norm, 1, 64);
+  b.edge(params, norm, 1, 64);
   b.edge(norm, mv, 0, 32);
   b.edge(w, mv, 1, linearParams.wordBits);
   b.edge(mv, add, 0, 32);
