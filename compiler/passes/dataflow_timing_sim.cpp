@@ -1,0 +1,492 @@
+// The abstract timing model and its cycle-by-cycle simulator (see dataflow_timing_sim.h).
+#include "passes/dataflow_timing_sim.h"
+
+#include "support/error.h"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+
+namespace st::passes {
+
+namespace {
+
+std::string nodeWhere(const std::string &name) {
+  return "node '" + name + "'";
+}
+
+/// The tokens of port p that output k needs, clamped to what the port carries.
+int64_t needed(const model::KernelTiming &t, size_t p, int64_t k) {
+  return std::clamp<int64_t>(t.inputTokensNeeded[p](k), 0, t.inputTokens[p]);
+}
+
+/// How many tokens of a port whose order ranks are `ranks` come before rank `rank`.
+int64_t tokensBefore(const std::vector<int64_t> &ranks, int64_t rank) {
+  return int64_t(std::lower_bound(ranks.begin(), ranks.end(), rank) - ranks.begin());
+}
+
+/// The input order of a kernel: the cycle at which each input token is needed at the latest
+/// when the outputs come at D + k II (token j of port p by output k(j)'s cycle - lambda, at
+/// one token per cycle per port). Tokens no output needs come after the last needed one.
+std::vector<std::vector<int64_t>> inputOrder(const model::KernelTiming &t, int64_t lambda) {
+  std::vector<std::vector<int64_t>> order(t.inputTokens.size());
+  for (size_t p = 0; p < order.size(); ++p) {
+    std::vector<int64_t> &rank = order[p];
+    rank.assign(size_t(t.inputTokens[p]), 0);
+    const int64_t neededByAll = t.outputTokens > 0 ? needed(t, p, t.outputTokens - 1) : 0;
+    int64_t k = t.outputTokens - 1;
+    int64_t next = std::numeric_limits<int64_t>::max();
+    for (int64_t j = neededByAll - 1; j >= 0; --j) {
+      while (k > 0 && needed(t, p, k - 1) > j)
+        --k;
+      rank[size_t(j)] = std::min(next == std::numeric_limits<int64_t>::max() ? next : next - 1,
+                                 t.firstOutputDelay + k * t.ii - lambda);
+      next = rank[size_t(j)];
+    }
+    const int64_t after = neededByAll > 0 ? rank[size_t(neededByAll - 1)] : 0;
+    for (int64_t j = neededByAll; j < t.inputTokens[p]; ++j)
+      rank[size_t(j)] = after + (j - neededByAll) + (neededByAll > 0 ? 1 : 0);
+  }
+  return order;
+}
+
+/// One node's run state under the rules of the header. Inputs and outputs are abstract: the
+/// caller says, per cycle, which ports offer a token and whether every output has a free slot.
+class NodeRun {
+public:
+  NodeRun(const model::KernelTiming &timing, int64_t lambda, int64_t window,
+          const std::vector<std::vector<int64_t>> &order)
+      : t_(timing), lambda_(lambda), window_(window), order_(order),
+        consumed_(timing.inputTokens.size(), 0), consumeCycle_(timing.inputTokens.size()) {
+    for (size_t p = 0; p < consumeCycle_.size(); ++p)
+      consumeCycle_[p].reserve(size_t(timing.inputTokens[p]));
+    emitCycle_.reserve(size_t(std::max<int64_t>(0, timing.outputTokens)));
+  }
+
+  size_t ports() const { return consumed_.size(); }
+  bool isSource() const { return consumed_.empty(); }
+
+  /// May port p pop a token in cycle `now` if one is offered?
+  bool wantsPop(size_t p) const {
+    if (consumed_[p] >= t_.inputTokens[p])
+      return false;
+    const int64_t lastInWindow = emitted() + window_ - 1;
+    const int64_t limit = (t_.outputTokens == 0 || lastInWindow >= t_.outputTokens)
+                              ? t_.inputTokens[p]
+                              : needed(t_, p, lastInWindow);
+    if (consumed_[p] >= limit)
+      return false;
+    // Input order: every port has taken the tokens the kernel needs before this one.
+    const int64_t rank = order_[p][size_t(consumed_[p])];
+    for (size_t q = 0; q < ports(); ++q)
+      if (q != p && consumed_[q] < tokensBefore(order_[q], rank))
+        return false;
+    return true;
+  }
+
+  /// Is the next output ready in cycle `now`, space aside?
+  bool readyToEmit(int64_t now) const { return emitBlocker(now).empty(); }
+
+  /// Why the next output cannot go in cycle `now` (space aside), or "" if it can. For a port that
+  /// lacks tokens the text is "port <p>"; other reasons are plain words.
+  std::string emitBlocker(int64_t now) const {
+    const int64_t k = emitted();
+    if (k >= t_.outputTokens)
+      return "all outputs emitted";
+    for (size_t p = 0; p < ports(); ++p) {
+      const int64_t n = needed(t_, p, k);
+      if (n == 0)
+        continue;
+      if (consumed_[p] < n)
+        return "port " + std::to_string(p);
+      if (consumeCycle_[p][size_t(n - 1)] + lambda_ > now)
+        return "pipeline";
+    }
+    if (k > 0 && now < emitCycle_.back() + t_.ii)
+      return "II";
+    if (isSource())
+      return now >= t_.firstOutputDelay ? "" : "D";
+    if (firstInput_ < 0)
+      return "no input yet";
+    return now >= firstInput_ + t_.firstOutputDelay ? "" : "D";
+  }
+
+  void pop(size_t p, int64_t now) {
+    consumeCycle_[p].push_back(now);
+    ++consumed_[p];
+    if (firstInput_ < 0)
+      firstInput_ = now;
+    lastEvent_ = std::max(lastEvent_, now);
+  }
+  void emit(int64_t now) {
+    emitCycle_.push_back(now);
+    lastEvent_ = std::max(lastEvent_, now);
+  }
+
+  bool done() const {
+    if (emitted() < std::max<int64_t>(0, t_.outputTokens))
+      return false;
+    for (size_t p = 0; p < ports(); ++p)
+      if (consumed_[p] < t_.inputTokens[p])
+        return false;
+    return true;
+  }
+
+  int64_t emitted() const { return int64_t(emitCycle_.size()); }
+  int64_t consumed(size_t p) const { return consumed_[p]; }
+  int64_t lastEvent() const { return lastEvent_; }
+  int64_t firstInput() const { return firstInput_; }
+  const std::vector<int64_t> &emitCycles() const { return emitCycle_; }
+  const std::vector<std::vector<int64_t>> &consumeCycles() const { return consumeCycle_; }
+
+private:
+  const model::KernelTiming &t_;
+  int64_t lambda_;
+  int64_t window_;
+  const std::vector<std::vector<int64_t>> &order_;
+  std::vector<int64_t> consumed_;
+  std::vector<std::vector<int64_t>> consumeCycle_;
+  std::vector<int64_t> emitCycle_;
+  int64_t firstInput_ = -1;
+  int64_t lastEvent_ = -1;
+};
+
+/// Runs one node alone with ideal inputs and a never-blocking output.
+KernelCurves runAlone(const model::KernelTiming &t, int64_t lambda, int64_t window) {
+  const std::vector<std::vector<int64_t>> order = inputOrder(t, lambda);
+  NodeRun run(t, lambda, window, order);
+  int64_t limit = t.totalLatency + t.outputTokens * (t.ii + 1) + 16;
+  for (int64_t in : t.inputTokens)
+    limit += in;
+  for (int64_t now = 0; now <= limit && !run.done(); ++now) {
+    const bool emit = run.readyToEmit(now);
+    std::vector<bool> pops(run.ports());
+    for (size_t p = 0; p < run.ports(); ++p)
+      pops[p] = run.wantsPop(p);
+    for (size_t p = 0; p < run.ports(); ++p)
+      if (pops[p])
+        run.pop(p, now);
+    if (emit)
+      run.emit(now);
+  }
+  KernelCurves c;
+  c.lambda = lambda;
+  c.window = window;
+  c.emitCycle = run.emitCycles();
+  c.consumeCycle = run.consumeCycles();
+  c.doneCycle = run.done() ? run.lastEvent() : -1;
+  c.inputOrder = order;
+  return c;
+}
+
+bool meetsTiming(const KernelCurves &c, const model::KernelTiming &t) {
+  if (c.doneCycle < 0)
+    return false;
+  if (t.outputTokens == 0)
+    return true;
+  return c.emitCycle.front() == t.firstOutputDelay && c.emitCycle.back() == t.totalLatency;
+}
+
+} // namespace
+
+KernelCurves deriveKernelCurves(const std::string &nodeName, const model::KernelTiming &t) {
+  const std::string where = nodeWhere(nodeName);
+  if (t.ii < 1)
+    throw Error(where, "II", "a positive II, got " + std::to_string(t.ii));
+  if (t.outputTokens < 0)
+    throw Error(where, "outputTokens", "a count >= 0, got " + std::to_string(t.outputTokens));
+  if (t.inputTokensNeeded.size() != t.inputTokens.size())
+    throw Error(where, "inputTokensNeeded",
+                "one curve per input port (" + std::to_string(t.inputTokens.size()) + "), got " +
+                    std::to_string(t.inputTokensNeeded.size()));
+  if (t.inputTokens.empty() && t.outputTokens == 0)
+    throw Error(where, "outputTokens", "a node with neither inputs nor outputs to do something");
+  for (size_t p = 0; p < t.inputTokens.size(); ++p) {
+    int64_t previous = 0;
+    for (int64_t k = 0; k < t.outputTokens; ++k) {
+      const int64_t n = t.inputTokensNeeded[p](k);
+      if (n < previous || n > t.inputTokens[p])
+        throw Error(where,
+                    "inputTokensNeeded[" + std::to_string(p) + "](" + std::to_string(k) + ")",
+                    "a non-decreasing count <= " + std::to_string(t.inputTokens[p]) + ", got " +
+                        std::to_string(n));
+      previous = n;
+    }
+  }
+  if (t.outputTokens > 0 && t.totalLatency < t.firstOutputDelay + (t.outputTokens - 1) * t.ii)
+    throw Error(where, "totalLatency",
+                "L >= D + (outputTokens - 1) * II = " +
+                    std::to_string(t.firstOutputDelay + (t.outputTokens - 1) * t.ii) + ", got " +
+                    std::to_string(t.totalLatency));
+
+  // lambda: D minus the cycle at which output 0's inputs are all in when fed ideally.
+  int64_t lastNeededForFirst = 0;
+  if (t.outputTokens > 0)
+    for (size_t p = 0; p < t.inputTokens.size(); ++p)
+      lastNeededForFirst = std::max(lastNeededForFirst, needed(t, p, 0) - 1);
+  const int64_t lambda = t.inputTokens.empty() ? 0 : t.firstOutputDelay - lastNeededForFirst;
+  if (!t.inputTokens.empty() && t.outputTokens > 0 && lambda < 1)
+    throw Error(where, "firstOutputDelay",
+                "D > " + std::to_string(lastNeededForFirst) +
+                    " (output 0 needs input tokens up to that cycle), got " +
+                    std::to_string(t.firstOutputDelay));
+
+  // window: the smallest number of outputs in flight that meets D and L alone (monotone: a
+  // larger window only lets inputs in earlier).
+  int64_t lo = 1, hi = std::max<int64_t>(1, t.outputTokens);
+  KernelCurves best = runAlone(t, lambda, hi);
+  if (!meetsTiming(best, t))
+    throw Error(where, "timing",
+                "D = " + std::to_string(t.firstOutputDelay) +
+                    " and L = " + std::to_string(t.totalLatency) +
+                    " reachable from its token needs at one token per port per cycle, got first "
+                    "output at " +
+                    (best.emitCycle.empty() ? std::string("never")
+                                            : std::to_string(best.emitCycle.front())) +
+                    " and last at " +
+                    (best.emitCycle.empty() ? std::string("never")
+                                            : std::to_string(best.emitCycle.back())));
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    KernelCurves trial = runAlone(t, lambda, mid);
+    if (meetsTiming(trial, t)) {
+      hi = mid;
+      best = std::move(trial);
+    } else {
+      lo = mid + 1;
+    }
+  }
+  if (best.window != lo)
+    best = runAlone(t, lambda, lo);
+  return best;
+}
+
+std::vector<size_t> checkTimingGraph(const TimingGraph &g) {
+  std::vector<std::vector<size_t>> inEdgeOfPort(g.nodes.size());
+  for (size_t v = 0; v < g.nodes.size(); ++v)
+    inEdgeOfPort[v].assign(g.nodes[v].timing.inputTokens.size(), SIZE_MAX);
+  for (size_t e = 0; e < g.edges.size(); ++e) {
+    const TimingEdge &edge = g.edges[e];
+    const std::string where = "edge '" + edge.name + "'";
+    if (edge.src >= g.nodes.size() || edge.dst >= g.nodes.size())
+      throw Error(where, "src/dst", "node indices below " + std::to_string(g.nodes.size()));
+    const model::KernelTiming &src = g.nodes[edge.src].timing;
+    const model::KernelTiming &dst = g.nodes[edge.dst].timing;
+    if (edge.dstPort >= dst.inputTokens.size())
+      throw Error(where, "dstPort",
+                  "an input port of node '" + g.nodes[edge.dst].name + "' (it has " +
+                      std::to_string(dst.inputTokens.size()) + "), got " +
+                      std::to_string(edge.dstPort));
+    if (edge.tokens != src.outputTokens || edge.tokens != dst.inputTokens[edge.dstPort])
+      throw Error(where, "tokens",
+                  "the source's outputTokens (" + std::to_string(src.outputTokens) +
+                      ") = the destination port's inputTokens (" +
+                      std::to_string(dst.inputTokens[edge.dstPort]) + ") = the edge's, got " +
+                      std::to_string(edge.tokens));
+    if (edge.tokenBits < 1)
+      throw Error(where, "tokenBits", "a positive width, got " + std::to_string(edge.tokenBits));
+    if (inEdgeOfPort[edge.dst][edge.dstPort] != SIZE_MAX)
+      throw Error(where, "dstPort",
+                  "one edge per input port, but port " + std::to_string(edge.dstPort) +
+                      " of node '" + g.nodes[edge.dst].name + "' also has edge '" +
+                      g.edges[inEdgeOfPort[edge.dst][edge.dstPort]].name + "'");
+    inEdgeOfPort[edge.dst][edge.dstPort] = e;
+  }
+  for (size_t v = 0; v < g.nodes.size(); ++v)
+    for (size_t p = 0; p < inEdgeOfPort[v].size(); ++p)
+      if (inEdgeOfPort[v][p] == SIZE_MAX)
+        throw Error(nodeWhere(g.nodes[v].name), "input port " + std::to_string(p),
+                    "an edge feeding it, got none");
+  // Kahn's algorithm; what remains lies on a cycle.
+  std::vector<size_t> indegree(g.nodes.size(), 0);
+  for (const TimingEdge &e : g.edges)
+    ++indegree[e.dst];
+  std::deque<size_t> ready;
+  for (size_t v = 0; v < g.nodes.size(); ++v)
+    if (indegree[v] == 0)
+      ready.push_back(v);
+  std::vector<size_t> order;
+  while (!ready.empty()) {
+    const size_t v = ready.front();
+    ready.pop_front();
+    order.push_back(v);
+    for (const TimingEdge &e : g.edges)
+      if (e.src == v && --indegree[e.dst] == 0)
+        ready.push_back(e.dst);
+  }
+  if (order.size() != g.nodes.size())
+    for (size_t v = 0; v < g.nodes.size(); ++v)
+      if (indegree[v] != 0)
+        throw Error(nodeWhere(g.nodes[v].name), "edges",
+                    "an acyclic graph, got a cycle through it");
+  return order;
+}
+
+std::vector<KernelCurves> deriveAllCurves(const TimingGraph &graph) {
+  std::vector<KernelCurves> curves;
+  curves.reserve(graph.nodes.size());
+  for (const TimingNode &n : graph.nodes)
+    curves.push_back(deriveKernelCurves(n.name, n.timing));
+  return curves;
+}
+
+TimingSimResult simulateDataflowTiming(const TimingGraph &graph,
+                                       const std::vector<int64_t> &depths) {
+  return simulateDataflowTiming(graph, deriveAllCurves(graph), depths);
+}
+
+TimingSimResult simulateDataflowTiming(const TimingGraph &g,
+                                       const std::vector<KernelCurves> &curves,
+                                       const std::vector<int64_t> &depths) {
+  const std::vector<size_t> order = checkTimingGraph(g);
+  if (depths.size() != g.edges.size())
+    throw Error("timing simulation", "depths",
+                "one depth per edge (" + std::to_string(g.edges.size()) + "), got " +
+                    std::to_string(depths.size()));
+  for (size_t e = 0; e < g.edges.size(); ++e)
+    if (depths[e] < 1)
+      throw Error("edge '" + g.edges[e].name + "'", "depth",
+                  "a depth >= 1, got " + std::to_string(depths[e]));
+
+  const size_t nodeCount = g.nodes.size();
+  std::vector<std::vector<size_t>> inEdge(nodeCount), outEdges(nodeCount);
+  for (size_t v = 0; v < nodeCount; ++v)
+    inEdge[v].resize(g.nodes[v].timing.inputTokens.size());
+  for (size_t e = 0; e < g.edges.size(); ++e) {
+    inEdge[g.edges[e].dst][g.edges[e].dstPort] = e;
+    outEdges[g.edges[e].src].push_back(e);
+  }
+  std::vector<NodeRun> runs;
+  runs.reserve(nodeCount);
+  int64_t longestWait = 2;
+  for (size_t v = 0; v < nodeCount; ++v) {
+    runs.emplace_back(g.nodes[v].timing, curves[v].lambda, curves[v].window, curves[v].inputOrder);
+    const model::KernelTiming &t = g.nodes[v].timing;
+    longestWait = std::max(longestWait, t.firstOutputDelay + t.ii + curves[v].lambda + 2);
+  }
+
+  TimingSimResult result;
+  result.highWater.assign(g.edges.size(), 0);
+  std::vector<int64_t> occupancy(g.edges.size(), 0), next(g.edges.size(), 0);
+  std::vector<bool> emitNow(nodeCount);
+  std::vector<std::vector<bool>> popNow(nodeCount);
+  int64_t idle = 0;
+  auto spaceOnAll = [&](size_t v) {
+    for (size_t e : outEdges[v])
+      if (occupancy[e] >= depths[e])
+        return false;
+    return true;
+  };
+  for (int64_t now = 0;; ++now) {
+    bool allDone = true;
+    for (size_t v = 0; v < nodeCount; ++v)
+      allDone = allDone && runs[v].done();
+    if (allDone)
+      break;
+    // Decide from the state at the start of the cycle, then apply.
+    bool anyEvent = false;
+    for (size_t v = 0; v < nodeCount; ++v) {
+      NodeRun &run = runs[v];
+      emitNow[v] = run.readyToEmit(now) && spaceOnAll(v);
+      popNow[v].assign(run.ports(), false);
+      for (size_t p = 0; p < run.ports(); ++p)
+        popNow[v][p] = run.wantsPop(p) && occupancy[inEdge[v][p]] > 0;
+    }
+    next = occupancy;
+    for (size_t v = 0; v < nodeCount; ++v) {
+      for (size_t p = 0; p < runs[v].ports(); ++p)
+        if (popNow[v][p]) {
+          runs[v].pop(p, now);
+          --next[inEdge[v][p]];
+          anyEvent = true;
+        }
+      if (emitNow[v]) {
+        runs[v].emit(now);
+        for (size_t e : outEdges[v])
+          ++next[e];
+        anyEvent = true;
+      }
+    }
+    occupancy = next;
+    for (size_t e = 0; e < g.edges.size(); ++e)
+      result.highWater[e] = std::max(result.highWater[e], occupancy[e]);
+    idle = anyEvent ? 0 : idle + 1;
+    if (idle <= longestWait)
+      continue;
+
+    // Nothing has moved for longer than any timing rule can hold a node: a deadlock. Each
+    // unfinished node waits for one other (the consumer of its full FIFO or the producer of its
+    // empty one); following these waits ends in a cycle, and the cycle's first node that waits
+    // for space names the FIFO that is too shallow.
+    result.deadlock = true;
+    std::vector<size_t> waitsForNode(nodeCount, SIZE_MAX), waitsOnEdge(nodeCount, SIZE_MAX);
+    std::vector<bool> waitsForSpace(nodeCount, false);
+    for (size_t v : order) {
+      const NodeRun &run = runs[v];
+      if (run.done())
+        continue;
+      std::string why;
+      const std::string blocker = run.emitBlocker(now + 1);
+      if (blocker.empty()) {
+        for (size_t e : outEdges[v])
+          if (occupancy[e] >= depths[e]) {
+            why = "waits for space on edge '" + g.edges[e].name + "' (full at depth " +
+                  std::to_string(depths[e]) + ")";
+            waitsForNode[v] = g.edges[e].dst;
+            waitsOnEdge[v] = e;
+            waitsForSpace[v] = true;
+            break;
+          }
+      } else if (blocker.rfind("port ", 0) == 0) {
+        const size_t p = std::stoul(blocker.substr(5));
+        const size_t e = inEdge[v][p];
+        why = "waits for token " + std::to_string(run.consumed(p)) + " on edge '" +
+              g.edges[e].name + "' (empty)";
+        waitsForNode[v] = g.edges[e].src;
+        waitsOnEdge[v] = e;
+      } else {
+        why = "waits (" + blocker + ")";
+      }
+      result.deadlockReport += "node '" + g.nodes[v].name + "' " + why + "; ";
+    }
+    for (size_t first : order) {
+      if (waitsForNode[first] == SIZE_MAX)
+        continue;
+      std::vector<bool> seen(nodeCount, false);
+      size_t v = first;
+      while (v != SIZE_MAX && !seen[v]) {
+        seen[v] = true;
+        v = waitsForNode[v];
+      }
+      if (v == SIZE_MAX)
+        continue;
+      // v is on a cycle: pick the cycle's topologically first space-waiting node.
+      std::vector<bool> onCycle(nodeCount, false);
+      for (size_t c = v; !onCycle[c]; c = waitsForNode[c])
+        onCycle[c] = true;
+      for (size_t c : order)
+        if (onCycle[c] && (waitsForSpace[c] || result.blockedNode.empty())) {
+          result.blockedNode = g.nodes[c].name;
+          result.blockedEdge = g.edges[waitsOnEdge[c]].name;
+          if (waitsForSpace[c])
+            break;
+        }
+      break;
+    }
+    result.deadlockReport =
+        "deadlock at cycle " + std::to_string(now) + ": " + result.deadlockReport;
+    return result;
+  }
+  int64_t last = 0;
+  for (const NodeRun &run : runs) {
+    last = std::max(last, run.lastEvent());
+    result.emitCycle.push_back(run.emitCycles());
+    result.consumeCycle.push_back(run.consumeCycles());
+    result.startCycle.push_back(std::max<int64_t>(0, run.firstInput()));
+    result.doneCycle.push_back(run.lastEvent());
+  }
+  result.makespan = last + 1;
+  return result;
+}
+
+} // namespace st::passes

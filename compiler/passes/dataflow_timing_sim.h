@@ -1,0 +1,107 @@
+// The abstract timing model of a dataflow graph (DESIGN.md §5) and its token-level simulator.
+//
+// A TimingGraph is a DAG of nodes (kernels, DMAs, forks), each described only by its
+// model::KernelTiming, joined by edges (FIFOs) that carry a known number of tokens. The
+// simulator runs it cycle by cycle with FIFOs of given depths and reports the makespan, each
+// FIFO's high-water mark, or a deadlock naming the blocked nodes and edges. The FIFO-sizing LP
+// (fifo_sizing.h) reads the same model through deriveKernelCurves(), so the depths it computes
+// and the simulation that checks them agree on every rule below.
+//
+// The kernel rules (one clock, snapshot semantics: every decision of cycle t reads the state at
+// the start of t; a token pushed in t can be popped from t + 1; a slot freed in t can be filled
+// from t + 1, so a FIFO needs depth 2 for one token per cycle):
+//  - a node pops at most one token per input port per cycle, in order, and only tokens that the
+//    outputs in its window need: outputs emitted .. emitted + window - 1 (model C below);
+//  - across ports it takes inputs in its input order: token j of port p ranks at the latest
+//    cycle it is needed if outputs came at D + k II (output k(j)'s cycle - lambda, one token per
+//    cycle); it is popped only after every other port has taken its tokens of lower rank. A norm
+//    thus reads its second pass only after its first; a join reads its inputs in step;
+//  - it emits output k (one token on every output edge at once: a fork) when every port p has
+//    consumed inputTokensNeeded[p](k) tokens, the last of them at least `lambda` cycles ago;
+//    at least II after output k - 1; at least D after its first input handshake (a source: after
+//    cycle 0); and every output edge has a free slot;
+//  - lambda = D - (cycle at which, with ideal inputs, the tokens output 0 needs are all in) and
+//    window = the smallest number of outputs in flight with which the node alone, fed ideally,
+//    meets its own D and L. Both are derived per node; a KernelTiming no rule can reproduce is
+//    an st::Error naming the node.
+// A node with outputTokens == 0 (a sink that only writes) pops freely and is done at its last pop.
+// The makespan is the number of cycles from cycle 0 (sources start) to the last node's last
+// event inclusive.
+#pragma once
+
+#include "model/kernel_timing.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace st::passes {
+
+struct TimingNode {
+  std::string name;
+  model::KernelTiming timing;
+};
+
+struct TimingEdge {
+  std::string name;
+  size_t src = 0;     ///< index into TimingGraph::nodes
+  size_t dst = 0;     ///< index into TimingGraph::nodes
+  size_t dstPort = 0; ///< input port of dst (index into its KernelTiming::inputTokens)
+  int64_t tokens = 0; ///< tokens carried in one run: src's outputTokens, dst's inputTokens[port]
+  int64_t tokenBits = 0;
+};
+
+struct TimingGraph {
+  std::vector<TimingNode> nodes;
+  std::vector<TimingEdge> edges;
+};
+
+/// Checks indices, token counts against both ends' timing, that every input port has exactly one
+/// edge, and that the graph is acyclic. Returns a topological order of the nodes.
+std::vector<size_t> checkTimingGraph(const TimingGraph &graph);
+
+/// The node's behaviour alone with ideal inputs (every port always offers a token) and an output
+/// that never blocks, under the rules above; cycle 0 = its first input handshake.
+struct KernelCurves {
+  int64_t lambda = 0; ///< cycles from the last needed input of an output to the output
+  int64_t window = 1; ///< outputs whose inputs the node may take before the oldest is emitted
+  std::vector<int64_t> emitCycle;                 ///< per output token
+  std::vector<std::vector<int64_t>> consumeCycle; ///< per input port, per token
+  int64_t doneCycle = 0;                          ///< last event
+  /// Per input port, per token: its rank in the kernel's input order (the latest cycle it is
+  /// needed when the outputs come at D + k II). A token is popped only after every other port
+  /// has taken its tokens of lower rank.
+  std::vector<std::vector<int64_t>> inputOrder;
+};
+
+/// Derives lambda and window from the timing and returns the ideal curves. Throws st::Error
+/// naming `nodeName` when D, L and the token needs are inconsistent.
+KernelCurves deriveKernelCurves(const std::string &nodeName, const model::KernelTiming &timing);
+
+struct TimingSimResult {
+  bool deadlock = false;
+  int64_t makespan = 0;           ///< valid when !deadlock
+  std::vector<int64_t> highWater; ///< per edge: most tokens held at once
+  std::string blockedNode;        ///< on deadlock: a node that waits for space
+  std::string blockedEdge;        ///< on deadlock: the full edge it waits on
+  std::string deadlockReport;     ///< on deadlock: every unfinished node and what it waits on
+  /// Per node, when !deadlock: the cycle of each output token, of each input token per port, of
+  /// its first input (sources: 0) and of its last event. The FIFO-sizing LP shifts these curves.
+  std::vector<std::vector<int64_t>> emitCycle;
+  std::vector<std::vector<std::vector<int64_t>>> consumeCycle;
+  std::vector<int64_t> startCycle;
+  std::vector<int64_t> doneCycle;
+};
+
+/// Simulates the graph with FIFO depths `depths` (per edge, each >= 1). `curves` are the nodes'
+/// derived curves (deriveKernelCurves, in node order); the overload derives them.
+TimingSimResult simulateDataflowTiming(const TimingGraph &graph,
+                                       const std::vector<KernelCurves> &curves,
+                                       const std::vector<int64_t> &depths);
+TimingSimResult simulateDataflowTiming(const TimingGraph &graph,
+                                       const std::vector<int64_t> &depths);
+
+/// Derives every node's curves (in node order).
+std::vector<KernelCurves> deriveAllCurves(const TimingGraph &graph);
+
+} // namespace st::passes

@@ -1,0 +1,479 @@
+// FIFO sizing by linear program, solved with CBC (see fifo_sizing.h and docs/fifo-sizing.md).
+#include "passes/fifo_sizing.h"
+
+#include "support/error.h"
+
+#include <coin/CbcModel.hpp>
+#include <coin/CoinPackedMatrix.hpp>
+#include <coin/CoinPackedVector.hpp>
+#include <coin/OsiClpSolverInterface.hpp>
+#include <gmpxx.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+namespace st::passes {
+
+namespace {
+
+const std::string kWhere = "FIFO sizing";
+
+/// Least dst start - src start with which every token of the edge is in the FIFO at least one
+/// cycle before the consumer, running its ideal curve, pops it.
+int64_t minimumDelay(const std::vector<int64_t> &push, const std::vector<int64_t> &pop) {
+  int64_t delay = std::numeric_limits<int64_t>::min();
+  for (size_t j = 0; j < pop.size(); ++j)
+    delay = std::max(delay, push[j] + 1 - pop[j]);
+  return pop.empty() ? 0 : delay;
+}
+
+/// Per node: the cycle of every output and input token and of its first input and last event.
+struct Schedule {
+  std::vector<std::vector<int64_t>> emit;
+  std::vector<std::vector<std::vector<int64_t>>> consume;
+  std::vector<int64_t> start;
+  std::vector<int64_t> done;
+};
+
+/// Does the node's own rule set (dataflow_timing_sim.h) hold for these event cycles? Data,
+/// space and other nodes are not its concern here.
+bool obeysNodeRules(const model::KernelTiming &t, const KernelCurves &c,
+                    const std::vector<int64_t> &emit,
+                    const std::vector<std::vector<int64_t>> &consume) {
+  for (size_t k = 0; k < emit.size(); ++k) {
+    if (k > 0 && emit[k] < emit[k - 1] + t.ii)
+      return false;
+    for (size_t p = 0; p < consume.size(); ++p) {
+      const int64_t n =
+          std::clamp<int64_t>(t.inputTokensNeeded[p](int64_t(k)), 0, t.inputTokens[p]);
+      if (n > 0 && emit[k] < consume[p][size_t(n - 1)] + c.lambda)
+        return false;
+    }
+  }
+  int64_t firstInput = std::numeric_limits<int64_t>::max();
+  for (size_t p = 0; p < consume.size(); ++p) {
+    if (consume[p].empty())
+      continue;
+    firstInput = std::min(firstInput, consume[p][0]);
+    for (size_t j = 1; j < consume[p].size(); ++j)
+      if (consume[p][j] < consume[p][j - 1] + 1)
+        return false;
+    // Token j may be popped once `emitted` outputs are out with j < the window's limit.
+    int64_t emitted = 0;
+    for (size_t j = 0; j < consume[p].size(); ++j) {
+      auto limit = [&](int64_t e) {
+        const int64_t last = e + c.window - 1;
+        return (t.outputTokens == 0 || last >= t.outputTokens)
+                   ? t.inputTokens[p]
+                   : std::clamp<int64_t>(t.inputTokensNeeded[p](last), 0, t.inputTokens[p]);
+      };
+      while (int64_t(j) >= limit(emitted))
+        ++emitted;
+      if (emitted > 0 && consume[p][j] < emit[size_t(emitted - 1)] + 1)
+        return false;
+    }
+  }
+  // Input order: when token j of port p is popped, every other port q has popped (in earlier
+  // cycles) its tokens of lower rank.
+  for (size_t p = 0; p < consume.size(); ++p)
+    for (size_t j = 0; j < consume[p].size(); ++j)
+      for (size_t q = 0; q < consume.size(); ++q) {
+        if (q == p)
+          continue;
+        const std::vector<int64_t> &ranks = c.inputOrder[q];
+        const int64_t before =
+            std::lower_bound(ranks.begin(), ranks.end(), c.inputOrder[p][j]) - ranks.begin();
+        const int64_t taken =
+            std::lower_bound(consume[q].begin(), consume[q].end(), consume[p][j]) -
+            consume[q].begin();
+        if (taken < before)
+          return false;
+      }
+  if (!emit.empty()) {
+    const int64_t origin = consume.empty() ? 0 : firstInput;
+    if (emit[0] < origin + t.firstOutputDelay)
+      return false;
+  }
+  return true;
+}
+
+/// Moves node v's events in `s` as late as its consumers' pops in `s` allow, never earlier than
+/// they are. A node without consumers, or whose moved events would break its own rules, keeps
+/// its events (returns false).
+bool paceNode(const TimingGraph &g, const KernelCurves &curve, size_t v, Schedule &s) {
+  constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+  const model::KernelTiming &t = g.nodes[v].timing;
+  std::vector<const TimingEdge *> outs;
+  for (const TimingEdge &edge : g.edges)
+    if (edge.src == v)
+      outs.push_back(&edge);
+  if (outs.empty())
+    return false;
+  std::vector<int64_t> emit = s.emit[v];
+  for (size_t k = emit.size(); k-- > 0;) {
+    int64_t latest = k + 1 < emit.size() ? emit[k + 1] - t.ii : kNone;
+    for (const TimingEdge *edge : outs)
+      latest = std::min(latest, s.consume[edge->dst][edge->dstPort][k] - 1);
+    emit[k] = std::max(s.emit[v][k], latest);
+  }
+  std::vector<std::vector<int64_t>> consume = s.consume[v];
+  for (size_t p = 0; p < consume.size(); ++p) {
+    auto need = [&](int64_t k) {
+      return std::clamp<int64_t>(t.inputTokensNeeded[p](k), 0, t.inputTokens[p]);
+    };
+    int64_t k = int64_t(emit.size()) - 1; // the first output needing token j, walking j down
+    for (size_t j = consume[p].size(); j-- > 0;) {
+      while (k > 0 && need(k - 1) > int64_t(j))
+        --k;
+      int64_t latest = j + 1 < consume[p].size() ? consume[p][j + 1] - 1 : kNone;
+      if (k >= 0 && !emit.empty() && need(k) > int64_t(j))
+        latest = std::min(latest, emit[size_t(k)] - curve.lambda);
+      else if (latest == kNone)
+        latest = s.consume[v][p][j];
+      consume[p][j] = std::max(s.consume[v][p][j], latest);
+    }
+  }
+  if (emit == s.emit[v] && consume == s.consume[v])
+    return false;
+  if (!obeysNodeRules(t, curve, emit, consume))
+    return false;
+  s.emit[v] = std::move(emit);
+  s.consume[v] = std::move(consume);
+  int64_t first = kNone, last = s.emit[v].empty() ? 0 : s.emit[v].back();
+  for (const std::vector<int64_t> &port : s.consume[v])
+    if (!port.empty()) {
+      first = std::min(first, port.front());
+      last = std::max(last, port.back());
+    }
+  s.start[v] = first == kNone ? s.emit[v].front() - t.firstOutputDelay : first;
+  s.done[v] = last;
+  return true;
+}
+
+/// `s` with each node's events moved by shift[node].
+Schedule shifted(Schedule s, const std::vector<int64_t> &shift) {
+  for (size_t v = 0; v < s.emit.size(); ++v) {
+    for (int64_t &c : s.emit[v])
+      c += shift[v];
+    for (std::vector<int64_t> &port : s.consume[v])
+      for (int64_t &c : port)
+        c += shift[v];
+    s.start[v] += shift[v];
+    s.done[v] += shift[v];
+  }
+  return s;
+}
+
+} // namespace
+
+FifoSizingMode parseFifoSizingMode(const std::string &text, const std::string &field) {
+  if (text == "lp")
+    return FifoSizingMode::Lp;
+  if (text == "conservative")
+    return FifoSizingMode::Conservative;
+  if (text == "deep")
+    return FifoSizingMode::Deep;
+  throw Error(kWhere, field, "one of lp, conservative, deep, got '" + text + "'");
+}
+
+const char *fifoSizingModeName(FifoSizingMode mode) {
+  switch (mode) {
+  case FifoSizingMode::Lp:
+    return "lp";
+  case FifoSizingMode::Conservative:
+    return "conservative";
+  case FifoSizingMode::Deep:
+    return "deep";
+  }
+  return "?";
+}
+
+std::vector<int64_t> FifoSizingResult::depths() const {
+  std::vector<int64_t> d;
+  d.reserve(edges.size());
+  for (const EdgeFifo &e : edges)
+    d.push_back(e.depth);
+  return d;
+}
+
+int64_t tokensInFlight(const std::vector<int64_t> &push, int64_t pushOffset,
+                       const std::vector<int64_t> &pop, int64_t popOffset) {
+  // Before push i the FIFO holds i - #{pops in earlier cycles}; push i needs that < depth.
+  int64_t most = 0;
+  size_t popped = 0;
+  for (size_t i = 0; i < push.size(); ++i) {
+    const int64_t cycle = push[i] + pushOffset;
+    while (popped < pop.size() && pop[popped] + popOffset < cycle)
+      ++popped;
+    most = std::max(most, int64_t(i) - int64_t(popped) + 1);
+  }
+  return most;
+}
+
+TimingGraph equalizeStreamPeriods(const TimingGraph &graph) {
+  int64_t slowest = 1;
+  for (const TimingNode &n : graph.nodes)
+    slowest = std::max(slowest, n.timing.outputTokens * n.timing.ii);
+  TimingGraph slowed = graph;
+  for (TimingNode &n : slowed.nodes) {
+    model::KernelTiming &t = n.timing;
+    if (t.outputTokens < 1)
+      continue;
+    const int64_t ii = std::max(t.ii, (slowest + t.outputTokens - 1) / t.outputTokens);
+    t.totalLatency += (t.outputTokens - 1) * (ii - t.ii);
+    t.ii = ii;
+  }
+  return slowed;
+}
+
+FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &options) {
+  FifoSizingResult result;
+  result.mode = options.mode;
+  result.sizedGraph =
+      options.mode == FifoSizingMode::Conservative ? equalizeStreamPeriods(input) : input;
+  const TimingGraph &g = result.sizedGraph;
+  const std::vector<KernelCurves> curves = deriveAllCurves(g);
+  const size_t nodeCount = g.nodes.size(), edgeCount = g.edges.size();
+  if (options.mode == FifoSizingMode::Deep && options.deepDepth < 2)
+    throw Error(kWhere, "deepDepth", "a depth >= 2, got " + std::to_string(options.deepDepth));
+
+  // The curves the schedule shifts: every node's events in the as-soon-as-possible run with
+  // FIFOs that never fill. Each node's curve is thereby paced by its real inputs (a fast kernel
+  // behind a slow one consumes at the slow one's pace) and the run's makespan is the shortest
+  // any depths can give.
+  std::vector<int64_t> unbounded(edgeCount);
+  for (size_t e = 0; e < edgeCount; ++e)
+    unbounded[e] = std::max<int64_t>(2, g.edges[e].tokens + 1);
+  const TimingSimResult run = simulateDataflowTiming(g, curves, unbounded);
+  if (run.deadlock)
+    throw Error("node '" + run.blockedNode + "'", "inputs",
+                "a graph that completes with unbounded FIFOs, got " + run.deadlockReport);
+  const int64_t makespan = run.makespan;
+  size_t lastNode = 0;
+  for (size_t v = 0; v < nodeCount; ++v)
+    if (run.doneCycle[v] > run.doneCycle[lastNode])
+      lastNode = v;
+  if (options.maxMakespan > 0 && makespan > options.maxMakespan)
+    throw Error("node '" + g.nodes[lastNode].name + "'", "makespan",
+                "a schedule within the budget of " + std::to_string(options.maxMakespan) +
+                    " cycles, but the shortest one ends with this node at cycle " +
+                    std::to_string(makespan));
+  const int64_t horizon = options.maxMakespan > 0 ? options.maxMakespan : makespan;
+
+  const std::vector<size_t> order = checkTimingGraph(g);
+  Schedule asap{run.emitCycle, run.consumeCycle, run.startCycle, run.doneCycle};
+
+  // Sizes the FIFOs for one choice of curves: the LP picks each curve's shift, the depths follow.
+  struct Candidate {
+    Schedule curves;
+    std::vector<int64_t> shift, lowestShift, minShift;
+    std::vector<int64_t> depth;
+    int64_t bits = 0;
+    bool feasible = true;
+  };
+  auto solveFor = [&](Schedule curves, bool mustSucceed) {
+    Candidate c;
+    c.curves = std::move(curves);
+    const Schedule &s = c.curves;
+    // The difference constraints shift[dst] - shift[src] >= minShift[e]: every token is pushed
+    // at least a cycle before it is popped.
+    c.minShift.resize(edgeCount);
+    for (size_t e = 0; e < edgeCount; ++e)
+      c.minShift[e] =
+          minimumDelay(s.emit[g.edges[e].src], s.consume[g.edges[e].dst][g.edges[e].dstPort]);
+    // A curve may move back towards the run, never before it: every event stays at or after
+    // its as-soon-as-possible cycle, so a source never emits before its D and II allow.
+    c.lowestShift.assign(nodeCount, 0);
+    for (size_t v = 0; v < nodeCount; ++v) {
+      int64_t back = std::numeric_limits<int64_t>::min();
+      for (size_t k = 0; k < s.emit[v].size(); ++k)
+        back = std::max(back, asap.emit[v][k] - s.emit[v][k]);
+      for (size_t p = 0; p < s.consume[v].size(); ++p)
+        for (size_t j = 0; j < s.consume[v][p].size(); ++j)
+          back = std::max(back, asap.consume[v][p][j] - s.consume[v][p][j]);
+      c.lowestShift[v] = back == std::numeric_limits<int64_t>::min() ? 0 : back;
+    }
+    c.shift.assign(nodeCount, 0);
+    if (options.mode != FifoSizingMode::Deep && edgeCount > 0) {
+      // Columns: shift[v] (integer) per node, then depth[e] per edge. Objective: the summed
+      // FIFO bits, sum of tokenBits x depth[e]. depth[e] lies above the lower convex hull of the
+      // edge's exact tokens-in-flight curve f_e(d), d = shift[dst] - shift[src], sampled over
+      // the delays the bounds allow; one row per hull segment, with integer coefficients
+      // (hull built with exact GMP cross products). The depths are recomputed exactly after.
+      const size_t columns = nodeCount + edgeCount;
+      std::vector<double> objective(columns, 0), lower(columns, 0), upper(columns, COIN_DBL_MAX);
+      for (size_t v = 0; v < nodeCount; ++v) {
+        lower[v] = double(c.lowestShift[v]);
+        upper[v] = double(horizon - 1 - s.done[v]);
+      }
+      CoinPackedMatrix rows(false, 0, 0);
+      rows.setDimensions(0, int(columns));
+      std::vector<double> rowLower, rowUpper;
+      for (size_t e = 0; e < edgeCount; ++e) {
+        const TimingEdge &edge = g.edges[e];
+        const int dst = int(edge.dst), src = int(edge.src), depthColumn = int(nodeCount + e);
+        objective[size_t(depthColumn)] = double(edge.tokenBits);
+        CoinPackedVector row;
+        row.insert(dst, 1.0);
+        row.insert(src, -1.0);
+        rows.appendRow(row);
+        rowLower.push_back(double(c.minShift[e]));
+        rowUpper.push_back(COIN_DBL_MAX);
+
+        const std::vector<int64_t> &push = s.emit[edge.src];
+        const std::vector<int64_t> &pop = s.consume[edge.dst][edge.dstPort];
+        auto inFlight = [&](int64_t d) { return tokensInFlight(push, 0, pop, d); };
+        // Sample only up to where f saturates (all tokens in flight): beyond, f is flat and a
+        // convex hull through the flat part would call any delay almost free; the last segment
+        // extended instead over-estimates there, which steers the LP away.
+        const int64_t dLow = c.minShift[e];
+        int64_t dHigh = std::max(dLow, int64_t(upper[edge.dst] - lower[edge.src]));
+        const int64_t most = inFlight(dHigh);
+        for (int64_t lo = dLow; lo < dHigh;) {
+          const int64_t mid = lo + (dHigh - lo) / 2;
+          if (inFlight(mid) >= most)
+            dHigh = mid;
+          else
+            lo = mid + 1;
+        }
+        std::vector<int64_t> samples;
+        for (int64_t d = dLow; d <= std::min(dHigh, dLow + 48); ++d)
+          samples.push_back(d);
+        for (int k = 1; k <= 32; ++k)
+          samples.push_back(dLow + int64_t(double(dHigh - dLow) * (k / 32.0) * (k / 32.0)));
+        std::sort(samples.begin(), samples.end());
+        samples.erase(std::unique(samples.begin(), samples.end()), samples.end());
+        std::vector<std::pair<int64_t, int64_t>> hull; // (d, f(d)), lower convex hull
+        for (int64_t d : samples) {
+          const std::pair<int64_t, int64_t> point{d, inFlight(d)};
+          while (hull.size() >= 2) {
+            const auto &a = hull[hull.size() - 2], &b = hull.back();
+            const mpz_class cross =
+                mpz_class((long)(b.first - a.first)) * mpz_class((long)(point.second - a.second)) -
+                mpz_class((long)(b.second - a.second)) * mpz_class((long)(point.first - a.first));
+            if (cross > 0)
+              break;
+            hull.pop_back(); // b lies on or above the segment a..point
+          }
+          hull.push_back(point);
+        }
+        // depth >= f(a) + (f(b) - f(a)) / (b - a) x (d - a), times (b - a) > 0.
+        auto addSegment = [&](std::pair<int64_t, int64_t> a, std::pair<int64_t, int64_t> b) {
+          const int64_t run = b.first - a.first, rise = b.second - a.second;
+          CoinPackedVector segment;
+          segment.insert(depthColumn, double(run));
+          if (rise != 0) {
+            segment.insert(dst, double(-rise));
+            segment.insert(src, double(rise));
+          }
+          rows.appendRow(segment);
+          rowLower.push_back(double(a.second * run - rise * a.first));
+          rowUpper.push_back(COIN_DBL_MAX);
+        };
+        if (hull.size() == 1)
+          addSegment(hull[0], {hull[0].first + 1, hull[0].second});
+        for (size_t h = 1; h < hull.size(); ++h)
+          addSegment(hull[h - 1], hull[h]);
+      }
+      OsiClpSolverInterface solver;
+      solver.messageHandler()->setLogLevel(0);
+      solver.loadProblem(rows, lower.data(), upper.data(), objective.data(), rowLower.data(),
+                         rowUpper.data());
+      for (size_t v = 0; v < nodeCount; ++v)
+        solver.setInteger(int(v));
+      const auto began = std::chrono::steady_clock::now();
+      CbcModel model(solver);
+      model.setLogLevel(0);
+      model.messageHandler()->setLogLevel(0);
+      model.branchAndBound();
+      result.solveSeconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+      if (model.isProvenInfeasible() || model.bestSolution() == nullptr) {
+        c.feasible = false; // only a mix of run and paced curves can be; the run's never is
+        if (!mustSucceed)
+          return c;
+        throw Error("node '" + g.nodes[lastNode].name + "'", "FIFO-sizing LP",
+                    "a feasible schedule within " + std::to_string(horizon) +
+                        " cycles, but CBC found none");
+      }
+      if (model.isContinuousUnbounded())
+        throw Error(kWhere, "FIFO-sizing LP", "a bounded program, but CBC reports it unbounded");
+      const double *solution = model.bestSolution();
+      for (size_t v = 0; v < nodeCount; ++v)
+        c.shift[v] = std::llround(solution[v]);
+    }
+    // Check the schedule exactly, then size each FIFO from it.
+    for (size_t v = 0; v < nodeCount; ++v)
+      if (c.shift[v] < c.lowestShift[v] || c.shift[v] + s.done[v] + 1 > horizon)
+        throw Error("node '" + g.nodes[v].name + "'", "start offset",
+                    "a shift in " + std::to_string(c.lowestShift[v]) + " .. " +
+                        std::to_string(horizon - 1 - s.done[v]) + " from the solver, got " +
+                        std::to_string(c.shift[v]));
+    for (size_t e = 0; e < edgeCount; ++e) {
+      const TimingEdge &edge = g.edges[e];
+      if (c.shift[edge.dst] - c.shift[edge.src] < c.minShift[e])
+        throw Error("edge '" + edge.name + "'", "delay",
+                    "a shift difference >= " + std::to_string(c.minShift[e]) +
+                        " from the solver, got " +
+                        std::to_string(c.shift[edge.dst] - c.shift[edge.src]));
+      const int64_t depth =
+          options.mode == FifoSizingMode::Deep
+              ? options.deepDepth
+              : std::max<int64_t>(2, tokensInFlight(s.emit[edge.src], c.shift[edge.src],
+                                                    s.consume[edge.dst][edge.dstPort],
+                                                    c.shift[edge.dst]));
+      c.depth.push_back(depth);
+      c.bits += depth * edge.tokenBits;
+    }
+    return c;
+  };
+
+  Candidate best = solveFor(asap, true);
+  if (options.mode != FifoSizingMode::Deep) {
+    // Then pace nodes by their consumers, consumers first: each event of the node as late as
+    // the consumers' pops in the best schedule so far allow (a producer that would run ahead of
+    // a consumer waiting for other inputs, as weights ahead of a GEMV still reading x, or a fast
+    // kernel before a slow one, then fills no FIFO, as back-pressure does in hardware at no
+    // cost), the LP re-solved, and the pacing kept if the bits fall. A paced curve obeys the
+    // node's rules and never precedes the run, so every candidate is a valid schedule.
+    // Repeat while a pass helps (pacing a consumer can open room for its producer), at most
+    // kPacingPasses times.
+    constexpr int kPacingPasses = 4;
+    for (int pass = 0; pass < kPacingPasses; ++pass) {
+      const int64_t before = best.bits;
+      for (size_t i = order.size(); i-- > 0;) {
+        Schedule trialCurves = shifted(best.curves, best.shift);
+        if (!paceNode(g, curves[order[i]], order[i], trialCurves))
+          continue;
+        Candidate trial = solveFor(std::move(trialCurves), false);
+        if (trial.feasible && trial.bits < best.bits)
+          best = std::move(trial);
+      }
+      if (best.bits == before)
+        break;
+    }
+  }
+
+  const Schedule &s = best.curves;
+  result.nodeStart.resize(nodeCount);
+  for (size_t v = 0; v < nodeCount; ++v) {
+    result.nodeStart[v] = s.start[v] + best.shift[v];
+    result.predictedMakespan = std::max(result.predictedMakespan, best.shift[v] + s.done[v] + 1);
+  }
+  for (size_t e = 0; e < edgeCount; ++e) {
+    const TimingEdge &edge = g.edges[e];
+    EdgeFifo fifo;
+    fifo.edge = edge.name;
+    fifo.minDelay = s.start[edge.dst] - s.start[edge.src] + best.minShift[e];
+    fifo.delay = result.nodeStart[edge.dst] - result.nodeStart[edge.src];
+    fifo.depth = best.depth[e];
+    fifo.bits = fifo.depth * edge.tokenBits;
+    result.totalFifoBits += fifo.bits;
+    result.edges.push_back(fifo);
+  }
+  return result;
+}
+
+} // namespace st::passes
