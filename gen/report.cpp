@@ -58,6 +58,9 @@ nlohmann::json reportJson(const passes::CompileState &state, const std::string &
           {"part", state.device.part},
           {"kernel_clock_mhz", state.device.kernelClockMhz},
           {"fusion_groups", state.numFusionGroups},
+          {"fifo_mode", passes::fifoSizingModeName(state.options.fifoMode)},
+          {"predicted_cycles", state.predictedCycles},
+          {"fifo_lp_solve_seconds", state.fifoSolveSeconds},
           {"nodes", nodes},
           {"streams", streams},
           {"converters", converters},
@@ -70,7 +73,10 @@ std::string reportMarkdown(const nlohmann::json &r) {
   os << "# " << r["design"].get<std::string>() << "\n\n"
      << "Device " << r["device"].get<std::string>() << " (" << r["part"].get<std::string>()
      << "), kernel clock " << r["kernel_clock_mhz"].get<int64_t>() << " MHz, "
-     << r["fusion_groups"].get<int64_t>() << " fusion group(s).\n\n## Nodes\n\n"
+     << r["fusion_groups"].get<int64_t>() << " fusion group(s).\n\n"
+     << "Predicted cycles from start to the last output: " << r["predicted_cycles"].get<int64_t>()
+     << " (FIFOs sized in mode " << r["fifo_mode"].get<std::string>() << ", LP solved in "
+     << r["fifo_lp_solve_seconds"].get<double>() << " s).\n\n## Nodes\n\n"
      << "| node | kind | module | group | ports |\n|---|---|---|---|---|\n";
   for (const auto &n : r["nodes"]) {
     std::string ports;

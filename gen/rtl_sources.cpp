@@ -13,7 +13,8 @@ namespace st::gen {
 
 std::set<std::string> instantiatedModules(const std::string &svText) {
   // `st_name #(` or `st_name u_inst (` at the start of a statement.
-  static const std::regex inst(R"((^|[;\n])\s*(st_[A-Za-z0-9_]+)\s*(#\s*\(|[A-Za-z_][A-Za-z0-9_]*\s*\())");
+  static const std::regex inst(
+      R"((^|[;\n])\s*(st_[A-Za-z0-9_]+)\s*(#\s*\(|[A-Za-z_][A-Za-z0-9_]*\s*\())");
   std::set<std::string> out;
   for (auto it = std::sregex_iterator(svText.begin(), svText.end(), inst);
        it != std::sregex_iterator(); ++it)
@@ -56,7 +57,8 @@ std::vector<std::string> templateClosure(const std::map<std::string, RtlModuleIn
       return;
     auto it = library.find(m);
     if (it == library.end())
-      throw Error("rtl templates", "module '" + m + "'", "a template declaring it in rtl_templates/");
+      throw Error("rtl templates", "module '" + m + "'",
+                  "a template declaring it in rtl_templates/");
     done.insert(m);
     for (const auto &sub : it->second.instantiates)
       visit(sub);

@@ -12,7 +12,7 @@
 namespace st::gen {
 
 struct RtlModuleInfo {
-  std::string path;                  ///< absolute path of the .sv file
+  std::string path;                   ///< absolute path of the .sv file
   std::set<std::string> instantiates; ///< st_* modules it instantiates
 };
 

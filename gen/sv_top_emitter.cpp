@@ -105,8 +105,7 @@ std::string packedList(const std::vector<int64_t> &values, unsigned bits) {
   std::ostringstream os;
   os << "{";
   for (size_t i = values.size(); i-- > 0;)
-    os << bits << "'d" << (values[i] < 0 ? "0" : std::to_string(values[i]))
-       << (i ? ", " : "");
+    os << bits << "'d" << (values[i] < 0 ? "0" : std::to_string(values[i])) << (i ? ", " : "");
   os << "}";
   return os.str();
 }
@@ -141,7 +140,8 @@ TopInterface topInterfaceOf(const ir::DataflowGraph &df, const std::string &desi
       continue;
     const bool isRead = node.kind == ir::NodeKind::ReadDma;
     const ir::ITensorType &type = isRead ? node.outputs[0].type : node.inputs[0].type;
-    top.dmas.push_back({n, svIdentifier(node.name), isRead, offset, hbmLayoutOf(type, kAxiDataBits)});
+    top.dmas.push_back(
+        {n, svIdentifier(node.name), isRead, offset, hbmLayoutOf(type, kAxiDataBits)});
     offset += 12;
   }
   while ((1u << top.controlAddrBits) < offset)
@@ -159,36 +159,52 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top) {
      << "    input  wire ap_clk,\n    input  wire ap_rst_n,\n";
   const unsigned aw = top.controlAddrBits;
   os << "    input  wire [" << aw - 1 << ":0] s_axi_control_awaddr,\n"
-     << "    input  wire        s_axi_control_awvalid,\n    output wire        s_axi_control_awready,\n"
+     << "    input  wire        s_axi_control_awvalid,\n    output wire        "
+        "s_axi_control_awready,\n"
      << "    input  wire [31:0] s_axi_control_wdata,\n    input  wire [3:0]  s_axi_control_wstrb,\n"
-     << "    input  wire        s_axi_control_wvalid,\n    output wire        s_axi_control_wready,\n"
-     << "    output wire [1:0]  s_axi_control_bresp,\n    output wire        s_axi_control_bvalid,\n"
+     << "    input  wire        s_axi_control_wvalid,\n    output wire        "
+        "s_axi_control_wready,\n"
+     << "    output wire [1:0]  s_axi_control_bresp,\n    output wire        "
+        "s_axi_control_bvalid,\n"
      << "    input  wire        s_axi_control_bready,\n"
      << "    input  wire [" << aw - 1 << ":0] s_axi_control_araddr,\n"
-     << "    input  wire        s_axi_control_arvalid,\n    output wire        s_axi_control_arready,\n"
+     << "    input  wire        s_axi_control_arvalid,\n    output wire        "
+        "s_axi_control_arready,\n"
      << "    output wire [31:0] s_axi_control_rdata,\n    output wire [1:0]  s_axi_control_rresp,\n"
-     << "    output wire        s_axi_control_rvalid,\n    input  wire        s_axi_control_rready,\n";
+     << "    output wire        s_axi_control_rvalid,\n    input  wire        "
+        "s_axi_control_rready,\n";
   for (const auto &d : top.dmas) {
     const std::string p = "m_axi_" + d.name + "_";
     if (d.isRead)
       os << "    output wire [0:0]   " << p << "arid,\n    output wire [63:0]  " << p << "araddr,\n"
-         << "    output wire [7:0]   " << p << "arlen,\n    output wire [2:0]   " << p << "arsize,\n"
-         << "    output wire [1:0]   " << p << "arburst,\n    output wire         " << p << "arlock,\n"
-         << "    output wire [3:0]   " << p << "arcache,\n    output wire [2:0]   " << p << "arprot,\n"
-         << "    output wire         " << p << "arvalid,\n    input  wire         " << p << "arready,\n"
+         << "    output wire [7:0]   " << p << "arlen,\n    output wire [2:0]   " << p
+         << "arsize,\n"
+         << "    output wire [1:0]   " << p << "arburst,\n    output wire         " << p
+         << "arlock,\n"
+         << "    output wire [3:0]   " << p << "arcache,\n    output wire [2:0]   " << p
+         << "arprot,\n"
+         << "    output wire         " << p << "arvalid,\n    input  wire         " << p
+         << "arready,\n"
          << "    input  wire [0:0]   " << p << "rid,\n    input  wire [511:0] " << p << "rdata,\n"
          << "    input  wire [1:0]   " << p << "rresp,\n    input  wire         " << p << "rlast,\n"
-         << "    input  wire         " << p << "rvalid,\n    output wire         " << p << "rready,\n";
+         << "    input  wire         " << p << "rvalid,\n    output wire         " << p
+         << "rready,\n";
     else
       os << "    output wire [0:0]   " << p << "awid,\n    output wire [63:0]  " << p << "awaddr,\n"
-         << "    output wire [7:0]   " << p << "awlen,\n    output wire [2:0]   " << p << "awsize,\n"
-         << "    output wire [1:0]   " << p << "awburst,\n    output wire         " << p << "awlock,\n"
-         << "    output wire [3:0]   " << p << "awcache,\n    output wire [2:0]   " << p << "awprot,\n"
-         << "    output wire         " << p << "awvalid,\n    input  wire         " << p << "awready,\n"
+         << "    output wire [7:0]   " << p << "awlen,\n    output wire [2:0]   " << p
+         << "awsize,\n"
+         << "    output wire [1:0]   " << p << "awburst,\n    output wire         " << p
+         << "awlock,\n"
+         << "    output wire [3:0]   " << p << "awcache,\n    output wire [2:0]   " << p
+         << "awprot,\n"
+         << "    output wire         " << p << "awvalid,\n    input  wire         " << p
+         << "awready,\n"
          << "    output wire [511:0] " << p << "wdata,\n    output wire [63:0]  " << p << "wstrb,\n"
-         << "    output wire         " << p << "wlast,\n    output wire         " << p << "wvalid,\n"
+         << "    output wire         " << p << "wlast,\n    output wire         " << p
+         << "wvalid,\n"
          << "    input  wire         " << p << "wready,\n    input  wire [0:0]   " << p << "bid,\n"
-         << "    input  wire [1:0]   " << p << "bresp,\n    input  wire         " << p << "bvalid,\n"
+         << "    input  wire [1:0]   " << p << "bresp,\n    input  wire         " << p
+         << "bvalid,\n"
          << "    output wire         " << p << "bready,\n";
   }
   os << "    output wire interrupt\n);\n\n";
@@ -202,9 +218,9 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top) {
      << "),\n      .ArgIs64(32'h" << std::hex
      << ((numDmas >= 64 ? ~uint64_t{0} : (uint64_t{1} << numDmas) - 1)) << std::dec << ")\n"
      << "  ) u_control (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n";
-  for (const char *sig : {"awaddr", "awvalid", "awready", "wdata", "wstrb", "wvalid", "wready",
-                          "bresp", "bvalid", "bready", "araddr", "arvalid", "arready", "rdata",
-                          "rresp", "rvalid", "rready"})
+  for (const char *sig :
+       {"awaddr", "awvalid", "awready", "wdata", "wstrb", "wvalid", "wready", "bresp", "bvalid",
+        "bready", "araddr", "arvalid", "arready", "rdata", "rresp", "rvalid", "rready"})
     os << "      .s_axi_control_" << sig << "(s_axi_control_" << sig << "),\n";
   os << "      .interrupt(interrupt),\n      .ap_start_o(ap_start), .ap_done_i(ap_done),\n"
      << "      .ap_idle_i(ap_idle), .ap_ready_i(ap_done), .args_o(args)\n  );\n\n"
@@ -250,8 +266,10 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top) {
   os << "  /* verilator lint_on PINCONNECTEMPTY */\n";
   // ---- nodes ----
   os << "\n  // ---- kernels, converters, forks, views and DMAs ----\n"
-     << "  // A DMA's error_o (a non-OKAY AXI response) is left open: the testbench's AXI protocol\n"
-     << "  // checker and HBM model report responses.\n  /* verilator lint_off PINCONNECTEMPTY */\n";
+     << "  // A DMA's error_o (a non-OKAY AXI response) is left open: the testbench's AXI "
+        "protocol\n"
+     << "  // checker and HBM model report responses.\n  /* verilator lint_off PINCONNECTEMPTY "
+        "*/\n";
   for (ir::NodeId n : df.topologicalOrder()) {
     const ir::DataflowNode &node = df.node(n);
     const std::string inst = "u_" + svIdentifier(node.name);
@@ -261,8 +279,7 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top) {
       const StreamSignals out = producerSide(df, outputStream(df, n, 0));
       os << "  // view " << node.name << "\n  assign " << out.valid << " = " << in.valid
          << ";\n  assign " << in.ready << " = " << out.ready << ";\n";
-      const bool isTranspose =
-          node.op && df.source->op(*node.op).kind == ir::OpKind::Transpose;
+      const bool isTranspose = node.op && df.source->op(*node.op).kind == ir::OpKind::Transpose;
       if (!isTranspose) {
         os << "  assign " << out.data << " = " << in.data << ";\n";
         break;
@@ -301,10 +318,10 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top) {
       std::vector<int64_t> trips;
       for (const DmaLoop &l : L.loops)
         trips.push_back(l.tripCount);
-      os << "  " << node.module << " #(\n      .NumLoops(" << L.loops.size()
-         << "), .AddrWidth(" << kAxiAddrBits << "), .DataWidth(" << kAxiDataBits
-         << "),\n      .PaddedTokenBits(" << L.paddedTokenBits << "), .TokenBits(" << L.tokenBits
-         << "), .TokensPerRun(" << L.tokensPerRun << ")\n  ) " << inst
+      os << "  " << node.module << " #(\n      .NumLoops(" << L.loops.size() << "), .AddrWidth("
+         << kAxiAddrBits << "), .DataWidth(" << kAxiDataBits << "),\n      .PaddedTokenBits("
+         << L.paddedTokenBits << "), .TokenBits(" << L.tokenBits << "), .TokensPerRun("
+         << L.tokensPerRun << ")\n  ) " << inst
          << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n      .start_valid_i(dma_start[" << i
          << "]), .start_ready_o(dma_start_ready[" << i << "]),\n      .base_addr_i(args[" << i * 64
          << " +: 64]),\n      .trip_counts_i(" << packedList(trips, 32) << "),\n      .strides_i("
@@ -313,9 +330,9 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top) {
         const StreamSignals out = producerSide(df, outputStream(df, n, 0));
         os << "      .valid_o(" << out.valid << "), .ready_i(" << out.ready << "), .data_o("
            << out.data << "),\n";
-        const char *sigs[] = {"arid",  "araddr", "arlen", "arsize", "arburst", "arlock",
-                              "arcache", "arprot", "arvalid", "arready", "rid", "rdata",
-                              "rresp", "rlast", "rvalid", "rready"};
+        const char *sigs[] = {"arid",    "araddr", "arlen",   "arsize",  "arburst", "arlock",
+                              "arcache", "arprot", "arvalid", "arready", "rid",     "rdata",
+                              "rresp",   "rlast",  "rvalid",  "rready"};
         for (size_t k = 0; k < std::size(sigs); ++k)
           os << "      .m_axi_" << sigs[k] << "(m_axi_" << d.name << "_" << sigs[k] << ")"
              << (k + 1 < std::size(sigs) ? ",\n" : "\n");
@@ -323,9 +340,10 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top) {
         const StreamSignals in = consumerSide(df, inputStream(df, n, 0));
         os << "      .valid_i(" << in.valid << "), .ready_o(" << in.ready << "), .data_i("
            << in.data << "),\n";
-        const char *sigs[] = {"awid",  "awaddr", "awlen", "awsize", "awburst", "awlock",
-                              "awcache", "awprot", "awvalid", "awready", "wdata", "wstrb",
-                              "wlast", "wvalid", "wready", "bid", "bresp", "bvalid", "bready"};
+        const char *sigs[] = {"awid",   "awaddr",  "awlen",  "awsize",  "awburst",
+                              "awlock", "awcache", "awprot", "awvalid", "awready",
+                              "wdata",  "wstrb",   "wlast",  "wvalid",  "wready",
+                              "bid",    "bresp",   "bvalid", "bready"};
         for (size_t k = 0; k < std::size(sigs); ++k)
           os << "      .m_axi_" << sigs[k] << "(m_axi_" << d.name << "_" << sigs[k] << ")"
              << (k + 1 < std::size(sigs) ? ",\n" : "\n");

@@ -23,7 +23,7 @@ struct TopInterface {
   /// One entry per DMA, in argument order: the node, its m_axi port prefix, its register offset.
   struct DmaPort {
     ir::NodeId node;
-    std::string name;     ///< m_axi_<name>_*
+    std::string name; ///< m_axi_<name>_*
     bool isRead = true;
     unsigned argOffset = 0; ///< byte offset of the 64-bit pointer in s_axi_control
     HbmTensorLayout layout;

@@ -31,6 +31,8 @@ struct CompileOptions {
   int64_t defaultTile = 4;
   int64_t memoryBudget = 0;
   uint64_t dataSeed = 1;
+  std::string fifoMode = "lp";
+  std::vector<std::string> fifoDepths;
 };
 
 void writeFile(const fs::path &path, const std::string &text) {
@@ -64,6 +66,19 @@ int runCompile(const CompileOptions &o) {
     state.options.defaultTileSize = o.defaultTile;
     if (o.memoryBudget > 0)
       state.options.memoryBudgetBits = o.memoryBudget;
+    state.options.fifoMode = passes::parseFifoSizingMode(o.fifoMode, "--fifo-mode");
+    for (const std::string &f : o.fifoDepths) {
+      const size_t eq = f.rfind('=');
+      if (eq == std::string::npos || eq == 0)
+        throw Error("--fifo-depth", "'" + f + "'", "STREAM=DEPTH");
+      try {
+        state.options.forcedDepths[f.substr(0, eq)] = std::stoll(f.substr(eq + 1));
+      } catch (const std::exception &) {
+        throw Error("--fifo-depth", "'" + f + "'", "an integer depth after '='");
+      }
+      if (state.options.forcedDepths[f.substr(0, eq)] < 1)
+        throw Error("--fifo-depth", "'" + f + "'", "a depth >= 1");
+    }
     passes::runPassPipeline(state, o.dumpAfter, std::cout);
 
     const fs::path target = o.output;
@@ -79,7 +94,8 @@ int runCompile(const CompileOptions &o) {
     publish(staging, target);
     std::cerr << "streamtensor compile: wrote " << target.string() << " ("
               << state.dataflow.nodes().size() << " nodes, " << state.dataflow.streams().size()
-              << " streams)\n";
+              << " streams; FIFOs by " << o.fifoMode << " in " << state.fifoSolveSeconds
+              << " s; predicted " << state.predictedCycles << " cycles)\n";
     return 0;
   } catch (const Error &e) {
     if (!staging.empty())
@@ -104,11 +120,13 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
        "on-chip memory budget, and writes the design directory: report.json, report.md and\n"
        "dataflow.txt (the dataflow IR), rtl/ (top, generated kernels, the templates used and\n"
        "filelist.f) and tb/ (the Verilator testbench with seeded inputs and the reference\n"
-       "executor's outputs; run it with 'streamtensor sim'). The verifier runs after every pass.\n\n"
+       "executor's outputs; run it with 'streamtensor sim'). The verifier runs after every "
+       "pass.\n\n"
        "Example:\n"
        "  streamtensor compile tests/graph/diamond.yaml -o out/diamond\n"
        "  streamtensor compile g.yaml -o out/g --dump-after insert-converters\n\n"
-       "Passes (for --dump-after): lower-to-dataflow, insert-converters, insert-forks, fuse.\n",
+       "Passes (for --dump-after): lower-to-dataflow, insert-converters, insert-forks, fuse,\n"
+       "size-fifos.\n",
        [](CLI::App &app) -> CommandRunner {
          auto o = std::make_shared<CompileOptions>();
          app.add_option("graph", o->input, "Graph YAML file")->required();
@@ -121,6 +139,12 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
              ->check(CLI::PositiveNumber);
          app.add_option("--memory-budget", o->memoryBudget,
                         "On-chip memory budget for fusion in bits (default: the device's)");
+         app.add_option("--fifo-mode", o->fifoMode,
+                        "FIFO sizing: lp (linear program), conservative (IIs equalized), deep")
+             ->default_val("lp");
+         app.add_option(
+             "--fifo-depth", o->fifoDepths,
+             "Force a stream's FIFO depth (STREAM=DEPTH; repeatable), e.g. below the LP's");
          app.add_option("--data-seed", o->dataSeed, "Seed of the testbench's random inputs")
              ->default_val(1);
          return [o]() { return runCompile(*o); };

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sys/wait.h>
 #include <iostream>
 #include <sstream>
+#include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
@@ -72,10 +72,10 @@ int runSim(const SimOptions &o) {
     return 1;
   }
   std::ostringstream cmd;
-  cmd << quote((build / ("tb_" + top)).string()) << " --manifest " << quote((tb / "design.json").string())
-      << " --output-dir " << quote(tb.string()) << " --seed " << o.seed << " --latency " << o.latency
-      << " --jitter " << o.jitter << " --ready-probability " << o.readyProbability << " --timeout "
-      << o.timeout;
+  cmd << quote((build / ("tb_" + top)).string()) << " --manifest "
+      << quote((tb / "design.json").string()) << " --output-dir " << quote(tb.string())
+      << " --seed " << o.seed << " --latency " << o.latency << " --jitter " << o.jitter
+      << " --ready-probability " << o.readyProbability << " --timeout " << o.timeout;
   if (!o.trace.empty())
     cmd << " --trace " << quote(o.trace);
   std::string out;
@@ -115,7 +115,8 @@ int runSim(const SimOptions &o) {
 
 void addSimCommands(std::vector<CliCommand> &registry) {
   registry.push_back(
-      {"sim", "build and run a compiled design's Verilator testbench, bit-exact against the reference",
+      {"sim",
+       "build and run a compiled design's Verilator testbench, bit-exact against the reference",
        "Builds <design>/tb (CMake + Verilator, once) and runs it: the inputs are loaded into the\n"
        "HBM model (random latency and ready on every pseudo-channel, seeded), the kernel is\n"
        "started through s_axi_control, and every output buffer is compared bit for bit with the\n"
@@ -130,7 +131,8 @@ void addSimCommands(std::vector<CliCommand> &registry) {
          app.add_option("--seed", o->seed, "Seed of the HBM timing")->default_val(1);
          app.add_option("--trace", o->trace, "Write an FST waveform to this file");
          app.add_option("--latency", o->latency, "HBM read latency in cycles")->default_val(24);
-         app.add_option("--jitter", o->jitter, "Extra random latency per burst, up to")->default_val(40);
+         app.add_option("--jitter", o->jitter, "Extra random latency per burst, up to")
+             ->default_val(40);
          app.add_option("--ready-probability", o->readyProbability,
                         "Chance per cycle that HBM is ready on each channel")
              ->default_val(0.8);

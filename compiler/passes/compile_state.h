@@ -13,6 +13,7 @@
 #include "ir/dataflow_graph.h"
 #include "ir/itensor_type.h"
 #include "ir/tensor_graph.h"
+#include "passes/fifo_sizing.h"
 
 namespace st::passes {
 
@@ -43,6 +44,11 @@ struct CompileOptions {
   int64_t defaultTileSize = 4;
   /// Overrides the device's on-chip memory budget for fusion (bits), e.g. to force a split.
   std::optional<int64_t> memoryBudgetBits;
+  /// How the FIFO-sizing pass sizes the FIFOs (lp, conservative, deep).
+  FifoSizingMode fifoMode = FifoSizingMode::Lp;
+  /// FIFO depths forced by the user (stream name -> depth), e.g. below the LP's to test the
+  /// watchdog.
+  std::map<std::string, int64_t> forcedDepths;
 };
 
 struct CompileState {
@@ -58,6 +64,10 @@ struct CompileState {
   ir::DataflowInvariants invariants;
   /// Fusion groups formed (1 when everything fits on chip).
   unsigned numFusionGroups = 1;
+  /// The FIFO-sizing pass's predicted cycles from start to the last output, and the LP's solve
+  /// time.
+  int64_t predictedCycles = 0;
+  double fifoSolveSeconds = 0;
 };
 
 } // namespace st::passes

@@ -17,6 +17,9 @@ const std::vector<Pass> &passPipeline() {
        insertForks},
       {"fuse", "group nodes under the on-chip memory budget; cut streams between groups via HBM",
        fuseUnderMemoryBudget},
+      {"size-fifos",
+       "time every node by its template's model and size every FIFO by the LP (or conservative/deep)",
+       sizeStreamFifos},
   };
   return passes;
 }

@@ -1,0 +1,132 @@
+// Pass size-fifos: annotates every node with its timing from the one model of its template
+// (compiler/model/: matmul, reduce, generated element-wise, layout converter, DMA streams; forks
+// and views pass tokens through) and sizes every stream's FIFO by the linear program of
+// fifo_sizing.h in the chosen mode (lp, conservative, deep). Records the predicted cycles and
+// the LP's solve time for the report.
+#include "gen/hbm_layout.h"
+#include "ir/converter_program.h"
+#include "model/converter_model.h"
+#include "model/dma_stream_model.h"
+#include "model/elementwise_generated_model.h"
+#include "model/matmul_model.h"
+#include "model/reduce_model.h"
+#include "passes/fifo_sizing.h"
+#include "passes/pass_pipeline.h"
+#include "support/error.h"
+
+namespace st::passes {
+
+namespace {
+
+int64_t requireParam(const ir::DataflowNode &node, const std::string &name) {
+  auto v = node.param(name);
+  if (!v)
+    throw Error("timing", "node '" + node.name + "'", "a parameter " + name);
+  return *v;
+}
+
+model::KernelTiming timingOf(const ir::DataflowGraph &df, const ir::DataflowNode &node) {
+  switch (node.kind) {
+  case ir::NodeKind::ReadDma: {
+    const ir::ITensorType &t = node.outputs[0].type;
+    return model::readDmaStreamTiming(t.numTokens(), gen::hbmLayoutOf(t).wordsStreamed());
+  }
+  case ir::NodeKind::WriteDma:
+    return model::writeDmaStreamTiming(node.inputs[0].type.numTokens());
+  case ir::NodeKind::Fork:
+  case ir::NodeKind::View:
+    return model::passThroughTiming(node.inputs[0].type.numTokens());
+  case ir::NodeKind::Converter:
+    return model::layoutConverterTiming(ir::buildConverterProgram(
+        node.inputs[0].type, node.outputs[0].type,
+        ir::inferConverterBuffer(node.inputs[0].type, node.outputs[0].type)));
+  case ir::NodeKind::Kernel:
+    break;
+  }
+  const int64_t outTokens = node.outputs[0].type.numTokens();
+  if (node.module == "st_matmul") {
+    model::MatmulParams p;
+    p.tm = requireParam(node, "TM");
+    p.tn = requireParam(node, "TN");
+    p.tk = requireParam(node, "TK");
+    p.kTiles = requireParam(node, "KTiles");
+    p.aBits = requireParam(node, "ABits");
+    p.bBits = requireParam(node, "BBits");
+    p.outBits = requireParam(node, "OutBits");
+    p.outputTiles = outTokens;
+    return model::matmulTiming(p);
+  }
+  if (node.module == "st_reduce") {
+    model::ReduceParams p;
+    p.outerLanes = requireParam(node, "OuterLanes");
+    p.reduceLanes = requireParam(node, "ReduceLanes");
+    p.innerLanes = requireParam(node, "InnerLanes");
+    p.tokens = requireParam(node, "Tokens");
+    p.inBits = requireParam(node, "InBits");
+    p.outBits = requireParam(node, "OutBits");
+    p.combiner =
+        requireParam(node, "Combiner") ? model::ReduceCombiner::Max : model::ReduceCombiner::Sum;
+    p.outputTokens = outTokens;
+    return model::reduceTiming(p);
+  }
+  if (node.op && df.source->op(*node.op).kind == ir::OpKind::Elementwise) {
+    const ir::Op &op = df.source->op(*node.op);
+    model::ElementwiseGeneratedParams p;
+    p.body = op.body;
+    p.outputTileShape = node.outputs[0].type.elementShape;
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      p.inputTileShapes.push_back(node.inputs[i].type.elementShape);
+      p.inputTypes.push_back(df.source->tensor(op.inputs[i].tensor).dtype);
+    }
+    p.outputType = df.source->tensor(op.output.tensor).dtype;
+    p.tokens = outTokens;
+    return model::elementwiseGeneratedTiming(p);
+  }
+  throw Error("timing", "kernel '" + node.name + "'", "a timing model for module " + node.module);
+}
+
+} // namespace
+
+TimingGraph timingGraphOf(const ir::DataflowGraph &df, std::vector<ir::StreamId> &edgeStreams) {
+  TimingGraph g;
+  std::map<ir::NodeId, size_t> index;
+  for (ir::NodeId n : df.topologicalOrder()) {
+    index[n] = g.nodes.size();
+    g.nodes.push_back({df.node(n).name, timingOf(df, df.node(n))});
+  }
+  edgeStreams.clear();
+  for (ir::StreamId s : df.streams()) {
+    const ir::Stream &st = df.stream(s);
+    g.edges.push_back({st.name, index.at(st.src.node), index.at(st.dst.node), st.dst.port,
+                       df.srcPort(st).type.numTokens(), df.tokenBits(st)});
+    edgeStreams.push_back(s);
+  }
+  return g;
+}
+
+void sizeStreamFifos(CompileState &state) {
+  std::vector<ir::StreamId> streams;
+  const TimingGraph graph = timingGraphOf(state.dataflow, streams);
+  FifoSizingOptions options;
+  options.mode = state.options.fifoMode;
+  const FifoSizingResult result = sizeFifos(graph, options);
+  for (size_t e = 0; e < streams.size(); ++e) {
+    int64_t depth = result.edges[e].depth;
+    auto forced = state.options.forcedDepths.find(state.dataflow.stream(streams[e]).name);
+    if (forced != state.options.forcedDepths.end())
+      depth = forced->second;
+    state.dataflow.stream(streams[e]).fifoDepth = depth;
+  }
+  for (const auto &[name, depth] : state.options.forcedDepths) {
+    bool found = false;
+    for (ir::StreamId s : streams)
+      found = found || state.dataflow.stream(s).name == name;
+    if (!found)
+      throw Error("--fifo-depth", "stream '" + name + "'", "a stream of the design");
+  }
+  state.predictedCycles = result.predictedMakespan;
+  state.fifoSolveSeconds = result.solveSeconds;
+  state.invariants.fifosSized = true;
+}
+
+} // namespace st::passes
