@@ -26,9 +26,9 @@
 #include "numerics/golden_ops.h"
 #include "numerics/quantization.h"
 #include "scoreboard.h"
-#include "synth_compare.h"
 #include "stream_driver.h"
 #include "stream_sink.h"
+#include "synth_compare.h"
 #include "watchdog.h"
 
 using namespace st::tb;
