@@ -1,6 +1,8 @@
 // Timing and resource model of st_linear (see linear_model.h).
 #include "model/linear_model.h"
 
+#include "numerics/weight_stream.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -9,8 +11,8 @@ namespace st::model {
 
 namespace {
 
-constexpr int64_t kRowParamBits = 80; // bias s48, mantissa u24, shift u6, 2 zero bits
-constexpr int64_t kGroupScaleBits = 16;
+constexpr int64_t kRowParamBits = numerics::kLinearRowRecordBits;
+constexpr int64_t kGroupScaleBits = numerics::kLinearGroupScaleBits;
 
 int64_t ceilLog2(int64_t v) {
   int64_t bits = 0;
@@ -26,12 +28,13 @@ void require(bool ok, const std::string &what) {
 
 } // namespace
 
+// The stream layout has one implementation, numerics/weight_stream.
 int64_t linearWeightPayloadBits(const LinearParams &p) {
-  return p.rows * p.kLanes * p.weightBits + (p.groupSize != 0 ? p.rows * kGroupScaleBits : 0);
+  return numerics::linearStreamPayloadBits(p);
 }
 
 int64_t linearHeaderWords(const LinearParams &p) {
-  return (p.rows * kRowParamBits + p.wordBits - 1) / p.wordBits;
+  return numerics::linearStreamHeaderWords(p);
 }
 
 int64_t linearBlockWords(const LinearParams &p) {

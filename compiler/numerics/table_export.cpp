@@ -41,6 +41,35 @@ void writeMemFile(const PiecewiseLinearTable &table, const std::string &path) {
   std::filesystem::rename(tmp, path);
 }
 
+void writeRopePhaseFile(const std::vector<RopeTable> &tables, const std::string &path) {
+  if (tables.empty())
+    throw Error(path, "RoPE tables", "at least one table");
+  for (size_t t = 0; t < tables.size(); ++t)
+    if (tables[t].headDim != tables[0].headDim ||
+        tables[t].phaseIncrement.size() != tables[0].headDim / 2)
+      throw Error(path, "RoPE table " + std::to_string(t),
+                  "head dim " + std::to_string(tables[0].headDim) + " with " +
+                      std::to_string(tables[0].headDim / 2) + " increments, as table 0");
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out)
+      throw Error(path, "file", "a writable path");
+    out << "// RoPE phase increments: " << tables.size() << " tables of " << tables[0].headDim / 2
+        << " entries, u48 turns per position (Q0.48)\n";
+    char buf[32];
+    for (const RopeTable &table : tables)
+      for (uint64_t increment : table.phaseIncrement) {
+        std::snprintf(buf, sizeof buf, "%012llx\n",
+                      static_cast<unsigned long long>(increment & ((uint64_t(1) << 48) - 1)));
+        out << buf;
+      }
+    if (!out)
+      throw Error(path, "file", "a complete write");
+  }
+  std::filesystem::rename(tmp, path);
+}
+
 std::vector<std::string> writeFixedTables(const std::string &directory) {
   std::filesystem::create_directories(directory);
   std::vector<std::string> paths;

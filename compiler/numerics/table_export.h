@@ -23,6 +23,11 @@ std::vector<NamedTable> fixedTables();
 /// I/O failure.
 void writeMemFile(const PiecewiseLinearTable &table, const std::string &path);
 
+/// Writes the phase-increment tables of st_rope (PhaseTableFile): every table's headDim/2
+/// increments (Q0.48) as 12 hexadecimal digits per line, table 0 first, pair 0 first. All tables
+/// must have the same headDim; throws st::Error naming the path otherwise or on an I/O failure.
+void writeRopePhaseFile(const std::vector<RopeTable> &tables, const std::string &path);
+
 /// Writes every fixed table into `directory` as <name>.mem; returns the paths written.
 std::vector<std::string> writeFixedTables(const std::string &directory);
 

@@ -1,55 +1,21 @@
-// Prints the Yosys resource counts of one st_argmax synthesis (the JSON report that
-// tools/rtl_synth_check.py writes) beside st::model::argmaxResources at the same parameters,
-// with the ratio synthesized / model. Fails only when a ratio leaves [0.5, 2] (the model is
+// Prints the Yosys resource counts of one st_argmax synthesis beside st::model::argmaxResources
+// at the same parameters (tb/synth_compare.h). Fails when a ratio leaves [0.5, 2] (the model is
 // then wrong, not merely imprecise); the aim is within 25 %.
 // Usage: argmax_resource_check <report.json> Lanes=.. ElemBits=.. MaxLen=..
-#include <cstdio>
-#include <fstream>
-#include <map>
-#include <string>
-
-#include <nlohmann/json.hpp>
-
 #include "model/argmax_model.h"
+#include "synth_compare.h"
+
+#include <cstdio>
 
 int main(int argc, char **argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s <report.json> Name=Value...\n", argv[0]);
     return 2;
   }
-  std::map<std::string, long long> params;
-  for (int i = 2; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto eq = arg.find('=');
-    params[arg.substr(0, eq)] = std::stoll(arg.substr(eq + 1));
-  }
+  const auto params = st::tb::parseParamArgs(argc, argv, 2);
   st::model::ArgmaxParams p;
   p.lanes = params.at("Lanes");
   p.elemBits = params.at("ElemBits");
   p.maxLen = params.at("MaxLen");
-  const st::model::ResourceEstimate model = st::model::argmaxResources(p);
-
-  std::ifstream file(argv[1]);
-  if (!file) {
-    std::printf("FAIL: cannot read %s (run the synthesis test first)\n", argv[1]);
-    return 1;
-  }
-  const nlohmann::json totals = nlohmann::json::parse(file).at("totals");
-  bool ok = true;
-  std::printf("st_argmax Lanes=%lld ElemBits=%lld MaxLen=%lld\n", params["Lanes"],
-              params["ElemBits"], params["MaxLen"]);
-  std::printf("  %-6s %10s %10s %8s\n", "", "yosys", "model", "ratio");
-  auto row = [&](const char *name, double synthesized, double estimated) {
-    const double ratio = estimated > 0 ? synthesized / estimated : (synthesized > 0 ? 99 : 1);
-    std::printf("  %-6s %10g %10g %8.2f\n", name, synthesized, estimated, ratio);
-    if (ratio < 0.5 || ratio > 2.0)
-      ok = false;
-  };
-  row("LUT", totals.at("LUT").get<double>(), double(model.lut));
-  row("FF", totals.at("FF").get<double>(), double(model.ff));
-  row("DSP", totals.at("DSP").get<double>(), double(model.dsp));
-  row("BRAM36", totals.at("BRAM36").get<double>(), model.bram36);
-  row("URAM", totals.at("URAM").get<double>(), double(model.uram));
-  std::printf(ok ? "PASS\n" : "FAIL: a ratio is outside [0.5, 2]\n");
-  return ok ? 0 : 1;
+  return st::tb::compareSynthWithEstimate(argv[1], st::model::argmaxResources(p), 2.0);
 }

@@ -1,33 +1,18 @@
-// Prints the Yosys resource counts of one st_linear synthesis (the JSON report that
-// tools/rtl_synth_check.py writes) beside st::model::linearResources for the same parameters,
-// with the ratio synthesized / estimated. Fails only when the report is missing or unreadable:
-// the comparison is a measurement (the aim is within 25 %), not a gate.
+// Prints the Yosys resource counts of one st_linear synthesis beside st::model::linearResources
+// for the same parameters (tb/synth_compare.h). Fails only when the report is missing: the
+// comparison is a measurement (the aim is within 25 %), not a gate.
 //   linear_resource_check <report.json> Name=Value ...
 #include "model/linear_model.h"
-
-#include <nlohmann/json.hpp>
+#include "synth_compare.h"
 
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <map>
-#include <string>
 
 int main(int argc, char **argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s <synth report.json> Name=Value ...\n", argv[0]);
     return 2;
   }
-  std::map<std::string, long long> values;
-  for (int i = 2; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const size_t eq = arg.find('=');
-    if (eq == std::string::npos) {
-      std::fprintf(stderr, "bad parameter '%s'\n", argv[i]);
-      return 2;
-    }
-    values[arg.substr(0, eq)] = std::atoll(arg.c_str() + eq + 1);
-  }
+  const auto values = st::tb::parseParamArgs(argc, argv, 2);
   st::model::LinearParams p;
   p.k = values.at("K");
   p.nOut = values.at("NOut");
@@ -39,25 +24,5 @@ int main(int argc, char **argv) {
   p.groupSize = values.at("GroupSize");
   p.outputBits = values.at("OutBits");
   p.wordBits = values.at("WordBits");
-  const st::model::ResourceEstimate estimate = st::model::linearResources(p);
-
-  std::ifstream in(argv[1]);
-  if (!in) {
-    std::printf("FAIL: cannot read %s (run the synth test first)\n", argv[1]);
-    return 1;
-  }
-  const nlohmann::json report = nlohmann::json::parse(in);
-  const auto &totals = report.at("totals");
-  auto row = [](const char *name, double synthesized, double estimated) {
-    std::printf("  %-6s synthesized %8.1f  model %8.1f  ratio %5.2f\n", name, synthesized,
-                estimated, estimated > 0 ? synthesized / estimated : 0.0);
-  };
-  std::printf("st_linear resources, Yosys synth_xilinx -family xcup vs linearResources:\n");
-  row("LUT", totals.at("LUT").get<double>(), double(estimate.lut));
-  row("FF", totals.at("FF").get<double>(), double(estimate.ff));
-  row("DSP", totals.at("DSP").get<double>(), double(estimate.dsp));
-  row("BRAM36", totals.at("BRAM36").get<double>(), estimate.bram36);
-  row("URAM", totals.at("URAM").get<double>(), double(estimate.uram));
-  std::printf("PASS\n");
-  return 0;
+  return st::tb::compareSynthWithEstimate(argv[1], st::model::linearResources(p));
 }

@@ -8,13 +8,14 @@
 //     code extremes so that outputs saturate, one in 8 with tiny codes so that small shifts and
 //     shift 0 occur) under four traffic phases of random backpressure on all three streams,
 //     every output token compared with st::numerics::linear.
-// The weight stream is built here exactly as docs/weight-stream.md lays it out.
+// The weight stream comes from numerics/weight_stream (the layout of docs/weight-stream.md).
 #include "config_dispatch.h"
 #include "harness.h"
 #include "linear_configs.h"
 #include "model/linear_model.h"
 #include "numerics/golden_ops.h"
 #include "numerics/quantization.h"
+#include "numerics/weight_stream.h"
 #include "scoreboard.h"
 #include "stream_driver.h"
 #include "stream_sink.h"
@@ -178,41 +179,12 @@ std::vector<Bits> xTokens(const model::LinearParams &p, const std::vector<int32_
   return tokens;
 }
 
-/// The weight stream of one invocation (docs/weight-stream.md): per block of Rows rows, the
-/// header words (80-bit row records: bias s48, mantissa u24, shift u6) then K/KLanes words of
-/// Rows x KLanes codes followed by the Rows group mantissas of the word's group.
+/// The weight stream of one invocation (docs/weight-stream.md), built by the one implementation
+/// of its layout, numerics::linearWeightStreamWords.
 std::vector<Bits> weightWords(const model::LinearParams &p, const num::QuantizedLinear &layer) {
   std::vector<Bits> words;
-  const unsigned wordBits = unsigned(p.wordBits), wb = unsigned(p.weightBits);
-  const int64_t headerWords = model::linearHeaderWords(p);
-  const size_t groups = layer.groupsPerRow();
-  for (int64_t b = 0; b < p.nOut / p.rows; ++b) {
-    Bits header(unsigned(headerWords) * wordBits);
-    for (int64_t r = 0; r < p.rows; ++r) {
-      const size_t row = size_t(b * p.rows + r);
-      const unsigned at = unsigned(r) * 80;
-      header.setSliceU64(at, 48, uint64_t(layer.bias.empty() ? 0 : layer.bias[row]));
-      header.setSliceU64(at + 48, 24, layer.outputScales[row].mantissa);
-      header.setSliceU64(at + 72, 6, layer.outputScales[row].shift);
-    }
-    for (int64_t h = 0; h < headerWords; ++h)
-      words.push_back(header.slice(unsigned(h) * wordBits, wordBits));
-    for (int64_t j = 0; j < p.k / p.kLanes; ++j) {
-      Bits word(wordBits);
-      for (int64_t r = 0; r < p.rows; ++r) {
-        const size_t row = size_t(b * p.rows + r);
-        for (int64_t l = 0; l < p.kLanes; ++l)
-          word.setSliceU64(unsigned(r * p.kLanes + l) * wb, wb,
-                           uint64_t(int64_t(layer.weight(row, size_t(j * p.kLanes + l)))));
-        if (p.groupSize != 0) {
-          const size_t g = size_t(j * p.kLanes / p.groupSize);
-          word.setSliceU64(unsigned(p.rows * p.kLanes * p.weightBits + r * 16), 16,
-                           layer.groupScales[row * groups + g]);
-        }
-      }
-      words.push_back(word);
-    }
-  }
+  for (const num::StreamWord &w : num::linearWeightStreamWords(layer, p))
+    words.push_back(Bits::fromWords(unsigned(p.wordBits), w.data()));
   return words;
 }
 

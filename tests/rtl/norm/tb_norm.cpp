@@ -28,6 +28,7 @@
 #include "scoreboard.h"
 #include "stream_driver.h"
 #include "stream_sink.h"
+#include "synth_compare.h"
 #include "watchdog.h"
 
 using namespace st::tb;
@@ -366,7 +367,8 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
               static_cast<unsigned long long>(saturated), static_cast<unsigned long long>(outputs));
 }
 
-/// Prints the model's resource estimate beside a Yosys report; fails on a ratio outside 0.5..2.
+/// Prints the model's resource estimate beside a Yosys report (tb/synth_compare.h); fails on a
+/// ratio outside 0.5..2.
 int compareSynth(const std::string &config, const std::string &reportPath) {
   st::model::NormParams p;
 #define ST_PARAMS_OF(cfg, Model, params)                                                           \
@@ -379,37 +381,7 @@ int compareSynth(const std::string &config, const std::string &reportPath) {
     p.outBits = static_cast<unsigned>(values.get("OutBits", 8));                                   \
   }
   ST_CONFIGS(ST_PARAMS_OF)
-  std::ifstream file(reportPath);
-  if (!file) {
-    std::printf("FAIL: cannot read %s (run synth.norm.%s first)\n", reportPath.c_str(),
-                config.c_str());
-    return 1;
-  }
-  const nlohmann::json totals = nlohmann::json::parse(file)["totals"];
-  const st::model::ResourceEstimate est = st::model::normResources(p);
-  struct Row {
-    const char *name;
-    double yosys, model;
-  };
-  const Row rows[] = {{"LUT", totals["LUT"].get<double>(), double(est.lut)},
-                      {"FF", totals["FF"].get<double>(), double(est.ff)},
-                      {"DSP", totals["DSP"].get<double>(), double(est.dsp)},
-                      {"BRAM36", totals["BRAM36"].get<double>(), est.bram36},
-                      {"URAM", totals["URAM"].get<double>(), double(est.uram)}};
-  std::printf("st_norm %s: resources, Yosys synth_xilinx vs compiler/model/norm_model.cpp\n",
-              config.c_str());
-  std::printf("  %-7s %8s %8s %7s\n", "", "yosys", "model", "ratio");
-  int failures = 0;
-  for (const Row &r : rows) {
-    const double ratio = r.yosys > 0 ? r.model / r.yosys : (r.model == 0 ? 1.0 : 99.0);
-    const bool within25 = ratio >= 0.75 && ratio <= 1.25;
-    std::printf("  %-7s %8g %8g %7.2f%s\n", r.name, r.yosys, r.model, ratio,
-                within25 ? "" : "  (outside 25%)");
-    if (ratio < 0.5 || ratio > 2.0)
-      ++failures;
-  }
-  std::printf(failures ? "FAIL: an estimate is off by more than 2x\n" : "PASS\n");
-  return failures ? 1 : 0;
+  return compareSynthWithEstimate(reportPath, st::model::normResources(p), 2.0);
 }
 
 } // namespace

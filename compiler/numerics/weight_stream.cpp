@@ -1,0 +1,140 @@
+// The weight stream of st_linear (see weight_stream.h and docs/weight-stream.md).
+#include "weight_stream.h"
+
+#include "support/error.h"
+
+#include <string>
+
+namespace st::numerics {
+
+namespace {
+
+const char *const kWhere = "weight stream";
+
+void require(bool ok, const std::string &field, const std::string &expected) {
+  if (!ok)
+    throw Error(kWhere, field, expected);
+}
+
+/// Writes the low `width` bits of `value` at bit `lo` of a limb vector (bits there are zero).
+void placeBits(std::vector<uint32_t> &limbs, int64_t lo, int64_t width, uint64_t value) {
+  for (int64_t i = 0; i < width; ++i)
+    if ((value >> i) & 1)
+      limbs[size_t((lo + i) / 32)] |= uint32_t(1) << ((lo + i) % 32);
+}
+
+void checkLayer(const QuantizedLinear &layer, const model::LinearParams &p) {
+  // The layout rules of docs/weight-stream.md (st_linear checks these and more with $fatal).
+  require(p.weightBits == 4 || p.weightBits == 8, "WBits",
+          "4 or 8, got " + std::to_string(p.weightBits));
+  require(p.rows >= 1 && p.nOut % p.rows == 0, "Rows",
+          "a divisor of NOut = " + std::to_string(p.nOut) + ", got " + std::to_string(p.rows));
+  require(p.kLanes >= 2 && p.kLanes % 2 == 0 && p.k % p.kLanes == 0, "KLanes",
+          "an even divisor of K = " + std::to_string(p.k) + ", got " + std::to_string(p.kLanes));
+  require(p.groupSize == 0 || (p.groupSize % p.kLanes == 0 && p.k % p.groupSize == 0), "GroupSize",
+          "0 or a multiple of KLanes dividing K, got " + std::to_string(p.groupSize));
+  require(p.wordBits >= linearStreamPayloadBits(p), "WordBits",
+          ">= the payload of " + std::to_string(linearStreamPayloadBits(p)) + " bits, got " +
+              std::to_string(p.wordBits));
+  require(layer.rows == size_t(p.nOut) && layer.cols == size_t(p.k), "layer shape",
+          std::to_string(p.nOut) + " x " + std::to_string(p.k) + ", got " +
+              std::to_string(layer.rows) + " x " + std::to_string(layer.cols));
+  require(layer.weightBits == unsigned(p.weightBits), "weightBits",
+          std::to_string(p.weightBits) + ", got " + std::to_string(layer.weightBits));
+  const size_t group = p.groupSize == 0 ? size_t(p.k) : size_t(p.groupSize);
+  require(layer.groupSize == group, "groupSize",
+          std::to_string(group) + ", got " + std::to_string(layer.groupSize));
+  require(layer.packedWeights.size() == layer.rows * layer.cols * layer.weightBits / 8,
+          "packedWeights",
+          std::to_string(layer.rows * layer.cols * layer.weightBits / 8) + " bytes, got " +
+              std::to_string(layer.packedWeights.size()));
+  if (p.groupSize != 0)
+    require(layer.groupScales.size() == layer.rows * layer.groupsPerRow(), "groupScales",
+            std::to_string(layer.rows * layer.groupsPerRow()) + " mantissas, got " +
+                std::to_string(layer.groupScales.size()));
+  require(layer.bias.empty() || layer.bias.size() == layer.rows, "bias",
+          "none or " + std::to_string(layer.rows) + " values, got " +
+              std::to_string(layer.bias.size()));
+  require(layer.outputScales.size() == layer.rows, "outputScales",
+          std::to_string(layer.rows) + " multipliers, got " +
+              std::to_string(layer.outputScales.size()));
+  for (size_t r = 0; r < layer.rows; ++r) {
+    const int64_t b = layer.bias.empty() ? 0 : layer.bias[r];
+    require(b >= -(int64_t(1) << 47) && b < (int64_t(1) << 47), "bias[" + std::to_string(r) + "]",
+            "a value that fits s48, got " + std::to_string(b));
+    require(layer.outputScales[r].mantissa < (uint32_t(1) << 24) &&
+                layer.outputScales[r].shift < 64,
+            "outputScales[" + std::to_string(r) + "]", "a u24 mantissa and a u6 shift");
+  }
+}
+
+} // namespace
+
+int64_t linearStreamPayloadBits(const model::LinearParams &p) {
+  return p.rows * p.kLanes * p.weightBits + (p.groupSize != 0 ? p.rows * kLinearGroupScaleBits : 0);
+}
+
+int64_t linearStreamHeaderWords(const model::LinearParams &p) {
+  return (p.rows * kLinearRowRecordBits + p.wordBits - 1) / p.wordBits;
+}
+
+std::vector<StreamWord> linearWeightStreamWords(const QuantizedLinear &layer,
+                                                const model::LinearParams &p) {
+  checkLayer(layer, p);
+  const int64_t limbs = (p.wordBits + 31) / 32;
+  const int64_t headerWords = linearStreamHeaderWords(p);
+  const size_t groups = layer.groupsPerRow();
+  std::vector<StreamWord> words;
+  words.reserve(size_t(p.nOut / p.rows * (headerWords + p.k / p.kLanes)));
+  for (int64_t b = 0; b < p.nOut / p.rows; ++b) {
+    // The header words form one headerWords*WordBits-bit value; row r owns bits [r*80, +80).
+    std::vector<uint32_t> header(size_t((headerWords * p.wordBits + 31) / 32 + 1), 0);
+    for (int64_t r = 0; r < p.rows; ++r) {
+      const size_t row = size_t(b * p.rows + r);
+      const int64_t at = r * kLinearRowRecordBits;
+      placeBits(header, at, 48, uint64_t(layer.bias.empty() ? 0 : layer.bias[row]));
+      placeBits(header, at + 48, 24, layer.outputScales[row].mantissa);
+      placeBits(header, at + 72, 6, layer.outputScales[row].shift);
+    }
+    for (int64_t h = 0; h < headerWords; ++h) {
+      StreamWord word(size_t(limbs), 0);
+      for (int64_t bit = 0; bit < p.wordBits; ++bit) {
+        const int64_t from = h * p.wordBits + bit;
+        if ((header[size_t(from / 32)] >> (from % 32)) & 1)
+          word[size_t(bit / 32)] |= uint32_t(1) << (bit % 32);
+      }
+      words.push_back(std::move(word));
+    }
+    for (int64_t j = 0; j < p.k / p.kLanes; ++j) {
+      StreamWord word(size_t(limbs), 0);
+      for (int64_t r = 0; r < p.rows; ++r) {
+        const size_t row = size_t(b * p.rows + r);
+        for (int64_t l = 0; l < p.kLanes; ++l)
+          placeBits(word, (r * p.kLanes + l) * p.weightBits, p.weightBits,
+                    uint64_t(int64_t(layer.weight(row, size_t(j * p.kLanes + l)))));
+        if (p.groupSize != 0) {
+          const size_t g = size_t(j * p.kLanes / p.groupSize);
+          placeBits(word, p.rows * p.kLanes * p.weightBits + r * kLinearGroupScaleBits,
+                    kLinearGroupScaleBits, layer.groupScales[row * groups + g]);
+        }
+      }
+      words.push_back(std::move(word));
+    }
+  }
+  return words;
+}
+
+std::vector<uint8_t> linearWeightStreamBytes(const QuantizedLinear &layer,
+                                             const model::LinearParams &p) {
+  require(p.wordBits % 8 == 0, "WordBits",
+          "a multiple of 8 for the HBM image, got " + std::to_string(p.wordBits));
+  const std::vector<StreamWord> words = linearWeightStreamWords(layer, p);
+  std::vector<uint8_t> bytes;
+  bytes.reserve(words.size() * size_t(p.wordBits / 8));
+  for (const StreamWord &word : words)
+    for (int64_t i = 0; i < p.wordBits / 8; ++i)
+      bytes.push_back(uint8_t(word[size_t(i / 4)] >> (8 * (i % 4))));
+  return bytes;
+}
+
+} // namespace st::numerics
