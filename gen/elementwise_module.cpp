@@ -29,7 +29,9 @@ using i128 = __int128;
 constexpr i128 kMin64 = std::numeric_limits<int64_t>::min();
 constexpr i128 kMax64 = std::numeric_limits<int64_t>::max();
 
-i128 clamp64(i128 v) { return std::clamp(v, kMin64, kMax64); }
+i128 clamp64(i128 v) {
+  return std::clamp(v, kMin64, kMax64);
+}
 
 /// Smallest signed width holding [lo, hi] (at least 1).
 unsigned signedWidth(i128 lo, i128 hi) {
@@ -64,7 +66,9 @@ std::string cast(unsigned width, const std::string &expr) {
   return std::to_string(width) + "'(" + expr + ")";
 }
 
-std::string nodeName(unsigned i) { return "n" + std::to_string(i); }
+std::string nodeName(unsigned i) {
+  return "n" + std::to_string(i);
+}
 
 class Analyzer {
 public:
@@ -80,8 +84,7 @@ public:
     const size_t expected = arity(e.kind);
     if (n.operands.size() != expected)
       throw Error(where(), "body node " + e.toString(),
-                  std::to_string(expected) + " operands, got " +
-                      std::to_string(n.operands.size()));
+                  std::to_string(expected) + " operands, got " + std::to_string(n.operands.size()));
     auto lo = [&](size_t k) { return nodes_[n.operands[k]].lo; };
     auto hi = [&](size_t k) { return nodes_[n.operands[k]].hi; };
     switch (e.kind) {
@@ -381,13 +384,13 @@ std::string emitElementwiseModule(const std::string &name, const ir::ScalarExpr 
   const std::string r = nodeName(root);
   std::string prefix = "    ";
   if (d.clampHigh) {
-    o << prefix << "if (" << r << " > " << literal(ir::maxValue(outputType), rw) << ") element = "
-      << literal(ir::maxValue(outputType), outBits, false) << ";\n";
+    o << prefix << "if (" << r << " > " << literal(ir::maxValue(outputType), rw)
+      << ") element = " << literal(ir::maxValue(outputType), outBits, false) << ";\n";
     prefix = "    else ";
   }
   if (d.clampLow) {
-    o << prefix << "if (" << r << " < " << literal(ir::minValue(outputType), rw) << ") element = "
-      << literal(ir::minValue(outputType), outBits, false) << ";\n";
+    o << prefix << "if (" << r << " < " << literal(ir::minValue(outputType), rw)
+      << ") element = " << literal(ir::minValue(outputType), outBits, false) << ";\n";
     prefix = "    else ";
   }
   o << prefix << "element = " << cast(outBits, r) << ";\n"
@@ -419,8 +422,8 @@ std::string emitElementwiseModule(const std::string &name, const ir::ScalarExpr 
       int64_t lin = 0;
       for (size_t j = 0; j < s.size(); ++j)
         lin = lin * s[j] + (s[j] == 1 ? 0 : index[rank - s.size() + j]);
-      o << (firstArg ? "" : ", ") << "in" << i << "_data_i[" << lin * inBits[i] << " +: "
-        << inBits[i] << "]";
+      o << (firstArg ? "" : ", ") << "in" << i << "_data_i[" << lin * inBits[i]
+        << " +: " << inBits[i] << "]";
       firstArg = false;
     }
     o << ");\n";

@@ -29,10 +29,10 @@ namespace st::gen {
 /// One node of the analysed body, in evaluation order (operands before their users).
 struct ElementwiseNode {
   ir::ScalarExpr::Kind kind = ir::ScalarExpr::Kind::Input;
-  int64_t value = 0;             ///< input index, constant, or shift amount
+  int64_t value = 0;              ///< input index, constant, or shift amount
   std::vector<unsigned> operands; ///< indices of earlier nodes
-  __int128 lo = 0, hi = 0;       ///< exact value range (clamped to the int64 range)
-  unsigned width = 1;            ///< signed width holding [lo, hi]
+  __int128 lo = 0, hi = 0;        ///< exact value range (clamped to the int64 range)
+  unsigned width = 1;             ///< signed width holding [lo, hi]
 };
 
 /// The body's datapath: its nodes (the last is the result before saturation) and whether the

@@ -21,11 +21,17 @@ int64_t ceilLog2(int64_t n) {
     ++bits;
   return bits;
 }
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
 } // namespace
 
-int64_t matmulDotBits(const MatmulParams &p) { return p.aBits + p.bBits + ceilLog2(p.tk); }
-int64_t matmulAccBits(const MatmulParams &p) { return matmulDotBits(p) + ceilLog2(p.kTiles); }
+int64_t matmulDotBits(const MatmulParams &p) {
+  return p.aBits + p.bBits + ceilLog2(p.tk);
+}
+int64_t matmulAccBits(const MatmulParams &p) {
+  return matmulDotBits(p) + ceilLog2(p.kTiles);
+}
 
 KernelTiming matmulTiming(const MatmulParams &p) {
   KernelTiming t;

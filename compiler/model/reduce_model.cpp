@@ -21,7 +21,9 @@ int64_t ceilLog2(int64_t n) {
     ++bits;
   return bits;
 }
-bool isMax(const ReduceParams &p) { return p.combiner == ReduceCombiner::Max; }
+bool isMax(const ReduceParams &p) {
+  return p.combiner == ReduceCombiner::Max;
+}
 int64_t partBits(const ReduceParams &p) {
   return isMax(p) ? p.inBits : p.inBits + ceilLog2(p.reduceLanes);
 }
@@ -39,7 +41,8 @@ KernelTiming reduceTiming(const ReduceParams &p) {
   t.totalLatency = t.firstOutputDelay + (outputs - 1) * n;
   t.outputTokens = outputs;
   t.inputTokens.push_back(outputs * n);
-  t.inputTokensNeeded.push_back([n, outputs](int64_t out) { return std::min(out + 1, outputs) * n; });
+  t.inputTokensNeeded.push_back(
+      [n, outputs](int64_t out) { return std::min(out + 1, outputs) * n; });
   return t;
 }
 

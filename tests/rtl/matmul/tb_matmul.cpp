@@ -78,7 +78,9 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
     }
     return inv;
   };
-  k.timing = [&params](int64_t outputs) { return model::matmulTiming(modelParams(params, outputs)); };
+  k.timing = [&params](int64_t outputs) {
+    return model::matmulTiming(modelParams(params, outputs));
+  };
   runTileKernelTest(h, k, options.tokens);
   std::printf("%llu of %llu C elements saturated\n", (unsigned long long)saturated,
               (unsigned long long)elements);

@@ -172,7 +172,8 @@ void runTileKernelTest(Harness<Model> &h, TileKernel &k, uint64_t invocations) {
              " tokens, model says " + std::to_string(want.inputTokens[p]));
     first = std::min(first, in.front());
     for (int64_t o = 0; o < kTimedOutputs; ++o) {
-      const int64_t before = std::count_if(in.begin(), in.end(), [&](uint64_t c) { return c < out[o]; });
+      const int64_t before =
+          std::count_if(in.begin(), in.end(), [&](uint64_t c) { return c < out[o]; });
       if (before < want.inputTokensNeeded.at(p)(o))
         h.fail("timing run: output " + std::to_string(o) + " left after " + std::to_string(before) +
                " tokens of port " + std::to_string(p) + ", model needs " +

@@ -72,7 +72,9 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
     }
     return inv;
   };
-  k.timing = [&params](int64_t outputs) { return model::reduceTiming(modelParams(params, outputs)); };
+  k.timing = [&params](int64_t outputs) {
+    return model::reduceTiming(modelParams(params, outputs));
+  };
   runTileKernelTest(h, k, options.tokens);
   std::printf("%llu of %llu results saturated\n", (unsigned long long)saturated,
               (unsigned long long)elements);
