@@ -1,7 +1,8 @@
 // Verilator test of st_matmul: timing against matmulTiming (D, II, L, tokens per port, tokens
 // needed per output), then random C tiles (A and B tiles with uniform, extreme, small and
-// all-extreme codes, signed or unsigned per ASigned/BSigned, so that C saturates both ways) bit-exact against a C++ reference (exact
-// 64-bit sum over K, then saturation to the signed or unsigned OutBits range) under random backpressure on A, B and C.
+// all-extreme codes, signed or unsigned per ASigned/BSigned, so that C saturates both ways)
+// bit-exact against a C++ reference (exact 64-bit sum over K, then saturation to the signed or
+// unsigned OutBits range) under random backpressure on A, B and C.
 // Counts the saturated C elements and fails if none saturated, so the saturation is exercised.
 // --compare-synth REPORT prints the resource estimate beside Yosys.
 #include <cstring>
