@@ -55,8 +55,10 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
     inv.inputs.resize(2);
     for (int64_t o = 0; o < outputs; ++o) {
       // A is tm x (kt*tk), B is (kt*tk) x tn, both row-major; pair j takes K columns j*tk..
-      const std::vector<int64_t> a = randomCodes(tm * kt * tk, CodeRange::of(aBits, p.aSigned), rng);
-      const std::vector<int64_t> b = randomCodes(kt * tk * tn, CodeRange::of(bBits, p.bSigned), rng);
+      const std::vector<int64_t> a =
+          randomCodes(tm * kt * tk, CodeRange::of(aBits, p.aSigned), rng);
+      const std::vector<int64_t> b =
+          randomCodes(kt * tk * tn, CodeRange::of(bBits, p.bSigned), rng);
       for (size_t j = 0; j < kt; ++j) {
         std::vector<int64_t> aTile, bTile;
         for (size_t mi = 0; mi < tm; ++mi)

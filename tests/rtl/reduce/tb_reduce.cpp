@@ -2,7 +2,8 @@
 // needed per output), then random outputs (input tiles with uniform, extreme, small and
 // all-extreme codes, signed or unsigned per InSigned, so that sums and maxima saturate both
 // ways) bit-exact against a C++ reference (exact 64-bit sum or max over the reduced dimension,
-// then saturation to the signed or unsigned OutBits range) under random backpressure. Counts the saturated results and fails if none saturated.
+// then saturation to the signed or unsigned OutBits range) under random backpressure. Counts the
+// saturated results and fails if none saturated.
 // --compare-synth REPORT prints the resource estimate beside Yosys.
 #include <cstring>
 
