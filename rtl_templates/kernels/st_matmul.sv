@@ -27,11 +27,11 @@ module st_matmul #(
     parameter int unsigned TK = 2,
     /// Tile pairs accumulated into one C tile: K / TK (>= 1).
     parameter int unsigned KTiles = 4,
-    /// Signed code width of A (2 .. 32).
+    /// Code width of A (2 .. 32; signed or unsigned per ASigned).
     parameter int unsigned ABits = 8,
-    /// Signed code width of B (2 .. 32).
+    /// Code width of B (2 .. 32; per BSigned).
     parameter int unsigned BBits = 8,
-    /// Signed code width of C (2 .. 64).
+    /// Code width of C (2 .. 64; per OutSigned).
     parameter int unsigned OutBits = 32,
     /// 1: A codes are signed, 0: unsigned.
     parameter int unsigned ASigned = 1,

@@ -24,9 +24,9 @@ module st_reduce #(
     parameter int unsigned InnerLanes = 1,
     /// Input tokens combined into one output token (>= 1).
     parameter int unsigned Tokens = 4,
-    /// Signed input code width (2 .. 48).
+    /// Input code width (2 .. 48; signed or unsigned per InSigned).
     parameter int unsigned InBits = 8,
-    /// Signed output code width (2 .. 64).
+    /// Output code width (2 .. 64; per OutSigned).
     parameter int unsigned OutBits = 32,
     /// 0: sum, 1: max.
     parameter int unsigned Combiner = 0,
