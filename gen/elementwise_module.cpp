@@ -280,6 +280,74 @@ ElementwiseDatapath analyzeElementwise(const std::string &name, const ir::Scalar
   return d;
 }
 
+std::vector<unsigned> elementwiseInputsRead(const ir::ScalarExpr &body) {
+  std::set<unsigned> used;
+  std::vector<const ir::ScalarExpr *> stack{&body};
+  while (!stack.empty()) {
+    const ir::ScalarExpr *e = stack.back();
+    stack.pop_back();
+    if (e->kind == Kind::Input)
+      used.insert(static_cast<unsigned>(e->value));
+    for (const auto &o : e->operands)
+      stack.push_back(&o);
+  }
+  return {used.begin(), used.end()};
+}
+
+std::string emitElementwiseFunction(const std::string &functionName, const ir::ScalarExpr &body,
+                                    const std::vector<ir::DType> &inputTypes,
+                                    ir::DType outputType) {
+  if (!isIdentifier(functionName))
+    throw Error("elementwise function '" + functionName + "'", "name",
+                "a SystemVerilog identifier (letters, digits, _)");
+  const ElementwiseDatapath d = analyzeElementwise(functionName, body, inputTypes, outputType);
+  const unsigned outBits = ir::bitWidth(outputType);
+  const std::string &f = functionName;
+  std::ostringstream o;
+  o << "  // One output element from the input elements it reads; node widths from the body's\n"
+    << "  // exact value ranges.\n"
+    << "  function automatic logic [" << outBits - 1 << ":0] " << f << "(";
+  bool firstArg = true;
+  for (unsigned i : elementwiseInputsRead(body)) {
+    o << (firstArg ? "" : ", ") << "input logic [" << ir::bitWidth(inputTypes[i]) - 1 << ":0] x"
+      << i;
+    firstArg = false;
+  }
+  o << ");\n";
+  // The result's sign bit is never read when its range is non-negative and fits the unsigned
+  // output type unclamped: the only bits a generated module leaves unread.
+  const bool unreadSign = d.nodes.back().width > outBits && !d.clampHigh && !d.clampLow;
+  for (size_t i = 0; i < d.nodes.size(); ++i) {
+    const auto &n = d.nodes[i];
+    const bool last = i + 1 == d.nodes.size();
+    if (last && unreadSign)
+      o << "    // verilator lint_off UNUSEDSIGNAL\n";
+    o << "    logic signed [" << n.width - 1 << ":0] " << nodeName(unsigned(i)) << ";  // ["
+      << static_cast<long long>(n.lo) << ", " << static_cast<long long>(n.hi) << "]\n";
+    if (last && unreadSign)
+      o << "    // verilator lint_on UNUSEDSIGNAL\n";
+  }
+  for (size_t i = 0; i < d.nodes.size(); ++i)
+    o << nodeStatement(d.nodes, unsigned(i), inputTypes);
+  const unsigned root = unsigned(d.nodes.size() - 1);
+  const unsigned rw = d.nodes[root].width;
+  const std::string r = nodeName(root);
+  std::string prefix = "    ";
+  if (d.clampHigh) {
+    o << prefix << "if (" << r << " > " << literal(ir::maxValue(outputType), rw) << ") " << f
+      << " = " << literal(ir::maxValue(outputType), outBits, false) << ";\n";
+    prefix = "    else ";
+  }
+  if (d.clampLow) {
+    o << prefix << "if (" << r << " < " << literal(ir::minValue(outputType), rw) << ") " << f
+      << " = " << literal(ir::minValue(outputType), outBits, false) << ";\n";
+    prefix = "    else ";
+  }
+  o << prefix << f << " = " << cast(outBits, r) << ";\n"
+    << "  endfunction\n";
+  return o.str();
+}
+
 std::string emitElementwiseModule(const std::string &name, const ir::ScalarExpr &body,
                                   const std::vector<int64_t> &outputTileShape,
                                   const std::vector<std::vector<int64_t>> &inputTileShapes,
@@ -311,11 +379,9 @@ std::string emitElementwiseModule(const std::string &name, const ir::ScalarExpr 
                         "), got " + std::to_string(s[j]));
     }
   }
-  const ElementwiseDatapath d = analyzeElementwise(name, body, inputTypes, outputType);
-  std::set<unsigned> used;
-  for (const auto &n : d.nodes)
-    if (n.kind == Kind::Input)
-      used.insert(static_cast<unsigned>(n.value));
+  analyzeElementwise(name, body, inputTypes, outputType); // errors name the module
+  const std::vector<unsigned> read = elementwiseInputsRead(body);
+  const std::set<unsigned> used(read.begin(), read.end());
 
   const size_t inputs = inputTileShapes.size();
   const unsigned outBits = ir::bitWidth(outputType);
@@ -395,6 +461,7 @@ std::string emitElementwiseModule(const std::string &name, const ir::ScalarExpr 
   }
   o << prefix << "element = " << cast(outBits, r) << ";\n"
     << "  endfunction\n\n";
+  o << emitElementwiseFunction("element", body, inputTypes, outputType) << "\n";
 
   // ---- control: all inputs together, one register stage ----
   o << "  logic advance;  // the output register slice can take a token this cycle\n"
@@ -416,7 +483,7 @@ std::string emitElementwiseModule(const std::string &name, const ir::ScalarExpr 
   std::vector<int64_t> index(rank, 0);
   for (int64_t e = 0; e < outElems; ++e) {
     o << "  assign result_d[" << e * outBits << " +: " << outBits << "] = element(";
-    firstArg = true;
+    bool firstArg = true;
     for (unsigned i : used) {
       const auto &s = inputTileShapes[i];
       int64_t lin = 0;

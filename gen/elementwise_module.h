@@ -49,6 +49,16 @@ ElementwiseDatapath analyzeElementwise(const std::string &name, const ir::Scalar
                                        const std::vector<ir::DType> &inputTypes,
                                        ir::DType outputType);
 
+/// The inputs `body` reads, ascending: the arguments of the emitted function, in order.
+std::vector<unsigned> elementwiseInputsRead(const ir::ScalarExpr &body);
+
+/// The SystemVerilog function computing one output element: `function automatic
+/// logic [OutBits-1:0] <functionName>(input logic [Bits_i-1:0] x<i>, ...)` over the inputs of
+/// elementwiseInputsRead(body) (raw element bits), returning the output type's bits of
+/// sat(body). emitElementwiseModule calls it per output element; tests call it directly.
+std::string emitElementwiseFunction(const std::string &functionName, const ir::ScalarExpr &body,
+                                    const std::vector<ir::DType> &inputTypes, ir::DType outputType);
+
 /// The SystemVerilog text of module `name` (see the file comment). Throws st::Error naming the
 /// module and the field on a bad name, shape, type or body.
 std::string emitElementwiseModule(const std::string &name, const ir::ScalarExpr &body,

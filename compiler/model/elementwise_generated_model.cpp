@@ -2,16 +2,17 @@
 // elementwise_generated_model.h).
 //
 // Resources come from the body's datapath as gen::analyzeElementwise sizes it (the emitter's
-// own analysis, so model and RTL agree on every width), once per output element of the tile:
-//   - add, sub, neg: one LUT per result bit; abs: two (negate and select); relu: one;
+// own analysis, so model and RTL agree on every width), once per output element of the tile.
+// Per-node costs were measured with Yosys synth_xilinx -family xcup on single-node modules of
+// 16-bit inputs (LUTs beyond an identity module):
+//   - add, sub, abs, relu: one LUT per result bit (the carry chain does the rest); neg: none
+//     (it folds into the inverters and carry chain of what reads it);
 //   - max, min: a comparison and a select in the wider operand width: two LUTs per bit;
-//   - mul of two non-constant operands: DSP48E2 slices, ceil(wa/26) * ceil(wb/17) (27x18 signed),
-//     plus a LUT per result bit when it takes more than one slice; mul by a constant: shift-and-
-//     add in LUTs, one adder of the result width per set bit of the constant beyond the first;
-//   - shr_round(x, s): negate, add the half and negate back in the widened width: three LUTs
-//     per bit;
-//   - the saturation: one comparison per bound the range crosses plus the select, one LUT per
-//     bit each;
+//   - mul, also by a constant (Yosys maps both to DSP48E2): ceil(wa/26) * ceil(wb/17) slices
+//     (27x18 signed), plus a LUT per result bit when it takes more than one slice;
+//   - shr_round(x, s): conditional negate, add the half, negate back: 1.5 LUTs per bit of the
+//     widened width;
+//   - the saturation: half a LUT per result bit per bound the range crosses, plus the select;
 // and registers: the result tile, the valid bit and the output register slice (two copies of
 // the tile and a select LUT per bit).
 #include "model/elementwise_generated_model.h"
@@ -23,18 +24,13 @@
 namespace st::model {
 
 namespace {
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
 int64_t elementCount(const std::vector<int64_t> &shape) {
   int64_t n = 1;
   for (auto d : shape)
     n *= d;
-  return n;
-}
-int64_t popcount(int64_t v) {
-  uint64_t u = static_cast<uint64_t>(v < 0 ? -v : v);
-  int64_t n = 0;
-  for (; u; u &= u - 1)
-    ++n;
   return n;
 }
 } // namespace
@@ -61,44 +57,39 @@ ResourceEstimate elementwiseGeneratedResources(const ElementwiseGeneratedParams 
   for (const auto &n : d.nodes) {
     const int64_t w = n.width;
     auto opWidth = [&](size_t k) { return int64_t(d.nodes[n.operands[k]].width); };
-    auto isConstant = [&](size_t k) { return d.nodes[n.operands[k]].kind == Kind::Constant; };
     switch (n.kind) {
     case Kind::Input:
     case Kind::Constant:
       break;
     case Kind::Add:
     case Kind::Sub:
-    case Kind::Neg:
+    case Kind::Abs:
     case Kind::Relu:
       element.lut += w;
       break;
-    case Kind::Abs:
-      element.lut += 2 * w;
+    case Kind::Neg:
       break;
     case Kind::Max:
     case Kind::Min:
       element.lut += 2 * std::max(opWidth(0), opWidth(1));
       break;
-    case Kind::Mul:
-      if (isConstant(0) || isConstant(1)) {
-        const int64_t c = d.nodes[n.operands[isConstant(0) ? 0 : 1]].value;
-        element.lut += std::max<int64_t>(0, popcount(c) - 1) * w + (c < 0 ? w : 0);
-      } else {
-        const int64_t a = std::max(opWidth(0), opWidth(1)), b = std::min(opWidth(0), opWidth(1));
-        const int64_t dsps = ceilDiv(a, 26) * ceilDiv(b, 17);
-        element.dsp += dsps;
-        if (dsps > 1)
-          element.lut += w;
-      }
+    case Kind::Mul: {
+      const int64_t a = std::max(opWidth(0), opWidth(1)), b = std::min(opWidth(0), opWidth(1));
+      const int64_t dsps = ceilDiv(a, 26) * ceilDiv(b, 17);
+      element.dsp += dsps;
+      if (dsps > 1)
+        element.lut += w;
       break;
+    }
     case Kind::ShiftRightRound:
-      element.lut += n.value == 0 ? 0 : 3 * (std::max<int64_t>(opWidth(0), n.value) + 2);
+      element.lut += n.value == 0 ? 0 : 3 * (std::max<int64_t>(opWidth(0), n.value) + 2) / 2;
       break;
     }
   }
   const int64_t outBits = ir::bitWidth(p.outputType);
   const int64_t rootWidth = d.nodes.back().width;
-  element.lut += (int64_t(d.clampHigh) + int64_t(d.clampLow)) * (rootWidth + outBits);
+  if (d.clampHigh || d.clampLow)
+    element.lut += (int64_t(d.clampHigh) + int64_t(d.clampLow)) * rootWidth / 2 + outBits;
 
   const int64_t elements = elementCount(p.outputTileShape), width = elements * outBits;
   ResourceEstimate r;

@@ -20,9 +20,12 @@ struct MatmulParams {
   int64_t tn = 2;          ///< TN: columns of the B and C tiles
   int64_t tk = 2;          ///< TK: columns of A / rows of B per tile
   int64_t kTiles = 4;      ///< KTiles = K / TK: tile pairs per C tile
-  int64_t aBits = 8;       ///< ABits: signed code width of A
-  int64_t bBits = 8;       ///< BBits: signed code width of B
-  int64_t outBits = 32;    ///< OutBits: signed code width of C
+  int64_t aBits = 8;       ///< ABits: code width of A
+  int64_t bBits = 8;       ///< BBits: code width of B
+  int64_t outBits = 32;    ///< OutBits: code width of C
+  bool aSigned = true;     ///< ASigned: A codes signed (else unsigned)
+  bool bSigned = true;     ///< BSigned
+  bool outSigned = true;   ///< OutSigned: C saturates to the signed range (else unsigned)
   int64_t outputTiles = 1; ///< C tiles of one invocation (T)
 };
 

@@ -5,7 +5,8 @@
 //   - per output element the combination over the ReduceLanes elements of a token: ReduceLanes
 //     - 1 adders (one LUT per bit) or compare-and-select steps (about two LUTs per bit);
 //   - the running combination over tokens with its first-token select (sum: one LUT per bit,
-//     max: two) and, when AccBits > OutBits, the saturation (about 3 LUTs per AccBits bit);
+//     max: two) and, when AccBits > OutBits or the output is unsigned, the saturation (about 3 LUTs
+//     per AccBits bit);
 //   - registers: partials, accumulators, results, the token counter and the output register
 //     slice (two copies of the output token, a select LUT per bit).
 #include "model/reduce_model.h"
@@ -21,14 +22,19 @@ int64_t ceilLog2(int64_t n) {
     ++bits;
   return bits;
 }
-bool isMax(const ReduceParams &p) { return p.combiner == ReduceCombiner::Max; }
+bool isMax(const ReduceParams &p) {
+  return p.combiner == ReduceCombiner::Max;
+}
+int64_t inExt(const ReduceParams &p) {
+  return p.inBits + !p.inSigned;
+}
 int64_t partBits(const ReduceParams &p) {
-  return isMax(p) ? p.inBits : p.inBits + ceilLog2(p.reduceLanes);
+  return isMax(p) ? inExt(p) : inExt(p) + ceilLog2(p.reduceLanes);
 }
 } // namespace
 
 int64_t reduceAccBits(const ReduceParams &p) {
-  return isMax(p) ? p.inBits : partBits(p) + ceilLog2(p.tokens);
+  return isMax(p) ? inExt(p) : partBits(p) + ceilLog2(p.tokens);
 }
 
 KernelTiming reduceTiming(const ReduceParams &p) {
@@ -39,7 +45,8 @@ KernelTiming reduceTiming(const ReduceParams &p) {
   t.totalLatency = t.firstOutputDelay + (outputs - 1) * n;
   t.outputTokens = outputs;
   t.inputTokens.push_back(outputs * n);
-  t.inputTokensNeeded.push_back([n, outputs](int64_t out) { return std::min(out + 1, outputs) * n; });
+  t.inputTokensNeeded.push_back(
+      [n, outputs](int64_t out) { return std::min(out + 1, outputs) * n; });
   return t;
 }
 
@@ -47,7 +54,7 @@ ResourceEstimate reduceResources(const ReduceParams &p) {
   const int64_t cells = p.outerLanes * p.innerLanes, part = partBits(p), acc = reduceAccBits(p);
   const int64_t perBit = isMax(p) ? 2 : 1;
   int64_t cellLuts = (p.reduceLanes - 1) * part * perBit + acc * perBit;
-  if (acc > p.outBits)
+  if (acc > p.outBits || !p.outSigned)
     cellLuts += 3 * acc;
   ResourceEstimate r;
   r.lut = cells * cellLuts + cells * p.outBits + 2 + ceilLog2(p.tokens) + 4;

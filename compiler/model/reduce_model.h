@@ -23,9 +23,11 @@ struct ReduceParams {
   int64_t reduceLanes = 4; ///< ReduceLanes: reduced elements per row within a token
   int64_t innerLanes = 1;  ///< InnerLanes
   int64_t tokens = 4;      ///< Tokens: input tokens per output token
-  int64_t inBits = 8;      ///< InBits: signed input code width
-  int64_t outBits = 32;    ///< OutBits: signed output code width
+  int64_t inBits = 8;      ///< InBits: input code width
+  int64_t outBits = 32;    ///< OutBits: output code width
   ReduceCombiner combiner = ReduceCombiner::Sum;
+  bool inSigned = true;     ///< InSigned: input codes signed (else unsigned)
+  bool outSigned = true;    ///< OutSigned: results saturate to the signed range (else unsigned)
   int64_t outputTokens = 1; ///< output tokens of one invocation (T)
 };
 
@@ -35,7 +37,8 @@ KernelTiming reduceTiming(const ReduceParams &params);
 /// LUT/FF estimate (see reduce_model.cpp).
 ResourceEstimate reduceResources(const ReduceParams &params);
 
-/// Width of the running combination (exact sum, or InBits for max).
+/// Width of the running combination (exact sum, or the input width for max; an unsigned input
+/// counts one bit more).
 int64_t reduceAccBits(const ReduceParams &params);
 
 } // namespace st::model

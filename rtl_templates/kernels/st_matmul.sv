@@ -8,7 +8,8 @@
 //
 // Streams: tokens are tiles, elements row-major within the tile, element 0 at bits [0 +: Bits]:
 // A element (m, k) at index m*TK + k, B element (k, n) at k*TN + n, C element (m, n) at
-// m*TN + n. All codes are signed. A and B are joined: a pair is taken in one cycle (each ready
+// m*TN + n. Codes are signed, or unsigned where ASigned/BSigned/OutSigned is 0 (an unsigned
+// C saturates to 0 .. 2^OutBits - 1). A and B are joined: a pair is taken in one cycle (each ready
 // depends on the other stream's valid and on room in the pipeline).
 //
 // Pipeline: 1 the TM*TN dot products of TK terms (exact, registered), 2 the accumulator (exact,
@@ -26,12 +27,18 @@ module st_matmul #(
     parameter int unsigned TK = 2,
     /// Tile pairs accumulated into one C tile: K / TK (>= 1).
     parameter int unsigned KTiles = 4,
-    /// Signed code width of A (2 .. 32).
+    /// Code width of A (2 .. 32; signed or unsigned per ASigned).
     parameter int unsigned ABits = 8,
-    /// Signed code width of B (2 .. 32).
+    /// Code width of B (2 .. 32; per BSigned).
     parameter int unsigned BBits = 8,
-    /// Signed code width of C (2 .. 64).
-    parameter int unsigned OutBits = 32
+    /// Code width of C (2 .. 64; per OutSigned).
+    parameter int unsigned OutBits = 32,
+    /// 1: A codes are signed, 0: unsigned.
+    parameter int unsigned ASigned = 1,
+    /// 1: B codes are signed, 0: unsigned.
+    parameter int unsigned BSigned = 1,
+    /// 1: C saturates to the signed OutBits range, 0: to the unsigned one.
+    parameter int unsigned OutSigned = 1
 ) (
     input  wire                       clk_i,
     input  wire                       rst_ni,     // synchronous, active low
@@ -54,8 +61,11 @@ module st_matmul #(
     $fatal(1, "st_matmul: ABits and BBits must be 2 .. 32, OutBits 2 .. 64");
   end
 
-  // A product of two signed codes fits ABits + BBits bits; a sum of n terms needs clog2(n) more.
-  localparam int unsigned DotBits = ABits + BBits + $clog2(TK);
+  // An unsigned code takes one bit more as a signed value; a product of two signed values fits
+  // the sum of their widths; a sum of n terms needs clog2(n) more.
+  localparam int unsigned AExt = ABits + ((ASigned != 0) ? 0 : 1);
+  localparam int unsigned BExt = BBits + ((BSigned != 0) ? 0 : 1);
+  localparam int unsigned DotBits = AExt + BExt + $clog2(TK);
   localparam int unsigned AccBits = DotBits + $clog2(KTiles);
   localparam int unsigned CountBits = (KTiles > 1) ? $clog2(KTiles) : 1;
   localparam int unsigned Cells = TM * TN;
@@ -90,8 +100,12 @@ module st_matmul #(
       always_comb begin
         dot = '0;
         for (int unsigned k = 0; k < TK; k++) begin
-          dot = dot + DotBits'($signed(a_data_i[(m*TK+k)*ABits+:ABits])) *
-                      DotBits'($signed(b_data_i[(k*TN+n)*BBits+:BBits]));
+          logic [ABits-1:0] a_code;
+          logic [BBits-1:0] b_code;
+          a_code = a_data_i[(m*TK+k)*ABits+:ABits];
+          b_code = b_data_i[(k*TN+n)*BBits+:BBits];
+          dot = dot + DotBits'($signed({ASigned != 0 && a_code[ABits-1], a_code})) *
+                      DotBits'($signed({BSigned != 0 && b_code[BBits-1], b_code}));
         end
       end
       logic signed [DotBits-1:0] dot_q;
@@ -104,13 +118,14 @@ module st_matmul #(
       wire signed [AccBits-1:0] sum =
           ((pair_q == '0) ? AccBits'(0) : acc_q) + AccBits'(dot_q);
       logic [OutBits-1:0] code;
-      if (AccBits <= OutBits) begin : gen_no_saturation
-        assign code = OutBits'(sum);
-      end else begin : gen_saturation
-        localparam logic signed [AccBits-1:0] Max = AccBits'((65'sd1 <<< (OutBits - 1)) - 65'sd1);
-        localparam logic signed [AccBits-1:0] Min = -Max - AccBits'(1);
-        assign code = (sum > Max) ? OutBits'(Max) : (sum < Min) ? OutBits'(Min) : OutBits'(sum);
-      end
+      st_saturate #(
+          .InBits   (AccBits),
+          .OutBits  (OutBits),
+          .OutSigned(OutSigned)
+      ) u_saturate (
+          .value_i(sum),
+          .code_o (code)
+      );
       always_ff @(posedge clk_i) begin
         if (advance && dot_valid_q) begin
           acc_q <= sum;

@@ -5,7 +5,8 @@
 // OuterLanes x InnerLanes results, element (o, i) at index o*InnerLanes + i:
 //   Combiner 0 (sum): sat_OutBits(exact sum of the Tokens*ReduceLanes elements)
 //   Combiner 1 (max): sat_OutBits(the largest of them)
-// and starts the next output. It runs indefinitely. All codes are signed.
+// and starts the next output. It runs indefinitely. Codes are signed, or unsigned where
+// InSigned/OutSigned is 0 (an unsigned output saturates to 0 .. 2^OutBits - 1).
 //
 // Pipeline: 1 the combination over r within the token (exact, registered), 2 the running
 // combination over tokens (exact, AccBits wide) and, on the last token of an output, the
@@ -23,12 +24,16 @@ module st_reduce #(
     parameter int unsigned InnerLanes = 1,
     /// Input tokens combined into one output token (>= 1).
     parameter int unsigned Tokens = 4,
-    /// Signed input code width (2 .. 48).
+    /// Input code width (2 .. 48; signed or unsigned per InSigned).
     parameter int unsigned InBits = 8,
-    /// Signed output code width (2 .. 64).
+    /// Output code width (2 .. 64; per OutSigned).
     parameter int unsigned OutBits = 32,
     /// 0: sum, 1: max.
-    parameter int unsigned Combiner = 0
+    parameter int unsigned Combiner = 0,
+    /// 1: input codes are signed, 0: unsigned.
+    parameter int unsigned InSigned = 1,
+    /// 1: results saturate to the signed OutBits range, 0: to the unsigned one.
+    parameter int unsigned OutSigned = 1
 ) (
     input  wire                                           clk_i,
     input  wire                                           rst_ni,   // synchronous, active low
@@ -50,10 +55,12 @@ module st_reduce #(
     $fatal(1, "st_reduce: Combiner must be 0 (sum) or 1 (max)");
   end
 
-  // A sum of n signed InBits codes fits InBits + clog2(n) bits; a max fits InBits.
+  // An unsigned code takes one bit more as a signed value (InExt); a sum of n values needs
+  // clog2(n) bits more, a max none.
   localparam bit IsMax = (Combiner == 1);
-  localparam int unsigned PartBits = IsMax ? InBits : InBits + $clog2(ReduceLanes);
-  localparam int unsigned AccBits = IsMax ? InBits : PartBits + $clog2(Tokens);
+  localparam int unsigned InExt = InBits + ((InSigned != 0) ? 0 : 1);
+  localparam int unsigned PartBits = IsMax ? InExt : InExt + $clog2(ReduceLanes);
+  localparam int unsigned AccBits = IsMax ? InExt : PartBits + $clog2(Tokens);
   localparam int unsigned CountBits = (Tokens > 1) ? $clog2(Tokens) : 1;
   localparam int unsigned Cells = OuterLanes * InnerLanes;
 
@@ -85,11 +92,14 @@ module st_reduce #(
       // stage 1: combine the ReduceLanes elements of this (o, i) in the token, exact
       logic signed [PartBits-1:0] part;
       always_comb begin
-        part = PartBits'($signed(data_i[(o*ReduceLanes*InnerLanes+i)*InBits+:InBits]));
-        for (int unsigned r = 1; r < ReduceLanes; r++) begin
+        part = '0;
+        for (int unsigned r = 0; r < ReduceLanes; r++) begin
+          logic [InBits-1:0] in_code;
           logic signed [PartBits-1:0] element;
-          element = PartBits'($signed(data_i[((o*ReduceLanes+r)*InnerLanes+i)*InBits+:InBits]));
-          if (IsMax) part = (element > part) ? element : part;
+          in_code = data_i[((o*ReduceLanes+r)*InnerLanes+i)*InBits+:InBits];
+          element = PartBits'($signed({InSigned != 0 && in_code[InBits-1], in_code}));
+          if (r == 0) part = element;
+          else if (IsMax) part = (element > part) ? element : part;
           else part = part + element;
         end
       end
@@ -105,14 +115,14 @@ module st_reduce #(
           first_token ? part_wide :
           IsMax ? ((part_wide > acc_q) ? part_wide : acc_q) : acc_q + part_wide;
       logic [OutBits-1:0] code;
-      if (AccBits <= OutBits) begin : gen_no_saturation
-        assign code = OutBits'(combined);
-      end else begin : gen_saturation
-        localparam logic signed [AccBits-1:0] Max = AccBits'((65'sd1 <<< (OutBits - 1)) - 65'sd1);
-        localparam logic signed [AccBits-1:0] Min = -Max - AccBits'(1);
-        assign code = (combined > Max) ? OutBits'(Max) :
-                      (combined < Min) ? OutBits'(Min) : OutBits'(combined);
-      end
+      st_saturate #(
+          .InBits   (AccBits),
+          .OutBits  (OutBits),
+          .OutSigned(OutSigned)
+      ) u_saturate (
+          .value_i(combined),
+          .code_o (code)
+      );
       always_ff @(posedge clk_i) begin
         if (advance && part_valid_q) begin
           acc_q <= combined;

@@ -4,8 +4,8 @@
 //   st_gen_bcast_mix: three inputs broadcast against a 2x4 tile (a full tile, a row of ui8
 //     broadcast over rows, a column of i16 broadcast over columns); sub, mul of two inputs,
 //     rounding shift, abs, neg, min, max, saturated to i8 (both bounds cross).
-//   st_gen_relu_scale: one i16 input, mul by a constant, add, relu, saturated to ui8 (upper
-//     bound only); the unused second input checks that unread ports stay lint-clean.
+//   st_gen_relu_scale: one i32 input, mul by a constant (a 34-bit range), add, relu, saturated
+//     to ui8 (upper bound only); the unused second input checks that unread ports stay lint-clean.
 #pragma once
 
 #include <string>
@@ -37,10 +37,13 @@ inline std::vector<GeneratedSpec> generatedSpecs() {
   const E relu = E::unary(
       K::Relu, E::binary(K::Add, E::binary(K::Mul, in0, E::constant(-3)), E::constant(100)));
   return {
-      {"st_gen_bcast_mix", mix, {2, 4}, {{2, 4}, {4}, {2, 1}},
-       {ir::DType::I8, ir::DType::U8, ir::DType::I16}, ir::DType::I8},
-      {"st_gen_relu_scale", relu, {4}, {{4}, {1}}, {ir::DType::I16, ir::DType::I4},
-       ir::DType::U8},
+      {"st_gen_bcast_mix",
+       mix,
+       {2, 4},
+       {{2, 4}, {4}, {2, 1}},
+       {ir::DType::I8, ir::DType::U8, ir::DType::I16},
+       ir::DType::I8},
+      {"st_gen_relu_scale", relu, {4}, {{4}, {1}}, {ir::DType::I32, ir::DType::I4}, ir::DType::U8},
   };
 }
 

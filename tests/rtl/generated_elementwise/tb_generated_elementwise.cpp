@@ -91,7 +91,6 @@ void runModule(Harness<Model> &h, const GeneratedSpec &s, std::vector<StreamPins
     h.fail("no output reached a bound of the output type: the saturation was not exercised");
 }
 
-
 #define ST_INPUT(m, i, width)                                                                      \
   StreamPins {                                                                                     \
     SignalRef(m.in##i##_valid_i, 1), SignalRef(m.in##i##_ready_o, 1),                              \
@@ -106,16 +105,18 @@ void run(const TestOptions &options) {
   const GeneratedSpec &s = spec(options.config);
   const unsigned outWidth = unsigned(elementCount(s.outputTileShape)) * ir::bitWidth(s.outputType);
   if (s.name == "st_gen_bcast_mix") {
-    Harness<Vst_gen_bcast_mix> h(
-        options, [](Vst_gen_bcast_mix &m) { return ClockReset{&m.clk_i, &m.rst_ni}; });
+    Harness<Vst_gen_bcast_mix> h(options, [](Vst_gen_bcast_mix &m) {
+      return ClockReset{&m.clk_i, &m.rst_ni};
+    });
     auto &m = h.dut();
     runModule(h, s,
               {ST_INPUT(m, 0, portWidth(s, 0)), ST_INPUT(m, 1, portWidth(s, 1)),
                ST_INPUT(m, 2, portWidth(s, 2))},
               {SignalRef(m.valid_o, 1), SignalRef(m.ready_i, 1), SignalRef(m.data_o, outWidth)});
   } else {
-    Harness<Vst_gen_relu_scale> h(
-        options, [](Vst_gen_relu_scale &m) { return ClockReset{&m.clk_i, &m.rst_ni}; });
+    Harness<Vst_gen_relu_scale> h(options, [](Vst_gen_relu_scale &m) {
+      return ClockReset{&m.clk_i, &m.rst_ni};
+    });
     auto &m = h.dut();
     runModule(h, s, {ST_INPUT(m, 0, portWidth(s, 0)), ST_INPUT(m, 1, portWidth(s, 1))},
               {SignalRef(m.valid_o, 1), SignalRef(m.ready_i, 1), SignalRef(m.data_o, outWidth)});

@@ -1,7 +1,8 @@
 // Verilator test of st_matmul: timing against matmulTiming (D, II, L, tokens per port, tokens
 // needed per output), then random C tiles (A and B tiles with uniform, extreme, small and
-// all-extreme codes, so that C saturates both ways) bit-exact against a C++ reference (exact
-// 64-bit sum over K, then saturation to OutBits) under random backpressure on A, B and C.
+// all-extreme codes, signed or unsigned per ASigned/BSigned, so that C saturates both ways)
+// bit-exact against a C++ reference (exact 64-bit sum over K, then saturation to the signed or
+// unsigned OutBits range) under random backpressure on A, B and C.
 // Counts the saturated C elements and fails if none saturated, so the saturation is exercised.
 // --compare-synth REPORT prints the resource estimate beside Yosys.
 #include <cstring>
@@ -26,6 +27,9 @@ model::MatmulParams modelParams(const Params &params, int64_t outputTiles) {
   p.aBits = params["ABits"];
   p.bBits = params["BBits"];
   p.outBits = params["OutBits"];
+  p.aSigned = params.get("ASigned", 1) != 0;
+  p.bSigned = params.get("BSigned", 1) != 0;
+  p.outSigned = params.get("OutSigned", 1) != 0;
   p.outputTiles = outputTiles;
   return p;
 }
@@ -51,8 +55,10 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
     inv.inputs.resize(2);
     for (int64_t o = 0; o < outputs; ++o) {
       // A is tm x (kt*tk), B is (kt*tk) x tn, both row-major; pair j takes K columns j*tk..
-      const std::vector<int64_t> a = randomCodes(tm * kt * tk, CodeRange::signedBits(aBits), rng);
-      const std::vector<int64_t> b = randomCodes(kt * tk * tn, CodeRange::signedBits(bBits), rng);
+      const std::vector<int64_t> a =
+          randomCodes(tm * kt * tk, CodeRange::of(aBits, p.aSigned), rng);
+      const std::vector<int64_t> b =
+          randomCodes(kt * tk * tn, CodeRange::of(bBits, p.bSigned), rng);
       for (size_t j = 0; j < kt; ++j) {
         std::vector<int64_t> aTile, bTile;
         for (size_t mi = 0; mi < tm; ++mi)
@@ -70,7 +76,7 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
           int64_t sum = 0;
           for (size_t ki = 0; ki < kt * tk; ++ki)
             sum += a[mi * kt * tk + ki] * b[ki * tn + ni];
-          c[mi * tn + ni] = saturateSigned(sum, outBits);
+          c[mi * tn + ni] = saturateCode(sum, outBits, p.outSigned);
           saturated += c[mi * tn + ni] != sum;
           ++elements;
         }
@@ -78,7 +84,9 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
     }
     return inv;
   };
-  k.timing = [&params](int64_t outputs) { return model::matmulTiming(modelParams(params, outputs)); };
+  k.timing = [&params](int64_t outputs) {
+    return model::matmulTiming(modelParams(params, outputs));
+  };
   runTileKernelTest(h, k, options.tokens);
   std::printf("%llu of %llu C elements saturated\n", (unsigned long long)saturated,
               (unsigned long long)elements);

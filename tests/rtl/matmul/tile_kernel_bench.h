@@ -66,6 +66,10 @@ struct CodeRange {
   static CodeRange signedBits(unsigned bits) {
     return {-(int64_t(1) << (bits - 1)), (int64_t(1) << (bits - 1)) - 1};
   }
+  static CodeRange unsignedBits(unsigned bits) { return {0, (int64_t(1) << bits) - 1}; }
+  static CodeRange of(unsigned bits, bool isSigned) {
+    return isSigned ? signedBits(bits) : unsignedBits(bits);
+  }
 };
 
 /// Random elements within `range` in one of four shapes: uniform, extremes (lo, hi, lo+1,
@@ -106,10 +110,13 @@ inline Bits packElements(const std::vector<int64_t> &elements, size_t first, siz
   return t;
 }
 
-inline int64_t saturateSigned(int64_t v, unsigned bits) {
-  if (bits >= 64)
+/// Saturates to the signed or unsigned range of `bits` bits (signed 64 bits: unchanged).
+inline int64_t saturateCode(int64_t v, unsigned bits, bool isSigned = true) {
+  if (bits >= 64 && isSigned)
     return v;
-  const CodeRange r = CodeRange::signedBits(bits);
+  if (bits >= 64)
+    return std::max<int64_t>(v, 0);
+  const CodeRange r = CodeRange::of(bits, isSigned);
   return std::clamp(v, r.lo, r.hi);
 }
 
@@ -172,7 +179,8 @@ void runTileKernelTest(Harness<Model> &h, TileKernel &k, uint64_t invocations) {
              " tokens, model says " + std::to_string(want.inputTokens[p]));
     first = std::min(first, in.front());
     for (int64_t o = 0; o < kTimedOutputs; ++o) {
-      const int64_t before = std::count_if(in.begin(), in.end(), [&](uint64_t c) { return c < out[o]; });
+      const int64_t before =
+          std::count_if(in.begin(), in.end(), [&](uint64_t c) { return c < out[o]; });
       if (before < want.inputTokensNeeded.at(p)(o))
         h.fail("timing run: output " + std::to_string(o) + " left after " + std::to_string(before) +
                " tokens of port " + std::to_string(p) + ", model needs " +

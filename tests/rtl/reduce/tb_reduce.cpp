@@ -1,8 +1,9 @@
 // Verilator test of st_reduce: timing against reduceTiming (D, II, L, tokens taken, tokens
 // needed per output), then random outputs (input tiles with uniform, extreme, small and
-// all-extreme codes, so that sums and maxima saturate both ways) bit-exact against a C++
-// reference (exact 64-bit sum or max over the reduced dimension, then saturation to OutBits)
-// under random backpressure. Counts the saturated results and fails if none saturated.
+// all-extreme codes, signed or unsigned per InSigned, so that sums and maxima saturate both
+// ways) bit-exact against a C++ reference (exact 64-bit sum or max over the reduced dimension,
+// then saturation to the signed or unsigned OutBits range) under random backpressure. Counts the
+// saturated results and fails if none saturated.
 // --compare-synth REPORT prints the resource estimate beside Yosys.
 #include <cstring>
 
@@ -26,6 +27,8 @@ model::ReduceParams modelParams(const Params &params, int64_t outputs) {
   p.inBits = params["InBits"];
   p.outBits = params["OutBits"];
   p.combiner = model::ReduceCombiner(params["Combiner"]);
+  p.inSigned = params.get("InSigned", 1) != 0;
+  p.outSigned = params.get("OutSigned", 1) != 0;
   p.outputTokens = outputs;
   return p;
 }
@@ -52,7 +55,7 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
       // x[t][o][r][i]: the reduced dimension is (t, r) of extent tokens*lanes.
       const size_t perToken = outer * lanes * inner;
       const std::vector<int64_t> x =
-          randomCodes(tokens * perToken, CodeRange::signedBits(inBits), rng);
+          randomCodes(tokens * perToken, CodeRange::of(inBits, p.inSigned), rng);
       for (size_t t = 0; t < tokens; ++t)
         inv.inputs[0].push_back(packElements(x, t * perToken, perToken, inBits));
       std::vector<int64_t> y(outer * inner);
@@ -64,7 +67,7 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
               const int64_t v = x[t * perToken + (oi * lanes + r) * inner + ii];
               acc = isMax ? std::max(acc, v) : acc + v;
             }
-          y[oi * inner + ii] = saturateSigned(acc, outBits);
+          y[oi * inner + ii] = saturateCode(acc, outBits, p.outSigned);
           saturated += y[oi * inner + ii] != acc;
           ++elements;
         }
@@ -72,7 +75,9 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
     }
     return inv;
   };
-  k.timing = [&params](int64_t outputs) { return model::reduceTiming(modelParams(params, outputs)); };
+  k.timing = [&params](int64_t outputs) {
+    return model::reduceTiming(modelParams(params, outputs));
+  };
   runTileKernelTest(h, k, options.tokens);
   std::printf("%llu of %llu results saturated\n", (unsigned long long)saturated,
               (unsigned long long)elements);
