@@ -420,47 +420,6 @@ std::string emitElementwiseModule(const std::string &name, const ir::ScalarExpr 
     << "    output logic [" << outElems * outBits - 1 << ":0] data_o\n"
     << ");\n\n";
 
-  // ---- the element function ----
-  o << "  // One output element from the input elements it reads; node widths from the body's\n"
-    << "  // exact value ranges.\n"
-    << "  function automatic logic [" << outBits - 1 << ":0] element(";
-  bool firstArg = true;
-  for (unsigned i : used) {
-    o << (firstArg ? "" : ", ") << "input logic [" << inBits[i] - 1 << ":0] x" << i;
-    firstArg = false;
-  }
-  o << ");\n";
-  // The result's sign bit is never read when its range is non-negative and fits the unsigned
-  // output type unclamped: the only bits a generated module leaves unread.
-  const bool unreadSign = d.nodes.back().width > outBits && !d.clampHigh && !d.clampLow;
-  for (size_t i = 0; i < d.nodes.size(); ++i) {
-    const auto &n = d.nodes[i];
-    const bool last = i + 1 == d.nodes.size();
-    if (last && unreadSign)
-      o << "    // verilator lint_off UNUSEDSIGNAL\n";
-    o << "    logic signed [" << n.width - 1 << ":0] " << nodeName(unsigned(i)) << ";  // ["
-      << static_cast<long long>(n.lo) << ", " << static_cast<long long>(n.hi) << "]\n";
-    if (last && unreadSign)
-      o << "    // verilator lint_on UNUSEDSIGNAL\n";
-  }
-  for (size_t i = 0; i < d.nodes.size(); ++i)
-    o << nodeStatement(d.nodes, unsigned(i), inputTypes);
-  const unsigned root = unsigned(d.nodes.size() - 1);
-  const unsigned rw = d.nodes[root].width;
-  const std::string r = nodeName(root);
-  std::string prefix = "    ";
-  if (d.clampHigh) {
-    o << prefix << "if (" << r << " > " << literal(ir::maxValue(outputType), rw)
-      << ") element = " << literal(ir::maxValue(outputType), outBits, false) << ";\n";
-    prefix = "    else ";
-  }
-  if (d.clampLow) {
-    o << prefix << "if (" << r << " < " << literal(ir::minValue(outputType), rw)
-      << ") element = " << literal(ir::minValue(outputType), outBits, false) << ";\n";
-    prefix = "    else ";
-  }
-  o << prefix << "element = " << cast(outBits, r) << ";\n"
-    << "  endfunction\n\n";
   o << emitElementwiseFunction("element", body, inputTypes, outputType) << "\n";
 
   // ---- control: all inputs together, one register stage ----
