@@ -195,7 +195,10 @@ ir::DataflowNode kernelFor(const CompileState &state, ir::OpId id) {
                    param("KTiles", op.loopExtents[m + 2] / t.tileSizes[m + 2]),
                    param("ABits", bitsOf(g, op.inputs[0].tensor)),
                    param("BBits", bitsOf(g, op.inputs[1].tensor)),
-                   param("OutBits", bitsOf(g, op.output.tensor))};
+                   param("OutBits", bitsOf(g, op.output.tensor)),
+                   param("ASigned", signedOf(g, op.inputs[0].tensor)),
+                   param("BSigned", signedOf(g, op.inputs[1].tensor)),
+                   param("OutSigned", signedOf(g, op.output.tensor))};
     break;
   }
   case OpKind::Reduce: {
@@ -212,7 +215,9 @@ ir::DataflowNode kernelFor(const CompileState &state, ir::OpId id) {
                    param("Tokens", op.loopExtents[r] / t.tileSizes[r]),
                    param("InBits", bitsOf(g, op.inputs[0].tensor)),
                    param("OutBits", bitsOf(g, op.output.tensor)),
-                   param("Combiner", op.combiner == ir::Combiner::Max ? 1 : 0)};
+                   param("Combiner", op.combiner == ir::Combiner::Max ? 1 : 0),
+                   param("InSigned", signedOf(g, op.inputs[0].tensor)),
+                   param("OutSigned", signedOf(g, op.output.tensor))};
     break;
   }
   case OpKind::Elementwise:
