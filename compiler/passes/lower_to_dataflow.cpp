@@ -152,6 +152,9 @@ std::vector<unsigned> transposePermutation(const Op &op) {
 int64_t bitsOf(const ir::TensorGraph &g, ir::TensorId t) {
   return ir::bitWidth(g.tensor(t).dtype);
 }
+int64_t signedOf(const ir::TensorGraph &g, ir::TensorId t) {
+  return ir::isSigned(g.tensor(t).dtype) ? 1 : 0;
+}
 
 /// The kernel node of one op, with its ports typed.
 ir::DataflowNode kernelFor(const CompileState &state, ir::OpId id) {
