@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "frontend/graph_yaml.h"
+#include "passes/dataflow_timing_sim.h"
 #include "passes/pass_pipeline.h"
 #include "support/error.h"
 
@@ -113,15 +114,34 @@ TEST(DataflowPasses, ReuseLoopsAndSharedConverterBuffers) {
   EXPECT_EQ(count(b->state.dataflow, ir::NodeKind::Converter), 0u);
 }
 
-TEST(DataflowPasses, ResidualAndDiamondForkTheirSharedInput) {
+TEST(DataflowPasses, ReconvergentGraphsGetLpDepthsThatMatchDeepFifos) {
+  // residual and diamond fork an on-chip tensor into a long and a short arm. The LP must deepen
+  // the short arm, and in the timing model its depths must never deadlock and must reach the
+  // cycles of very deep FIFOs, while a depth-2 FIFO everywhere is slower or deadlocks.
   for (const char *file : {"residual.yaml", "diamond.yaml"}) {
     SCOPED_TRACE(file);
     auto c = compile(file);
-    // x comes from HBM: one DMA per consuming port, each in its consumer's order (no fork).
-    unsigned xDmas = 0;
-    for (ir::NodeId n : c->state.dataflow.nodes())
-      xDmas += c->state.dataflow.node(n).name.rfind("rd_x_", 0) == 0;
-    EXPECT_EQ(xDmas, 2u);
+    const ir::DataflowGraph &df = c->state.dataflow;
+    EXPECT_EQ(count(df, ir::NodeKind::Fork), 1u);
+    std::vector<ir::StreamId> streams;
+    const passes::TimingGraph tg = passes::timingGraphOf(df, streams);
+    std::vector<int64_t> lp, deep, shallow;
+    int64_t deepest = 0;
+    for (ir::StreamId s : streams) {
+      lp.push_back(df.stream(s).fifoDepth);
+      deep.push_back(8192);
+      shallow.push_back(2);
+      deepest = std::max(deepest, df.stream(s).fifoDepth);
+    }
+    EXPECT_GT(deepest, 2);
+    const auto withLp = passes::simulateDataflowTiming(tg, lp);
+    const auto withDeep = passes::simulateDataflowTiming(tg, deep);
+    const auto withShallow = passes::simulateDataflowTiming(tg, shallow);
+    ASSERT_FALSE(withLp.deadlock) << withLp.deadlockReport;
+    ASSERT_FALSE(withDeep.deadlock);
+    EXPECT_EQ(withLp.makespan, withDeep.makespan);
+    EXPECT_EQ(withLp.makespan, c->state.predictedCycles);
+    EXPECT_TRUE(withShallow.deadlock || withShallow.makespan > withDeep.makespan);
   }
 }
 
