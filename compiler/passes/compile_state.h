@@ -68,6 +68,10 @@ struct CompileState {
   /// time.
   int64_t predictedCycles = 0;
   double fifoSolveSeconds = 0;
+  /// Cycles with every FIFO very deep, and per stream (in DataflowGraph::streams() order) the
+  /// smallest depth the timing simulation shows to keep within 2 % of them (-1: none found).
+  int64_t deepCycles = 0;
+  std::vector<int64_t> searchedMinDepths;
 };
 
 } // namespace st::passes

@@ -50,11 +50,16 @@ def main():
     if lp.get("deadlock") or not lp.get("bit_exact"):
         sys.exit(f"FAIL: LP-sized design: bit_exact={lp.get('bit_exact')} deadlock={lp.get('deadlock')}"
                  f" mismatches={lp.get('mismatches')} error={lp.get('error')}")
-    depths = {s["name"]: s["fifo_depth"] for s in report["streams"]}
     print(f"LP: predicted {report['predicted_cycles']} cycles, measured {lp['cycles']}, "
-          f"FIFO bits {report['fifo_bits']}, solve {report['fifo_lp_solve_seconds']:.4f} s")
-    for name, depth in depths.items():
-        print(f"  FIFO {name}: LP depth {depth}")
+          f"FIFO bits {report['fifo_bits']} (searched minima {report['searched_min_fifo_bits']}), "
+          f"LP solve {report['fifo_lp_solve_seconds']:.4f} s")
+    for s in report["streams"]:
+        print(f"  FIFO {s['name']}: LP depth {s['fifo_depth']}, searched minimum "
+              f"{s['searched_min_depth']}")
+    if report["searched_min_fifo_bits"] > 0 and \
+            report["fifo_bits"] > 1.25 * report["searched_min_fifo_bits"]:
+        sys.exit(f"FAIL: LP FIFO bits {report['fifo_bits']} exceed 1.25 x the searched minima "
+                 f"({report['searched_min_fifo_bits']})")
     if args.compare_deep:
         _, deep = compile_and_sim(args, "deep", args.seed)
         if deep.get("deadlock") or not deep.get("bit_exact"):
