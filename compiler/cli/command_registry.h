@@ -28,5 +28,7 @@ constexpr int kExitUsage = 2;
 
 /// Commands of compiler/cli/itensor_command.cpp.
 void addItensorCommands(std::vector<CliCommand> &registry);
+/// Commands of compiler/cli/eval_command.cpp.
+void addEvalCommands(std::vector<CliCommand> &registry);
 
 } // namespace st::cli

@@ -13,6 +13,7 @@ namespace {
 std::vector<st::cli::CliCommand> buildRegistry() {
   std::vector<st::cli::CliCommand> registry;
   st::cli::addItensorCommands(registry);
+  st::cli::addEvalCommands(registry);
   return registry;
 }
 
