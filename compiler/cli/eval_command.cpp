@@ -29,6 +29,7 @@ struct EvalOptions {
   std::string mode = "float";
   std::string precision;
   bool json = false;
+  bool randomWeights = false;
 };
 
 std::vector<int64_t> parseIds(const std::string &text) {
@@ -68,7 +69,9 @@ int runEval(const EvalOptions &o) {
   }
   try {
     const std::vector<int64_t> prompt = parseIds(o.promptIds);
-    frontend::LoadedModel model = frontend::loadModel(o.modelDir);
+    frontend::LoadedModel model = frontend::loadModel(
+        o.modelDir, o.randomWeights ? frontend::WeightSource::Random
+                                    : frontend::WeightSource::Checkpoint);
     frontend::FloatExecutor executor(model.program, model.weights);
     frontend::GreedyResult result = frontend::greedyDecode(executor, prompt, o.steps);
     if (!o.json) {
@@ -112,7 +115,7 @@ void addEvalCommands(std::vector<CliCommand> &registry) {
   eval.summary = "run greedy decoding of a Hugging Face model directory with the fp32 reference";
   eval.help =
       R"(Usage: streamtensor eval <model-dir> --prompt-ids 1,2,3 --steps N [--mode float|golden]
-                         [--precision P] [--json]
+                         [--precision P] [--json] [--random-weights]
 
 Reads <model-dir>/config.json and model.safetensors (or the shards of
 model.safetensors.index.json) of a GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM or
@@ -122,7 +125,8 @@ one step at a time and prints N greedy token ids, comma-separated. With --json p
 step s holds the logits token s was chosen from. --mode float (default) is the fp32 reference;
 --mode golden (the quantized bit-exact model) is not yet available. A missing or misshapen
 tensor, a truncated file or an unsupported config value gives one error line naming the file and
-the field, exit code 2.
+the field, exit code 2. --random-weights reads only config.json and fills every weight with
+seeded uniform random values (the full-size configs under configs/ have no checkpoint here).
 
 Example:
   streamtensor eval tests/fixtures/gpt2_tiny --prompt-ids 84,72,69 --steps 4
@@ -135,6 +139,8 @@ Example:
     app.add_option("--mode", o->mode, "float (fp32 reference) or golden");
     app.add_option("--precision", o->precision, "fp32 for --mode float");
     app.add_flag("--json", o->json, "Print one JSON object");
+    app.add_flag("--random-weights", o->randomWeights,
+                 "Read only config.json and use seeded random weights (e.g. configs/*)");
     return [o] { return runEval(*o); };
   };
   registry.push_back(std::move(eval));

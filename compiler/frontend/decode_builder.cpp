@@ -21,7 +21,7 @@ namespace {
 /// Adds tensors, named ops and per-run weight bindings to one stage.
 class StageBuilder {
 public:
-  StageBuilder(std::string name, int64_t repeat, const WeightStore &weights)
+  StageBuilder(std::string name, int64_t repeat, WeightStore &weights)
       : weights_(weights) {
     stage_.name = std::move(name);
     stage_.repeat = repeat;
@@ -61,7 +61,7 @@ public:
 
 private:
   DecodeStage stage_;
-  const WeightStore &weights_;
+  WeightStore &weights_;
 };
 
 /// The per-family differences of the decoder block.
@@ -88,6 +88,8 @@ WeightTensor transposed(const WeightTensor &w, int64_t rowBegin, int64_t rows, i
   WeightTensor t;
   t.shape = {cols, rows};
   t.file = "derived from " + from;
+  if (w.data.empty()) // shape-only store
+    return t;
   t.data.resize(static_cast<size_t>(rows * cols));
   const int64_t width = w.shape[1];
   for (int64_t c = 0; c < cols; ++c)
@@ -101,7 +103,8 @@ WeightTensor slice(const WeightTensor &b, int64_t begin, int64_t n, const std::s
   WeightTensor t;
   t.shape = {n};
   t.file = "derived from " + from;
-  t.data.assign(b.data.begin() + begin, b.data.begin() + begin + n);
+  if (!b.data.empty())
+    t.data.assign(b.data.begin() + begin, b.data.begin() + begin + n);
   return t;
 }
 
@@ -186,7 +189,7 @@ std::vector<LayerNames> hfLayerNames(const ModelConfig &c) {
   return layers;
 }
 
-DecodeStage buildBlock(const ModelConfig &c, const WeightStore &w, const BlockOptions &opt,
+DecodeStage buildBlock(const ModelConfig &c, WeightStore &w, const BlockOptions &opt,
                        const std::vector<LayerNames> &names) {
   const int64_t h = c.hiddenSize, d = c.headDim, qw = c.numHeads * d, kvw = c.numKvHeads * d;
   const int64_t inner = c.intermediateSize;
@@ -381,10 +384,17 @@ ir::DecodeProgram buildDecodeProgram(const ModelConfig &c, WeightStore &w) {
   return p;
 }
 
-LoadedModel loadModel(const std::string &modelDir) {
+LoadedModel loadModel(const std::string &modelDir, WeightSource source, uint64_t seed) {
   LoadedModel m;
   m.config = readModelConfig(modelDir);
-  m.weights = readModelWeights(modelDir);
+  if (source == WeightSource::Checkpoint) {
+    m.weights = readModelWeights(modelDir);
+  } else {
+    m.weights.setSource(source == WeightSource::Random ? "random weights" : "shape only");
+    m.weights.synthesizeMissing(source == WeightSource::Random ? WeightStore::Missing::Random
+                                                               : WeightStore::Missing::ShapeOnly,
+                                seed);
+  }
   m.program = buildDecodeProgram(m.config, m.weights);
   return m;
 }

@@ -27,6 +27,11 @@ struct LoadedModel {
   WeightStore weights;
   ir::DecodeProgram program;
 };
-LoadedModel loadModel(const std::string &modelDir);
+/// Where the weights come from: the directory's safetensors, seeded random values of the
+/// shapes the program needs (--random-weights: only config.json is read), or shapes only (to
+/// build and size the program of a full-size config without allocating its weights).
+enum class WeightSource { Checkpoint, Random, ShapeOnly };
+LoadedModel loadModel(const std::string &modelDir, WeightSource source = WeightSource::Checkpoint,
+                      uint64_t seed = 0);
 
 } // namespace st::frontend

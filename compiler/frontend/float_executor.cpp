@@ -91,6 +91,9 @@ FloatExecutor::StepResult FloatExecutor::step(int64_t token, int64_t pos) {
           values[t] = it->second;
         } else if (info.role == TensorRole::Constant) {
           constants[t] = &weights_.get(binding.weights.at(info.name));
+          if (static_cast<int64_t>(constants[t]->data.size()) != constants[t]->numElements())
+            throw Error("float executor", "weight '" + binding.weights.at(info.name) + "'",
+                        "weight values (the store holds shapes only)");
           values[t] = constants[t]->data;
         } else if (info.role == TensorRole::State) {
           const std::string key = stage.name + "/" + std::to_string(run) + "/" + info.name;

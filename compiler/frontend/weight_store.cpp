@@ -1,6 +1,9 @@
 // WeightStore (see weight_store.h).
 #include "frontend/weight_store.h"
 
+#include <functional>
+#include <random>
+
 #include "support/error.h"
 
 namespace st::frontend {
@@ -31,7 +34,26 @@ const WeightTensor &WeightStore::get(const std::string &name) const {
 }
 
 const WeightTensor &WeightStore::require(const std::string &name,
-                                         const std::vector<int64_t> &shape) const {
+                                         const std::vector<int64_t> &shape) {
+  if (missing_ != Missing::Fail && !contains(name)) {
+    WeightTensor t;
+    t.shape = shape;
+    t.file = missing_ == Missing::Random ? "random weights" : "shape only";
+    if (missing_ == Missing::Random) {
+      // Seeded by the store's seed and the tensor name, so each tensor is reproducible.
+      std::mt19937_64 rng(seed_ ^ std::hash<std::string>{}(name));
+      std::uniform_real_distribution<float> dist(-scale_, scale_);
+      t.data.resize(static_cast<size_t>(t.numElements()));
+      for (float &v : t.data)
+        v = dist(rng);
+      // Norm gammas near 1, so activations keep their scale through the layers.
+      if (shape.size() == 1 &&
+          (name.find("norm") != std::string::npos || name.find("ln_") != std::string::npos))
+        for (float &v : t.data)
+          v += 1.0f;
+    }
+    tensors_[name] = std::move(t);
+  }
   const WeightTensor &t = get(name);
   if (t.shape != shape)
     throw Error(t.file, "tensor '" + name + "' shape",

@@ -63,7 +63,8 @@ TEST_P(FixtureTest, MatchesHuggingFaceLogitsAndGreedyTokens) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureTest,
-                         ::testing::Values("gpt2_tiny", "llama_tiny_gqa"));
+                         ::testing::Values("gpt2_tiny", "llama_tiny_gqa", "qwen2_tiny_mqa",
+                                           "gemma3_tiny"));
 
 } // namespace
 } // namespace st::frontend
