@@ -69,9 +69,9 @@ int runEval(const EvalOptions &o) {
   }
   try {
     const std::vector<int64_t> prompt = parseIds(o.promptIds);
-    frontend::LoadedModel model = frontend::loadModel(
-        o.modelDir, o.randomWeights ? frontend::WeightSource::Random
-                                    : frontend::WeightSource::Checkpoint);
+    frontend::LoadedModel model =
+        frontend::loadModel(o.modelDir, o.randomWeights ? frontend::WeightSource::Random
+                                                        : frontend::WeightSource::Checkpoint);
     frontend::FloatExecutor executor(model.program, model.weights);
     frontend::GreedyResult result = frontend::greedyDecode(executor, prompt, o.steps);
     if (!o.json) {
@@ -135,7 +135,8 @@ Example:
     auto o = std::make_shared<EvalOptions>();
     app.add_option("model-dir", o->modelDir, "Hugging Face model directory")->required();
     app.add_option("--prompt-ids", o->promptIds, "Comma-separated prompt token ids")->required();
-    app.add_option("--steps", o->steps, "Number of tokens to generate")->check(CLI::Range(1, 1 << 20));
+    app.add_option("--steps", o->steps, "Number of tokens to generate")
+        ->check(CLI::Range(1, 1 << 20));
     app.add_option("--mode", o->mode, "float (fp32 reference) or golden");
     app.add_option("--precision", o->precision, "fp32 for --mode float");
     app.add_flag("--json", o->json, "Print one JSON object");

@@ -21,8 +21,7 @@ namespace {
 /// Adds tensors, named ops and per-run weight bindings to one stage.
 class StageBuilder {
 public:
-  StageBuilder(std::string name, int64_t repeat, WeightStore &weights)
-      : weights_(weights) {
+  StageBuilder(std::string name, int64_t repeat, WeightStore &weights) : weights_(weights) {
     stage_.name = std::move(name);
     stage_.repeat = repeat;
     stage_.bindings.resize(static_cast<size_t>(repeat));
@@ -66,11 +65,11 @@ private:
 
 /// The per-family differences of the decoder block.
 struct BlockOptions {
-  NormAttrs norm;                    ///< all block norms
-  bool postAttentionNorm = false;    ///< Gemma: norm after o_proj and after the MLP
-  bool qkNorm = false;               ///< Gemma: per-head RMS norm of q and k
-  bool rope = true;                  ///< false for GPT-2 (learned positions)
-  bool gatedMlp = true;              ///< false: up -> activation -> down (GPT-2)
+  NormAttrs norm;                 ///< all block norms
+  bool postAttentionNorm = false; ///< Gemma: norm after o_proj and after the MLP
+  bool qkNorm = false;            ///< Gemma: per-head RMS norm of q and k
+  bool rope = true;               ///< false for GPT-2 (learned positions)
+  bool gatedMlp = true;           ///< false: up -> activation -> down (GPT-2)
   ActivationKind activation = ActivationKind::Silu;
   GatedKind gated = GatedKind::SwiGLU;
 };
@@ -318,7 +317,8 @@ ir::DecodeProgram buildDecodeProgram(const ModelConfig &c, WeightStore &w) {
   const int64_t h = c.hiddenSize, v = c.vocabSize;
   const bool gpt2 = c.architecture == Architecture::Gpt2;
   const bool gemma = c.architecture == Architecture::Gemma3;
-  std::string prefix = gpt2 ? (w.contains("transformer.wte.weight") ? "transformer." : "") : "model.";
+  std::string prefix =
+      gpt2 ? (w.contains("transformer.wte.weight") ? "transformer." : "") : "model.";
   const std::string embedName = prefix + (gpt2 ? "wte.weight" : "embed_tokens.weight");
 
   // Prologue: token (and for GPT-2 position) embedding.
@@ -328,7 +328,8 @@ ir::DecodeProgram buildDecodeProgram(const ModelConfig &c, WeightStore &w) {
     TensorId table = s.constant("embed_table", {v, h}, [&](int64_t) { return embedName; });
     EmbeddingAttrs e;
     // Gemma: hidden**0.5 as an fp32 tensor, as transformers' Gemma3TextScaledWordEmbedding.
-    e.scale = gemma ? static_cast<double>(static_cast<float>(std::sqrt(static_cast<double>(h)))) : 1.0;
+    e.scale =
+        gemma ? static_cast<double>(static_cast<float>(std::sqrt(static_cast<double>(h)))) : 1.0;
     if (gpt2) {
       TensorId pos = s.input(DecodeProgram::kPositionInput, {1}, DType::I32);
       TensorId posTable = s.constant("position_table", {c.maxPositions, h},
@@ -365,11 +366,12 @@ ir::DecodeProgram buildDecodeProgram(const ModelConfig &c, WeightStore &w) {
     StageBuilder s("epilogue", 1, w);
     TensorId x = s.input("x", {h});
     NormAttrs n = opt.norm;
-    std::vector<TensorId> in = {
-        x, s.constant("final_norm.gamma", {h},
-                      [&](int64_t) { return prefix + (gpt2 ? "ln_f.weight" : "norm.weight"); })};
+    std::vector<TensorId> in = {x, s.constant("final_norm.gamma", {h}, [&](int64_t) {
+                                  return prefix + (gpt2 ? "ln_f.weight" : "norm.weight");
+                                })};
     if (gpt2)
-      in.push_back(s.constant("final_norm.beta", {h}, [&](int64_t) { return prefix + "ln_f.bias"; }));
+      in.push_back(
+          s.constant("final_norm.beta", {h}, [&](int64_t) { return prefix + "ln_f.bias"; }));
     TensorId xn = s.op("final_norm", n, in, {h});
     const std::string head = c.tiedEmbeddings ? embedName : "lm_head.weight";
     TensorId logits =

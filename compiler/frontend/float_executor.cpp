@@ -51,7 +51,8 @@ std::vector<float> runLinear(const std::vector<float> &x, const WeightTensor &w,
     const float *row = w.data.data() + r * k;
     for (int64_t i = 0; i < k; ++i)
       acc += static_cast<double>(row[i]) * x[static_cast<size_t>(i)];
-    y[static_cast<size_t>(r)] = static_cast<float>(acc) + (bias ? (*bias)[static_cast<size_t>(r)] : 0.0f);
+    y[static_cast<size_t>(r)] =
+        static_cast<float>(acc) + (bias ? (*bias)[static_cast<size_t>(r)] : 0.0f);
   }
   return y;
 }
@@ -146,7 +147,8 @@ FloatExecutor::StepResult FloatExecutor::step(int64_t token, int64_t pos) {
           const int64_t d = a->headDim, kvWidth = a->numKvHeads * d;
           std::copy(kNew.begin(), kNew.end(), kCache.begin() + p * kvWidth);
           std::copy(vNew.begin(), vNew.end(), vCache.begin() + p * kvWidth);
-          const int64_t first = a->slidingWindow > 0 ? std::max<int64_t>(0, p - a->slidingWindow + 1) : 0;
+          const int64_t first =
+              a->slidingWindow > 0 ? std::max<int64_t>(0, p - a->slidingWindow + 1) : 0;
           const int64_t group = a->numHeads / a->numKvHeads;
           out.assign(static_cast<size_t>(a->numHeads * d), 0.0f);
           for (int64_t head = 0; head < a->numHeads; ++head) {
@@ -169,10 +171,11 @@ FloatExecutor::StepResult FloatExecutor::step(int64_t token, int64_t pos) {
             }
           }
         } else if (auto *act = std::get_if<ActivationAttrs>(&attrs)) {
-          out = act->kind == ActivationKind::Silu ? numerics::siluFloat(in(0))
-                : numerics::geluFloat(in(0), act->kind == ActivationKind::GeluErf
-                                                 ? numerics::GeluForm::Erf
-                                                 : numerics::GeluForm::Tanh);
+          out = act->kind == ActivationKind::Silu
+                    ? numerics::siluFloat(in(0))
+                    : numerics::geluFloat(in(0), act->kind == ActivationKind::GeluErf
+                                                     ? numerics::GeluForm::Erf
+                                                     : numerics::GeluForm::Tanh);
         } else if (auto *gt = std::get_if<GatedAttrs>(&attrs)) {
           out = gt->kind == GatedKind::SwiGLU
                     ? numerics::swigluFloat(in(0), in(1))

@@ -151,7 +151,8 @@ ModelConfig parseModelConfig(const std::string &text, const std::string &file) {
     c.architecture = Architecture::Gemma3;
   else
     f.fail("architectures", "one of GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM, "
-                            "Gemma3ForCausalLM, got '" + arch + "'");
+                            "Gemma3ForCausalLM, got '" +
+                                arch + "'");
 
   if (c.architecture == Architecture::Gpt2) {
     c.vocabSize = f.positiveInt("vocab_size");
@@ -165,7 +166,8 @@ ModelConfig parseModelConfig(const std::string &text, const std::string &file) {
     c.tiedEmbeddings = f.boolean("tie_word_embeddings", true);
     c.hiddenAct = f.string("activation_function", "gelu_new");
     if (c.hiddenAct != "gelu_new" && c.hiddenAct != "gelu" && c.hiddenAct != "gelu_pytorch_tanh")
-      f.fail("activation_function", "gelu_new, gelu or gelu_pytorch_tanh, got '" + c.hiddenAct + "'");
+      f.fail("activation_function",
+             "gelu_new, gelu or gelu_pytorch_tanh, got '" + c.hiddenAct + "'");
     if (c.hiddenSize % c.numHeads != 0)
       f.fail("n_head", "a divisor of n_embd (" + std::to_string(c.hiddenSize) + ")");
     c.headDim = c.hiddenSize / c.numHeads;
@@ -185,10 +187,11 @@ ModelConfig parseModelConfig(const std::string &text, const std::string &file) {
   c.numHeads = f.positiveInt("num_attention_heads");
   c.numKvHeads = f.positiveInt("num_key_value_heads", c.numHeads);
   if (c.numHeads % c.numKvHeads != 0)
-    f.fail("num_key_value_heads", "a divisor of num_attention_heads (" +
-                                      std::to_string(c.numHeads) + ")");
+    f.fail("num_key_value_heads",
+           "a divisor of num_attention_heads (" + std::to_string(c.numHeads) + ")");
   c.maxPositions = f.positiveInt("max_position_embeddings");
-  c.normEps = f.positiveNumber("rms_norm_eps", c.architecture == Architecture::Gemma3 ? 1e-6 : 1e-6);
+  c.normEps =
+      f.positiveNumber("rms_norm_eps", c.architecture == Architecture::Gemma3 ? 1e-6 : 1e-6);
   c.ropeTheta = f.positiveNumber("rope_theta", c.architecture == Architecture::Gemma3 ? 1e6 : 1e4);
   readRopeScaling(f, c);
   if (f.has("head_dim"))
@@ -198,8 +201,8 @@ ModelConfig parseModelConfig(const std::string &text, const std::string &file) {
   else
     f.fail("num_attention_heads", "a divisor of hidden_size or an explicit head_dim");
   if (c.headDim % 2 != 0)
-    f.fail("head_dim", "an even head dimension (rotary embedding), got " +
-                           std::to_string(c.headDim));
+    f.fail("head_dim",
+           "an even head dimension (rotary embedding), got " + std::to_string(c.headDim));
   c.attentionScale = 1.0 / std::sqrt(static_cast<double>(c.headDim));
 
   switch (c.architecture) {

@@ -37,16 +37,16 @@ struct ModelConfig {
   int64_t maxPositions = 0;
   double normEps = 1e-5;
   bool tiedEmbeddings = false;
-  std::string hiddenAct; ///< gelu_new, gelu, silu, gelu_pytorch_tanh
+  std::string hiddenAct;      ///< gelu_new, gelu, silu, gelu_pytorch_tanh
   bool attentionBias = false; ///< bias on q, k, v (Qwen2 always; Llama's attention_bias)
   bool outputBias = false;    ///< bias on o_proj (Llama's attention_bias)
   bool mlpBias = false;
   double ropeTheta = 10000.0;
   double ropeLocalTheta = 10000.0; ///< Gemma 3 sliding-window layers
   RopeScaling ropeScaling;
-  double attentionScale = 0.0;          ///< multiplies q.k
-  int64_t slidingWindow = 0;            ///< Gemma 3 local layers' window
-  std::vector<bool> layerIsSliding;     ///< per layer (Gemma 3)
+  double attentionScale = 0.0;      ///< multiplies q.k
+  int64_t slidingWindow = 0;        ///< Gemma 3 local layers' window
+  std::vector<bool> layerIsSliding; ///< per layer (Gemma 3)
 };
 
 /// Reads and validates <modelDir>/config.json.

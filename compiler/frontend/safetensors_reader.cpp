@@ -72,8 +72,8 @@ void readSafetensorsFile(const std::string &path, WeightStore &store) {
     headerLength = (headerLength << 8) | static_cast<unsigned char>(bytes[i]);
   if (headerLength > bytes.size() - 8)
     throw Error(path, "header length",
-                "at most the " + std::to_string(bytes.size() - 8) +
-                    " bytes after it, got " + std::to_string(headerLength) + " (truncated file)");
+                "at most the " + std::to_string(bytes.size() - 8) + " bytes after it, got " +
+                    std::to_string(headerLength) + " (truncated file)");
   json header;
   try {
     header = json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<long>(headerLength));
@@ -112,8 +112,8 @@ void readSafetensorsFile(const std::string &path, WeightStore &store) {
         throw Error(path, field + " shape", "an array of non-negative integers");
       t.shape.push_back(d.get<int64_t>());
     }
-    if (!offsetsJson.is_array() || offsetsJson.size() != 2 || !offsetsJson[0].is_number_unsigned() ||
-        !offsetsJson[1].is_number_unsigned())
+    if (!offsetsJson.is_array() || offsetsJson.size() != 2 ||
+        !offsetsJson[0].is_number_unsigned() || !offsetsJson[1].is_number_unsigned())
       throw Error(path, field + " data_offsets", "[begin, end] with non-negative integers");
     const uint64_t begin = offsetsJson[0].get<uint64_t>(), end = offsetsJson[1].get<uint64_t>();
     const uint64_t n = static_cast<uint64_t>(t.numElements());
@@ -131,7 +131,8 @@ void readSafetensorsFile(const std::string &path, WeightStore &store) {
     t.data.resize(n);
     for (uint64_t i = 0; i < n; ++i) {
       if (elementSize == 4) {
-        uint32_t bits = static_cast<uint32_t>(src[4 * i]) | static_cast<uint32_t>(src[4 * i + 1]) << 8 |
+        uint32_t bits = static_cast<uint32_t>(src[4 * i]) |
+                        static_cast<uint32_t>(src[4 * i + 1]) << 8 |
                         static_cast<uint32_t>(src[4 * i + 2]) << 16 |
                         static_cast<uint32_t>(src[4 * i + 3]) << 24;
         std::memcpy(&t.data[i], &bits, 4);
@@ -179,8 +180,7 @@ WeightStore readModelWeights(const std::string &modelDir) {
   for (const std::string &shard : shards) {
     const fs::path shardPath = dir / shard;
     if (!fs::exists(shardPath))
-      throw Error(indexPath, "weight_map shard '" + shard + "'",
-                  "an existing file in " + modelDir);
+      throw Error(indexPath, "weight_map shard '" + shard + "'", "an existing file in " + modelDir);
     readSafetensorsFile(shardPath.string(), store);
   }
   for (const auto &[name, shard] : j["weight_map"].items()) {

@@ -14,8 +14,9 @@ void DecodeProgram::verify() const {
     const std::string where = "decode program stage '" + stage.name + "'";
     stage.graph.verify();
     if (stage.repeat < 1 || static_cast<int64_t>(stage.bindings.size()) != stage.repeat)
-      throw Error(where, "bindings", "one binding per run (" + std::to_string(stage.repeat) +
-                                         "), got " + std::to_string(stage.bindings.size()));
+      throw Error(where, "bindings",
+                  "one binding per run (" + std::to_string(stage.repeat) + "), got " +
+                      std::to_string(stage.bindings.size()));
     std::set<std::string> produced;
     for (TensorId t = 0; t < stage.graph.numTensors(); ++t) {
       const TensorInfo &info = stage.graph.tensor(t);

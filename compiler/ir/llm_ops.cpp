@@ -27,35 +27,35 @@ std::string llmOpName(const LlmAttributes &a) {
 
 std::string llmAttributesToString(const LlmAttributes &a) {
   std::ostringstream os;
-  std::visit(
-      Overloaded{
-          [&](const std::monostate &) {},
-          [&](const EmbeddingAttrs &e) { os << "scale=" << e.scale; },
-          [&](const NormAttrs &n) {
-            os << "kind=" << (n.kind == NormKind::LayerNorm ? "layernorm" : "rmsnorm")
-               << " eps=" << n.eps << " add_one=" << n.addOneToGamma << " groups=" << n.groups;
-          },
-          [&](const LinearAttrs &l) { os << "bias=" << l.hasBias; },
-          [&](const RopeAttrs &r) {
-            os << "heads=" << r.numHeads << " head_dim=" << r.headDim << " base=" << r.base
-               << (r.inverseFrequencies.empty() ? "" : " explicit_frequencies");
-          },
-          [&](const AttentionAttrs &t) {
-            os << "heads=" << t.numHeads << " kv_heads=" << t.numKvHeads
-               << " head_dim=" << t.headDim << " scale=" << t.scale
-               << " window=" << t.slidingWindow;
-          },
-          [&](const ActivationAttrs &t) {
-            os << "kind="
-               << (t.kind == ActivationKind::GeluErf    ? "gelu_erf"
-                   : t.kind == ActivationKind::GeluTanh ? "gelu_tanh"
-                                                        : "silu");
-          },
-          [&](const GatedAttrs &g) {
-            os << "kind=" << (g.kind == GatedKind::SwiGLU ? "swiglu" : "geglu_tanh");
-          },
-          [&](const AddAttrs &) {}, [&](const ArgmaxAttrs &) {}},
-      a);
+  std::visit(Overloaded{[&](const std::monostate &) {},
+                        [&](const EmbeddingAttrs &e) { os << "scale=" << e.scale; },
+                        [&](const NormAttrs &n) {
+                          os << "kind=" << (n.kind == NormKind::LayerNorm ? "layernorm" : "rmsnorm")
+                             << " eps=" << n.eps << " add_one=" << n.addOneToGamma
+                             << " groups=" << n.groups;
+                        },
+                        [&](const LinearAttrs &l) { os << "bias=" << l.hasBias; },
+                        [&](const RopeAttrs &r) {
+                          os << "heads=" << r.numHeads << " head_dim=" << r.headDim
+                             << " base=" << r.base
+                             << (r.inverseFrequencies.empty() ? "" : " explicit_frequencies");
+                        },
+                        [&](const AttentionAttrs &t) {
+                          os << "heads=" << t.numHeads << " kv_heads=" << t.numKvHeads
+                             << " head_dim=" << t.headDim << " scale=" << t.scale
+                             << " window=" << t.slidingWindow;
+                        },
+                        [&](const ActivationAttrs &t) {
+                          os << "kind="
+                             << (t.kind == ActivationKind::GeluErf    ? "gelu_erf"
+                                 : t.kind == ActivationKind::GeluTanh ? "gelu_tanh"
+                                                                      : "silu");
+                        },
+                        [&](const GatedAttrs &g) {
+                          os << "kind=" << (g.kind == GatedKind::SwiGLU ? "swiglu" : "geglu_tanh");
+                        },
+                        [&](const AddAttrs &) {}, [&](const ArgmaxAttrs &) {}},
+             a);
   return os.str();
 }
 

@@ -69,8 +69,8 @@ struct AddAttrs {};
 struct ArgmaxAttrs {};
 
 using LlmAttributes =
-    std::variant<std::monostate, EmbeddingAttrs, NormAttrs, LinearAttrs, RopeAttrs,
-                 AttentionAttrs, ActivationAttrs, GatedAttrs, AddAttrs, ArgmaxAttrs>;
+    std::variant<std::monostate, EmbeddingAttrs, NormAttrs, LinearAttrs, RopeAttrs, AttentionAttrs,
+                 ActivationAttrs, GatedAttrs, AddAttrs, ArgmaxAttrs>;
 
 /// "embedding", "norm", ... ("" for std::monostate).
 std::string llmOpName(const LlmAttributes &a);

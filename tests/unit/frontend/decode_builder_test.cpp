@@ -35,7 +35,8 @@ TEST(DecodeBuilder, Gpt2ProgramHasThreeStagesAndTiedHead) {
   const auto &fused = m.weights.get("transformer.h.1.attn.c_attn.weight");
   const auto &q = m.weights.get("transformer.h.1.attn.c_attn.weight#k^T");
   const int64_t h = m.config.hiddenSize;
-  EXPECT_EQ(q.data[static_cast<size_t>(5 * h + 7)], fused.data[static_cast<size_t>(7 * 3 * h + h + 5)]);
+  EXPECT_EQ(q.data[static_cast<size_t>(5 * h + 7)],
+            fused.data[static_cast<size_t>(7 * 3 * h + h + 5)]);
   EXPECT_NE(m.program.toString().find("attention {heads=4 kv_heads=4 head_dim=12"),
             std::string::npos);
 }

@@ -58,8 +58,8 @@ TEST_P(FixtureTest, MatchesHuggingFaceLogitsAndGreedyTokens) {
     GreedyResult g = greedyDecode(executor, prompt, static_cast<int64_t>(greedy.size()));
     EXPECT_EQ(g.tokens, greedy) << GetParam();
   }
-  std::cout << GetParam() << ": " << positions << " positions, max relative logit error "
-            << worst << ", min HF top-1 margin " << minMargin << "\n";
+  std::cout << GetParam() << ": " << positions << " positions, max relative logit error " << worst
+            << ", min HF top-1 margin " << minMargin << "\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureTest,

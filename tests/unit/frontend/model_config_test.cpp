@@ -31,7 +31,8 @@ TEST(ModelConfig, ReadsGemma3) {
 
 TEST(ModelConfig, ReadsGpt2Defaults) {
   ModelConfig c = parseModelConfig(R"({"architectures":["GPT2LMHeadModel"],"vocab_size":50,
-    "n_embd":48,"n_layer":2,"n_head":3,"n_positions":64})", "config.json");
+    "n_embd":48,"n_layer":2,"n_head":3,"n_positions":64})",
+                                   "config.json");
   EXPECT_EQ(c.intermediateSize, 192);
   EXPECT_EQ(c.headDim, 16);
   EXPECT_TRUE(c.tiedEmbeddings);
@@ -43,7 +44,8 @@ TEST(ModelConfig, ReadsLlama3RopeScaling) {
     "hidden_size":32,"intermediate_size":64,"num_hidden_layers":1,"num_attention_heads":4,
     "num_key_value_heads":2,"max_position_embeddings":64,"rope_theta":500000.0,
     "rope_scaling":{"rope_type":"llama3","factor":32.0,"low_freq_factor":1.0,
-    "high_freq_factor":4.0,"original_max_position_embeddings":8192}})", "config.json");
+    "high_freq_factor":4.0,"original_max_position_embeddings":8192}})",
+                                   "config.json");
   EXPECT_EQ(c.ropeScaling.type, RopeScaling::Type::Llama3);
   EXPECT_DOUBLE_EQ(c.ropeScaling.factor, 32.0);
   EXPECT_EQ(c.headDim, 8);
@@ -51,14 +53,18 @@ TEST(ModelConfig, ReadsLlama3RopeScaling) {
 }
 
 TEST(ModelConfig, UnsupportedArchitectureIsAnError) {
-  expectError([] { parseModelConfig(R"({"architectures":["MistralForCausalLM"]})", "m/config.json"); },
-              {"m/config.json", "architectures", "got 'MistralForCausalLM'"});
+  expectError(
+      [] { parseModelConfig(R"({"architectures":["MistralForCausalLM"]})", "m/config.json"); },
+      {"m/config.json", "architectures", "got 'MistralForCausalLM'"});
 }
 
 TEST(ModelConfig, MissingFieldIsAnError) {
-  expectError([] {
-    parseModelConfig(R"({"architectures":["LlamaForCausalLM"],"vocab_size":50})", "config.json");
-  }, {"config.json", "hidden_size", "missing"});
+  expectError(
+      [] {
+        parseModelConfig(R"({"architectures":["LlamaForCausalLM"],"vocab_size":50})",
+                         "config.json");
+      },
+      {"config.json", "hidden_size", "missing"});
 }
 
 TEST(ModelConfig, BadValueIsAnError) {
@@ -70,26 +76,32 @@ TEST(ModelConfig, BadValueIsAnError) {
 
 TEST(ModelConfig, SoftcappingIsRejected) {
   std::string text = kGemma;
-  text.replace(text.find("\"final_logit_softcapping\":null"), 30, "\"final_logit_softcapping\":30.0");
+  text.replace(text.find("\"final_logit_softcapping\":null"), 30,
+               "\"final_logit_softcapping\":30.0");
   expectError([&] { parseModelConfig(text, "config.json"); },
               {"config.json", "final_logit_softcapping", "not supported"});
 }
 
 TEST(ModelConfig, UnknownRopeScalingIsRejected) {
-  expectError([] {
-    parseModelConfig(R"({"architectures":["LlamaForCausalLM"],"vocab_size":50,"hidden_size":32,
+  expectError(
+      [] {
+        parseModelConfig(R"({"architectures":["LlamaForCausalLM"],"vocab_size":50,"hidden_size":32,
       "intermediate_size":64,"num_hidden_layers":1,"num_attention_heads":4,
       "max_position_embeddings":64,"rope_scaling":{"rope_type":"yarn","factor":4.0}})",
-                     "config.json");
-  }, {"config.json", "rope_scaling.rope_type", "got 'yarn'"});
+                         "config.json");
+      },
+      {"config.json", "rope_scaling.rope_type", "got 'yarn'"});
 }
 
 TEST(ModelConfig, UnknownActivationIsRejected) {
-  expectError([] {
-    parseModelConfig(R"({"architectures":["Qwen2ForCausalLM"],"vocab_size":50,"hidden_size":32,
+  expectError(
+      [] {
+        parseModelConfig(R"({"architectures":["Qwen2ForCausalLM"],"vocab_size":50,"hidden_size":32,
       "intermediate_size":64,"num_hidden_layers":1,"num_attention_heads":4,
-      "max_position_embeddings":64,"hidden_act":"relu"})", "config.json");
-  }, {"config.json", "hidden_act", "got 'relu'"});
+      "max_position_embeddings":64,"hidden_act":"relu"})",
+                         "config.json");
+      },
+      {"config.json", "hidden_act", "got 'relu'"});
 }
 
 TEST(ModelConfig, CorruptJsonIsAnError) {

@@ -17,7 +17,8 @@ TEST(Safetensors, ReadsF32F16Bf16) {
   // F16: 1.0 = 0x3c00, -2.0 = 0xc000, smallest subnormal 0x0001 = 2^-24
   // BF16: 1.5 = 0x3fc0, -0.25 = 0xbe80
   std::string data = floatBytes({1.0f, 2.5f, -3.0f, 4.0f}) +
-                     std::string("\x00\x3c\x00\xc0\x01\x00", 6) + std::string("\xc0\x3f\x80\xbe", 4);
+                     std::string("\x00\x3c\x00\xc0\x01\x00", 6) +
+                     std::string("\xc0\x3f\x80\xbe", 4);
   std::string header = R"({"__metadata__":{"format":"pt"},)"
                        R"("a":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]},)"
                        R"("h":{"dtype":"F16","shape":[3],"data_offsets":[16,22]},)"
@@ -61,8 +62,7 @@ TEST(Safetensors, IndexNamingAbsentTensorIsAnError) {
                              floatBytes({7.0f})));
   writeText(dir / "model.safetensors.index.json",
             R"({"weight_map":{"x":"a.safetensors","z":"a.safetensors"}})");
-  expectError([&] { readModelWeights(dir.string()); },
-              {"a.safetensors", "tensor 'z'", "missing"});
+  expectError([&] { readModelWeights(dir.string()); }, {"a.safetensors", "tensor 'z'", "missing"});
 }
 
 TEST(Safetensors, IndexNamingAbsentShardIsAnError) {
@@ -135,8 +135,11 @@ TEST(Safetensors, MissingAndMisshapenTensorsAreErrors) {
                              floatBytes({1.0f, 2.0f})));
   WeightStore s = readModelWeights(dir.string());
   expectError([&] { s.require("y", {2}); }, {"model.safetensors", "tensor 'y'", "missing"});
-  expectError([&] { s.require("x", {2, 1}); },
-              {"model.safetensors", "tensor 'x' shape", "[2,1], got [2]"});
+  expectError(
+      [&] {
+        s.require("x", {2, 1});
+      },
+      {"model.safetensors", "tensor 'x' shape", "[2,1], got [2]"});
 }
 
 } // namespace

@@ -42,8 +42,7 @@ inline std::string floatBytes(const std::vector<float> &v) {
 }
 
 /// Expects `f` to throw st::Error whose message contains every one of `parts`.
-template <typename F>
-void expectError(F f, const std::vector<std::string> &parts) {
+template <typename F> void expectError(F f, const std::vector<std::string> &parts) {
   try {
     f();
     ADD_FAILURE() << "expected an st::Error";
