@@ -32,5 +32,7 @@ void addItensorCommands(std::vector<CliCommand> &registry);
 void addCompileCommands(std::vector<CliCommand> &registry);
 /// Commands of compiler/cli/sim_command.cpp.
 void addSimCommands(std::vector<CliCommand> &registry);
+/// Commands of compiler/cli/eval_command.cpp.
+void addEvalCommands(std::vector<CliCommand> &registry);
 
 } // namespace st::cli

@@ -15,6 +15,7 @@ std::vector<st::cli::CliCommand> buildRegistry() {
   st::cli::addItensorCommands(registry);
   st::cli::addCompileCommands(registry);
   st::cli::addSimCommands(registry);
+  st::cli::addEvalCommands(registry);
   return registry;
 }
 

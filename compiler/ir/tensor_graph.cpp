@@ -21,6 +21,8 @@ std::string toString(TensorRole r) {
     return "intermediate";
   case TensorRole::Output:
     return "output";
+  case TensorRole::State:
+    return "state";
   }
   return "?";
 }
@@ -39,6 +41,8 @@ std::string toString(OpKind k) {
     return "reshape";
   case OpKind::Generic:
     return "generic";
+  case OpKind::Llm:
+    return "llm";
   }
   return "?";
 }
@@ -259,6 +263,8 @@ void TensorGraph::verify() const {
       if (operand.tensor >= tensors_.size())
         fail(field, "an existing tensor");
       const TensorInfo &t = tensors_[operand.tensor];
+      if (op.isOpaque())
+        return;
       if (op.kind == OpKind::Reshape && field != "output")
         return;
       if (operand.map.numDims != op.numLoops())
@@ -280,6 +286,17 @@ void TensorGraph::verify() const {
     // The output map must write every output element exactly once per reduction sweep: a
     // projected permutation over the parallel loops, covering the output shape.
     const TensorInfo &out = tensors_[op.output.tensor];
+    if (op.kind == OpKind::Llm && std::holds_alternative<std::monostate>(op.llm))
+      fail("attributes", "the attributes of a named LLM op");
+    if (op.isOpaque()) {
+      if (writer.count(op.output.tensor))
+        fail("output", "a tensor no other op writes ('" + out.name + "')");
+      writer[op.output.tensor] = o;
+      if (out.role != TensorRole::Intermediate && out.role != TensorRole::Output)
+        fail("output", "an intermediate or output tensor ('" + out.name + "' is " +
+                           ir::toString(out.role) + ")");
+      continue;
+    }
     if (!op.output.map.isProjectedPermutation())
       fail("output map", "a projected permutation of parallel loops, got " +
                              op.output.map.toString());
@@ -307,7 +324,8 @@ void TensorGraph::verify() const {
       fail("output", "a tensor no other op writes ('" + out.name + "' is written by op '" +
                          ops_[writer[op.output.tensor]].name + "')");
     writer[op.output.tensor] = o;
-    if (out.role == TensorRole::Input || out.role == TensorRole::Constant)
+    if (out.role == TensorRole::Input || out.role == TensorRole::Constant ||
+        out.role == TensorRole::State)
       fail("output", "an intermediate or output tensor ('" + out.name + "' is " +
                          ir::toString(out.role) + ")");
   }
@@ -341,6 +359,8 @@ std::string TensorGraph::toString() const {
        << ") body " << op.body.toString();
     if (op.combiner != Combiner::None)
       os << " combine " << ir::toString(op.combiner);
+    if (op.kind == OpKind::Llm)
+      os << " " << llmOpName(op.llm) << " {" << llmAttributesToString(op.llm) << "}";
     os << "\n";
   }
   return os.str();
@@ -477,6 +497,57 @@ OpId addReshape(TensorGraph &g, const std::string &name, TensorId in, TensorId o
   op.inputs = {{in, AffineMap{rank, {}}}};
   op.output = {out, AffineMap::identity(rank)};
   op.body = ScalarExpr::input(0);
+  return g.addOp(std::move(op));
+}
+
+} // namespace st::ir
+
+namespace st::ir {
+
+OpId addLlmOp(TensorGraph &g, const std::string &name, LlmAttributes attributes,
+              const std::vector<TensorId> &inputs, TensorId out) {
+  Op op;
+  const std::string kind = llmOpName(attributes);
+  if (kind == "add" || kind == "activation" || kind == "gated") {
+    const ScalarExpr body =
+        kind == "add"   ? ScalarExpr::binary(ScalarExpr::Kind::Add, ScalarExpr::input(0),
+                                             ScalarExpr::input(1))
+        : kind == "gated" ? ScalarExpr::binary(ScalarExpr::Kind::Mul, ScalarExpr::input(0),
+                                               ScalarExpr::input(1))
+                          : ScalarExpr::input(0);
+    OpId id = addElementwise(g, name, inputs, out, body);
+    g.op(id).kind = OpKind::Llm;
+    g.op(id).llm = std::move(attributes);
+    return id;
+  }
+  if (kind == "argmax") {
+    OpId id = addReduce(g, name, inputs.at(0), out, 0, Combiner::Max);
+    g.op(id).kind = OpKind::Llm;
+    g.op(id).llm = std::move(attributes);
+    return id;
+  }
+  op.name = name;
+  op.kind = OpKind::Llm;
+  op.llm = std::move(attributes);
+  if (kind == "linear") {
+    const auto &w = g.tensor(inputs.at(1)).shape;
+    if (w.size() != 2 || g.tensor(inputs.at(0)).shape != std::vector<int64_t>{w[1]} ||
+        g.tensor(out).shape != std::vector<int64_t>{w[0]})
+      throw Error("tensor graph", "linear '" + name + "' shapes", "x[K], W[N,K] -> out[N]");
+    op.loopExtents = {w[0], w[1]};
+    op.iterators = {IteratorKind::Parallel, IteratorKind::Reduction};
+    op.inputs.push_back({inputs[0], AffineMap::projection(2, {1})});
+    op.inputs.push_back({inputs[1], AffineMap::identity(2)});
+    if (inputs.size() > 2)
+      op.inputs.push_back({inputs[2], AffineMap::projection(2, {0})});
+    op.output = {out, AffineMap::projection(2, {0})};
+    op.body = ScalarExpr::binary(ScalarExpr::Kind::Mul, ScalarExpr::input(0), ScalarExpr::input(1));
+    op.combiner = Combiner::Sum;
+    return g.addOp(std::move(op));
+  }
+  for (TensorId t : inputs)
+    op.inputs.push_back({t, AffineMap{0, {}}});
+  op.output = {out, AffineMap{0, {}}};
   return g.addOp(std::move(op));
 }
 

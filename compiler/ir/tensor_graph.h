@@ -11,6 +11,7 @@
 
 #include "ir/affine_map.h"
 #include "ir/dtype.h"
+#include "ir/llm_ops.h"
 
 namespace st::ir {
 
@@ -18,8 +19,11 @@ using TensorId = unsigned;
 using OpId = unsigned;
 
 enum class IteratorKind { Parallel, Reduction };
-enum class TensorRole { Input, Constant, Intermediate, Output };
-enum class OpKind { Matmul, Elementwise, Reduce, Transpose, Reshape, Generic };
+/// State: model state kept across decode steps (the KV cache), read and appended by ops.
+enum class TensorRole { Input, Constant, Intermediate, Output, State };
+/// Llm: a named LLM op (ir/llm_ops.h); its loop nest is empty where no affine nest describes it
+/// (norm, embedding, rope, attention: "opaque"), else the nest of its data access.
+enum class OpKind { Matmul, Elementwise, Reduce, Transpose, Reshape, Generic, Llm };
 enum class Combiner { None, Sum, Max };
 
 std::string toString(IteratorKind k);
@@ -71,9 +75,12 @@ struct Op {
   Operand output;
   ScalarExpr body;
   Combiner combiner = Combiner::None;
+  LlmAttributes llm; ///< set for OpKind::Llm ops (ir/llm_ops.h)
 
   unsigned numLoops() const { return static_cast<unsigned>(loopExtents.size()); }
   bool hasReduction() const;
+  /// An LLM op without a loop nest: only its operands and attributes describe it.
+  bool isOpaque() const { return kind == OpKind::Llm && loopExtents.empty(); }
 };
 
 class TensorGraph {
@@ -122,5 +129,10 @@ OpId addTranspose(TensorGraph &g, const std::string &name, TensorId in, TensorId
                   const std::vector<unsigned> &perm);
 /// Same elements in row-major order, new shape.
 OpId addReshape(TensorGraph &g, const std::string &name, TensorId in, TensorId out);
+/// A named LLM op (operand order in ir/llm_ops.h). linear gets the nest [N parallel, K
+/// reduction] with a sum; add, activation and gated an elementwise nest; argmax a max reduction;
+/// embedding, norm, rope and attention are opaque (no loop nest).
+OpId addLlmOp(TensorGraph &g, const std::string &name, LlmAttributes attributes,
+              const std::vector<TensorId> &inputs, TensorId out);
 
 } // namespace st::ir

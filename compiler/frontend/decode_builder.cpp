@@ -1,0 +1,404 @@
+// Decode-program builders for GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM and
+// Gemma3ForCausalLM (see decode_builder.h). The decoder block is one pre-norm template:
+//   h = norm(x); q,k,v = linear(h) [+ per-head q/k norm] [+ rope]; a = attention(q,k,v,cache)
+//   o = linear(a) [+ post-attention norm]; x = x + o
+//   h = norm(x); m = mlp(h) [+ post-feed-forward norm]; x = x + m
+// with the per-family differences given as options, and per-layer weights and attributes as
+// bindings.
+#include "frontend/decode_builder.h"
+
+#include <cmath>
+
+#include "frontend/safetensors_reader.h"
+#include "support/error.h"
+
+namespace st::frontend {
+
+using namespace st::ir;
+
+namespace {
+
+/// Adds tensors, named ops and per-run weight bindings to one stage.
+class StageBuilder {
+public:
+  StageBuilder(std::string name, int64_t repeat, WeightStore &weights) : weights_(weights) {
+    stage_.name = std::move(name);
+    stage_.repeat = repeat;
+    stage_.bindings.resize(static_cast<size_t>(repeat));
+  }
+
+  TensorId input(const std::string &name, std::vector<int64_t> shape, DType t = DType::F32) {
+    return stage_.graph.addTensor({name, std::move(shape), t, TensorRole::Input});
+  }
+  TensorId state(const std::string &name, std::vector<int64_t> shape) {
+    return stage_.graph.addTensor({name, std::move(shape), DType::F32, TensorRole::State});
+  }
+  /// A constant bound, for run r, to stored weight storedName(r), checked to have `shape`.
+  template <typename NameOf>
+  TensorId constant(const std::string &name, const std::vector<int64_t> &shape, NameOf storedName) {
+    for (int64_t r = 0; r < stage_.repeat; ++r) {
+      const std::string stored = storedName(r);
+      weights_.require(stored, shape);
+      stage_.bindings[static_cast<size_t>(r)].weights[name] = stored;
+    }
+    return stage_.graph.addTensor({name, shape, DType::F32, TensorRole::Constant});
+  }
+  TensorId op(const std::string &name, LlmAttributes attrs, const std::vector<TensorId> &inputs,
+              std::vector<int64_t> shape, TensorRole role = TensorRole::Intermediate,
+              DType t = DType::F32) {
+    TensorId out = stage_.graph.addTensor({name, std::move(shape), t, role});
+    addLlmOp(stage_.graph, name, std::move(attrs), inputs, out);
+    return out;
+  }
+  void setAttributes(int64_t run, const std::string &opName, LlmAttributes attrs) {
+    stage_.bindings[static_cast<size_t>(run)].attributes[opName] = std::move(attrs);
+  }
+  void exportAs(const std::string &tensor, const std::string &name) {
+    stage_.exportAs[tensor] = name;
+  }
+  DecodeStage take() { return std::move(stage_); }
+
+private:
+  DecodeStage stage_;
+  WeightStore &weights_;
+};
+
+/// The per-family differences of the decoder block.
+struct BlockOptions {
+  NormAttrs norm;                 ///< all block norms
+  bool postAttentionNorm = false; ///< Gemma: norm after o_proj and after the MLP
+  bool qkNorm = false;            ///< Gemma: per-head RMS norm of q and k
+  bool rope = true;               ///< false for GPT-2 (learned positions)
+  bool gatedMlp = true;           ///< false: up -> activation -> down (GPT-2)
+  ActivationKind activation = ActivationKind::Silu;
+  GatedKind gated = GatedKind::SwiGLU;
+};
+
+/// Stored weight names of one layer (`#` marks derived tensors).
+struct LayerNames {
+  std::string norm1, norm1Bias, q, k, v, qBias, kBias, vBias, o, oBias, qNorm, kNorm, postAttnNorm;
+  std::string norm2, norm2Bias, gate, gateBias, up, upBias, down, downBias, postMlpNorm;
+};
+
+WeightTensor transposed(const WeightTensor &w, int64_t rowBegin, int64_t rows, int64_t colBegin,
+                        int64_t cols, const std::string &from) {
+  // Conv1D stores [in, out]; returns rows [rowBegin, +rows) x cols [colBegin, +cols) of the
+  // [out, in] transpose, i.e. out index = colBegin + c, in index = rowBegin + r.
+  WeightTensor t;
+  t.shape = {cols, rows};
+  t.file = "derived from " + from;
+  if (w.data.empty()) // shape-only store
+    return t;
+  t.data.resize(static_cast<size_t>(rows * cols));
+  const int64_t width = w.shape[1];
+  for (int64_t c = 0; c < cols; ++c)
+    for (int64_t r = 0; r < rows; ++r)
+      t.data[static_cast<size_t>(c * rows + r)] =
+          w.data[static_cast<size_t>((rowBegin + r) * width + colBegin + c)];
+  return t;
+}
+
+WeightTensor slice(const WeightTensor &b, int64_t begin, int64_t n, const std::string &from) {
+  WeightTensor t;
+  t.shape = {n};
+  t.file = "derived from " + from;
+  if (!b.data.empty())
+    t.data.assign(b.data.begin() + begin, b.data.begin() + begin + n);
+  return t;
+}
+
+/// GPT-2: splits and transposes the Conv1D weights into [out, in] linear weights.
+std::vector<LayerNames> gpt2LayerNames(const ModelConfig &c, WeightStore &w, const std::string &p) {
+  const int64_t h = c.hiddenSize, inner = c.intermediateSize;
+  std::vector<LayerNames> layers;
+  for (int64_t l = 0; l < c.numLayers; ++l) {
+    const std::string b = p + "h." + std::to_string(l) + ".";
+    LayerNames n;
+    n.norm1 = b + "ln_1.weight";
+    n.norm1Bias = b + "ln_1.bias";
+    n.norm2 = b + "ln_2.weight";
+    n.norm2Bias = b + "ln_2.bias";
+    const std::string qkv = b + "attn.c_attn.weight", qkvBias = b + "attn.c_attn.bias";
+    const WeightTensor &qkvW = w.require(qkv, {h, 3 * h});
+    const WeightTensor &qkvB = w.require(qkvBias, {3 * h});
+    const char *parts[3] = {"q", "k", "v"};
+    std::string *weightNames[3] = {&n.q, &n.k, &n.v};
+    std::string *biasNames[3] = {&n.qBias, &n.kBias, &n.vBias};
+    for (int i = 0; i < 3; ++i) {
+      *weightNames[i] = qkv + "#" + parts[i] + "^T";
+      *biasNames[i] = qkvBias + "#" + parts[i];
+      WeightTensor wt = transposed(qkvW, 0, h, i * h, h, qkv);
+      WeightTensor bt = slice(qkvB, i * h, h, qkvBias);
+      w.add(*weightNames[i], std::move(wt));
+      w.add(*biasNames[i], std::move(bt));
+    }
+    const std::string proj = b + "attn.c_proj.weight";
+    w.add(proj + "#^T", transposed(w.require(proj, {h, h}), 0, h, 0, h, proj));
+    n.o = proj + "#^T";
+    n.oBias = b + "attn.c_proj.bias";
+    const std::string fc = b + "mlp.c_fc.weight";
+    w.add(fc + "#^T", transposed(w.require(fc, {h, inner}), 0, h, 0, inner, fc));
+    n.up = fc + "#^T";
+    n.upBias = b + "mlp.c_fc.bias";
+    const std::string down = b + "mlp.c_proj.weight";
+    w.add(down + "#^T", transposed(w.require(down, {inner, h}), 0, inner, 0, h, down));
+    n.down = down + "#^T";
+    n.downBias = b + "mlp.c_proj.bias";
+    layers.push_back(n);
+  }
+  return layers;
+}
+
+std::vector<LayerNames> hfLayerNames(const ModelConfig &c) {
+  std::vector<LayerNames> layers;
+  for (int64_t l = 0; l < c.numLayers; ++l) {
+    const std::string b = "model.layers." + std::to_string(l) + ".";
+    LayerNames n;
+    n.norm1 = b + "input_layernorm.weight";
+    n.q = b + "self_attn.q_proj.weight";
+    n.k = b + "self_attn.k_proj.weight";
+    n.v = b + "self_attn.v_proj.weight";
+    n.o = b + "self_attn.o_proj.weight";
+    if (c.attentionBias) {
+      n.qBias = b + "self_attn.q_proj.bias";
+      n.kBias = b + "self_attn.k_proj.bias";
+      n.vBias = b + "self_attn.v_proj.bias";
+    }
+    if (c.outputBias)
+      n.oBias = b + "self_attn.o_proj.bias";
+    n.gate = b + "mlp.gate_proj.weight";
+    n.up = b + "mlp.up_proj.weight";
+    n.down = b + "mlp.down_proj.weight";
+    if (c.mlpBias) {
+      n.gateBias = b + "mlp.gate_proj.bias";
+      n.upBias = b + "mlp.up_proj.bias";
+      n.downBias = b + "mlp.down_proj.bias";
+    }
+    if (c.architecture == Architecture::Gemma3) {
+      n.qNorm = b + "self_attn.q_norm.weight";
+      n.kNorm = b + "self_attn.k_norm.weight";
+      n.postAttnNorm = b + "post_attention_layernorm.weight";
+      n.norm2 = b + "pre_feedforward_layernorm.weight";
+      n.postMlpNorm = b + "post_feedforward_layernorm.weight";
+    } else {
+      n.norm2 = b + "post_attention_layernorm.weight";
+    }
+    layers.push_back(n);
+  }
+  return layers;
+}
+
+DecodeStage buildBlock(const ModelConfig &c, WeightStore &w, const BlockOptions &opt,
+                       const std::vector<LayerNames> &names) {
+  const int64_t h = c.hiddenSize, d = c.headDim, qw = c.numHeads * d, kvw = c.numKvHeads * d;
+  const int64_t inner = c.intermediateSize;
+  StageBuilder s("block", c.numLayers, w);
+  auto bound = [&](std::string LayerNames::*field) {
+    return [&names, field](int64_t l) { return names[static_cast<size_t>(l)].*field; };
+  };
+  auto linear = [&](const std::string &name, TensorId x, int64_t n, int64_t k,
+                    std::string LayerNames::*weight, std::string LayerNames::*bias) {
+    std::vector<TensorId> in = {x, s.constant(name + ".weight", {n, k}, bound(weight))};
+    const bool hasBias = !(names[0].*bias).empty();
+    if (hasBias)
+      in.push_back(s.constant(name + ".bias", {n}, bound(bias)));
+    return s.op(name, LinearAttrs{hasBias}, in, {n});
+  };
+  auto norm = [&](const std::string &name, TensorId x, int64_t width, int64_t groups,
+                  std::string LayerNames::*gamma, std::string LayerNames::*beta) {
+    NormAttrs a = opt.norm;
+    a.groups = groups;
+    std::vector<TensorId> in = {x, s.constant(name + ".gamma", {width / groups}, bound(gamma))};
+    a.hasBeta = beta && !(names[0].*beta).empty();
+    if (a.hasBeta)
+      in.push_back(s.constant(name + ".beta", {width / groups}, bound(beta)));
+    return s.op(name, a, in, {width});
+  };
+
+  TensorId x = s.input("x", {h});
+  TensorId pos = s.input(DecodeProgram::kPositionInput, {1}, DType::I32);
+  TensorId n1 = norm("attn_norm", x, h, 1, &LayerNames::norm1, &LayerNames::norm1Bias);
+  TensorId q = linear("q_proj", n1, qw, h, &LayerNames::q, &LayerNames::qBias);
+  TensorId k = linear("k_proj", n1, kvw, h, &LayerNames::k, &LayerNames::kBias);
+  TensorId v = linear("v_proj", n1, kvw, h, &LayerNames::v, &LayerNames::vBias);
+  if (opt.qkNorm) {
+    q = norm("q_norm", q, qw, c.numHeads, &LayerNames::qNorm, nullptr);
+    k = norm("k_norm", k, kvw, c.numKvHeads, &LayerNames::kNorm, nullptr);
+  }
+  auto layerRope = [&](int64_t l, int64_t heads) {
+    const bool local = !c.layerIsSliding.empty() && c.layerIsSliding[static_cast<size_t>(l)];
+    RopeAttrs r;
+    r.numHeads = heads;
+    r.headDim = d;
+    r.base = local ? c.ropeLocalTheta : c.ropeTheta;
+    r.inverseFrequencies = ropeFrequencies(d, r.base, local ? RopeScaling{} : c.ropeScaling);
+    return r;
+  };
+  auto layerAttention = [&](int64_t l) {
+    AttentionAttrs a;
+    a.numHeads = c.numHeads;
+    a.numKvHeads = c.numKvHeads;
+    a.headDim = d;
+    a.scale = c.attentionScale;
+    const bool local = !c.layerIsSliding.empty() && c.layerIsSliding[static_cast<size_t>(l)];
+    a.slidingWindow = local ? c.slidingWindow : 0;
+    return a;
+  };
+  if (opt.rope) {
+    q = s.op("rope_q", layerRope(0, c.numHeads), {q, pos}, {qw});
+    k = s.op("rope_k", layerRope(0, c.numKvHeads), {k, pos}, {kvw});
+  }
+  TensorId kCache = s.state("k_cache", {c.maxPositions, kvw});
+  TensorId vCache = s.state("v_cache", {c.maxPositions, kvw});
+  TensorId a = s.op("attention", layerAttention(0), {q, k, v, kCache, vCache, pos}, {qw});
+  if (!c.layerIsSliding.empty())
+    for (int64_t l = 0; l < c.numLayers; ++l) {
+      s.setAttributes(l, "attention", layerAttention(l));
+      s.setAttributes(l, "rope_q", layerRope(l, c.numHeads));
+      s.setAttributes(l, "rope_k", layerRope(l, c.numKvHeads));
+    }
+  TensorId o = linear("o_proj", a, h, qw, &LayerNames::o, &LayerNames::oBias);
+  if (opt.postAttentionNorm)
+    o = norm("post_attn_norm", o, h, 1, &LayerNames::postAttnNorm, nullptr);
+  TensorId x2 = s.op("attn_residual", AddAttrs{}, {x, o}, {h});
+  TensorId n2 = norm("mlp_norm", x2, h, 1, &LayerNames::norm2, &LayerNames::norm2Bias);
+  TensorId m;
+  if (opt.gatedMlp) {
+    TensorId g = linear("gate_proj", n2, inner, h, &LayerNames::gate, &LayerNames::gateBias);
+    TensorId u = linear("up_proj", n2, inner, h, &LayerNames::up, &LayerNames::upBias);
+    TensorId f = s.op("gated", GatedAttrs{opt.gated}, {g, u}, {inner});
+    m = linear("down_proj", f, h, inner, &LayerNames::down, &LayerNames::downBias);
+  } else {
+    TensorId u = linear("up_proj", n2, inner, h, &LayerNames::up, &LayerNames::upBias);
+    TensorId f = s.op("activation", ActivationAttrs{opt.activation}, {u}, {inner});
+    m = linear("down_proj", f, h, inner, &LayerNames::down, &LayerNames::downBias);
+  }
+  if (opt.postAttentionNorm)
+    m = norm("post_mlp_norm", m, h, 1, &LayerNames::postMlpNorm, nullptr);
+  s.op("x_next", AddAttrs{}, {x2, m}, {h}, TensorRole::Output);
+  s.exportAs("x_next", "x");
+  return s.take();
+}
+
+} // namespace
+
+std::vector<double> ropeFrequencies(int64_t headDim, double base, const RopeScaling &scaling) {
+  RopeAttrs plain;
+  plain.headDim = headDim;
+  plain.base = base;
+  std::vector<double> f = ropeInverseFrequencies(plain);
+  if (scaling.type == RopeScaling::Type::Linear) {
+    for (double &v : f)
+      v /= scaling.factor;
+  } else if (scaling.type == RopeScaling::Type::Llama3) {
+    // transformers' _compute_llama3_parameters.
+    const double old = static_cast<double>(scaling.originalMaxPositions);
+    const double lowWavelen = old / scaling.lowFreqFactor;
+    const double highWavelen = old / scaling.highFreqFactor;
+    for (double &v : f) {
+      const double wavelen = 2 * M_PI / v;
+      if (wavelen > lowWavelen) {
+        v /= scaling.factor;
+      } else if (wavelen >= highWavelen) {
+        const double smooth = (old / wavelen - scaling.lowFreqFactor) /
+                              (scaling.highFreqFactor - scaling.lowFreqFactor);
+        v = (1 - smooth) * v / scaling.factor + smooth * v;
+      }
+    }
+  }
+  return f;
+}
+
+ir::DecodeProgram buildDecodeProgram(const ModelConfig &c, WeightStore &w) {
+  DecodeProgram p;
+  p.architecture = toString(c.architecture);
+  p.vocabSize = c.vocabSize;
+  p.maxPositions = c.maxPositions;
+  const int64_t h = c.hiddenSize, v = c.vocabSize;
+  const bool gpt2 = c.architecture == Architecture::Gpt2;
+  const bool gemma = c.architecture == Architecture::Gemma3;
+  std::string prefix =
+      gpt2 ? (w.contains("transformer.wte.weight") ? "transformer." : "") : "model.";
+  const std::string embedName = prefix + (gpt2 ? "wte.weight" : "embed_tokens.weight");
+
+  // Prologue: token (and for GPT-2 position) embedding.
+  {
+    StageBuilder s("prologue", 1, w);
+    TensorId token = s.input(DecodeProgram::kTokenInput, {1}, DType::I32);
+    TensorId table = s.constant("embed_table", {v, h}, [&](int64_t) { return embedName; });
+    EmbeddingAttrs e;
+    // Gemma: hidden**0.5 as an fp32 tensor, as transformers' Gemma3TextScaledWordEmbedding.
+    e.scale =
+        gemma ? static_cast<double>(static_cast<float>(std::sqrt(static_cast<double>(h)))) : 1.0;
+    if (gpt2) {
+      TensorId pos = s.input(DecodeProgram::kPositionInput, {1}, DType::I32);
+      TensorId posTable = s.constant("position_table", {c.maxPositions, h},
+                                     [&](int64_t) { return prefix + "wpe.weight"; });
+      TensorId te = s.op("token_embedding", e, {table, token}, {h});
+      TensorId pe = s.op("position_embedding", EmbeddingAttrs{}, {posTable, pos}, {h});
+      s.op("x", AddAttrs{}, {te, pe}, {h}, TensorRole::Output);
+    } else {
+      s.op("x", e, {table, token}, {h}, TensorRole::Output);
+    }
+    p.stages.push_back(s.take());
+  }
+
+  // Block.
+  BlockOptions opt;
+  std::vector<LayerNames> names;
+  if (gpt2) {
+    opt.norm = {NormKind::LayerNorm, c.normEps, false, 1, true};
+    opt.rope = false;
+    opt.gatedMlp = false;
+    opt.activation = c.hiddenAct == "gelu" ? ActivationKind::GeluErf : ActivationKind::GeluTanh;
+    names = gpt2LayerNames(c, w, prefix);
+  } else {
+    opt.norm = {NormKind::RmsNorm, c.normEps, gemma, 1, false};
+    opt.postAttentionNorm = gemma;
+    opt.qkNorm = gemma;
+    opt.gated = gemma ? GatedKind::GeGLUTanh : GatedKind::SwiGLU;
+    names = hfLayerNames(c);
+  }
+  p.stages.push_back(buildBlock(c, w, opt, names));
+
+  // Epilogue: final norm, LM head (tied to the embedding or its own), argmax.
+  {
+    StageBuilder s("epilogue", 1, w);
+    TensorId x = s.input("x", {h});
+    NormAttrs n = opt.norm;
+    std::vector<TensorId> in = {x, s.constant("final_norm.gamma", {h}, [&](int64_t) {
+                                  return prefix + (gpt2 ? "ln_f.weight" : "norm.weight");
+                                })};
+    if (gpt2)
+      in.push_back(
+          s.constant("final_norm.beta", {h}, [&](int64_t) { return prefix + "ln_f.bias"; }));
+    TensorId xn = s.op("final_norm", n, in, {h});
+    const std::string head = c.tiedEmbeddings ? embedName : "lm_head.weight";
+    TensorId logits =
+        s.op(DecodeProgram::kLogitsOutput, LinearAttrs{false},
+             {xn, s.constant("lm_head.weight", {v, h}, [&](int64_t) { return head; })}, {v},
+             TensorRole::Output);
+    s.op(DecodeProgram::kNextTokenOutput, ArgmaxAttrs{}, {logits}, {}, TensorRole::Output,
+         DType::I32);
+    p.stages.push_back(s.take());
+  }
+  p.verify();
+  return p;
+}
+
+LoadedModel loadModel(const std::string &modelDir, WeightSource source, uint64_t seed) {
+  LoadedModel m;
+  m.config = readModelConfig(modelDir);
+  if (source == WeightSource::Checkpoint) {
+    m.weights = readModelWeights(modelDir);
+  } else {
+    m.weights.setSource(source == WeightSource::Random ? "random weights" : "shape only");
+    m.weights.synthesizeMissing(source == WeightSource::Random ? WeightStore::Missing::Random
+                                                               : WeightStore::Missing::ShapeOnly,
+                                seed);
+  }
+  m.program = buildDecodeProgram(m.config, m.weights);
+  return m;
+}
+
+} // namespace st::frontend

@@ -1,0 +1,47 @@
+// FloatExecutor: the fp32 reference of a DecodeProgram. Runs one decode step at a time (token,
+// position) through the stage graphs with the stored weights, keeps the KV-cache state between
+// steps, and returns the logits and the greedy next token. It interprets only the generic named
+// ops of ir/llm_ops.h, so it knows no architecture. This is the float model the quantized golden
+// model and the RTL are measured against; it matches Hugging Face transformers' fp32 forward to
+// about 1e-6 relative (tests/unit/frontend/fixture_test.cpp asserts 1e-4).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frontend/weight_store.h"
+#include "ir/decode_program.h"
+
+namespace st::frontend {
+
+class FloatExecutor {
+public:
+  FloatExecutor(const ir::DecodeProgram &program, const WeightStore &weights);
+
+  struct StepResult {
+    std::vector<float> logits;
+    int64_t nextToken = 0;
+  };
+  /// Runs the step for `token` at position `pos` (positions must be fed 0, 1, 2, ...).
+  StepResult step(int64_t token, int64_t pos);
+  /// Clears the KV cache.
+  void reset() { state_.clear(); }
+
+private:
+  const ir::DecodeProgram &program_;
+  const WeightStore &weights_;
+  std::map<std::string, std::vector<float>> state_; ///< "stage/run/name" -> [P x width]
+};
+
+/// Greedy decoding: feeds `prompt`, then `steps` generated tokens; returns the generated tokens
+/// and, per generated token, the logits it was chosen from.
+struct GreedyResult {
+  std::vector<int64_t> tokens;
+  std::vector<std::vector<float>> logits;
+};
+GreedyResult greedyDecode(FloatExecutor &executor, const std::vector<int64_t> &prompt,
+                          int64_t steps);
+
+} // namespace st::frontend
