@@ -1,7 +1,8 @@
 // Verilator test of st_attention against the golden st::numerics::attention.
 //  1. Timing: with ideal sources and sink, isolated invocations at cache_len 0, 1, MaxContext-1
 //     and random ones must show exactly the model's D, L and ii = 1 (attentionTiming: D and L
-//     are functions of cache_len), cycle 0 being the first handshake on any input.
+//     are functions of cache_len), cycle 0 being the first handshake on any input; and
+//     back-to-back invocations start exactly attentionSchedule().nextInvocation cycles apart.
 //  2. Bit-exactness: >= 1,000 invocations under random valid gaps on all five inputs and random
 //     output backpressure, every output code equal to the golden one. Operands: full-range
 //     random codes (near one-hot softmax), small codes (many positions contribute), q = 0
@@ -271,6 +272,24 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
         h.fail("cache_len=" + std::to_string(cacheLength) + ": input port " +
                std::to_string(port) + " took " + std::to_string(inLogs[port]->cycles.size()) +
                " tokens, the model says " + std::to_string(model.inputTokens[port]));
+  }
+
+  // Back to back: the next invocation's first handshake comes exactly
+  // attentionSchedule().nextInvocation cycles after the first one's.
+  for (int64_t cacheLength : {int64_t(0), mp.maxContext - 1, int64_t(rng() % uint64_t(mp.maxContext))}) {
+    mp.cacheLength = cacheLength;
+    const int64_t interval = st::model::attentionSchedule(mp).nextInvocation;
+    qLog.cycles.clear();
+    submit(makeInvocation(size_t(cacheLength), 1), randomScales());
+    submit(makeInvocation(size_t(cacheLength), 0), randomScales());
+    drain(2 * cyclesPerInvocation);
+    const int64_t measured = int64_t(qLog.cycles.at(qTokens) - qLog.cycles.at(0));
+    std::printf("  back to back cache_len=%lld: next invocation after %lld cycles (model %lld)\n",
+                static_cast<long long>(cacheLength), static_cast<long long>(measured),
+                static_cast<long long>(interval));
+    if (measured != interval)
+      h.fail("cache_len=" + std::to_string(cacheLength) + ": next invocation after " +
+             std::to_string(measured) + " cycles, the model says " + std::to_string(interval));
   }
 
   // ---- 2. bit-exact against the golden under random traffic ------------------------------------
