@@ -113,26 +113,23 @@ ResourceEstimate attentionResources(const AttentionParams &p) {
   r.ff += p.lanes * (32 + 57 + 3 * p.outBits) + 30;
   r.ff += 60 + ceilLog2(p.maxContext) + p.numKvHeads * lenBits + 40;
   // LUTs. Chunk selects: q (group lanes) and k_new / v_new from walk-to-1 muxes (a LUT6 is a
-  // 4:1 mux bit); the accumulator read mux (walk-to-1 per MAC bit) and adder; the output read
-  // mux (qTokens-to-1 per lane bit); s8 x s8 multipliers in LUTs (~40 each) and the dot-product
-  // adder trees; the output rounding shift (six mux levels of 57 bits) and saturation; the
-  // load-register write enables; control.
+  // 4:1 mux bit, so an m:1 mux costs about (m-1)/3 LUTs per bit); the accumulator read mux
+  // (walk-to-1 per MAC bit) and its adder; the output read mux (qTokens-to-1 per lane bit); the
+  // dot-product adder trees; the output rounding shift (six mux levels of 57 bits) and
+  // saturation; the token-register write enables; control.
   auto mux = [](int64_t inputs) { return inputs <= 1 ? 0 : ceilDiv(inputs - 1, 3); };
   r.lut += (group + 2) * p.cacheLanes * 8 * mux(walk);
   r.lut += macs * 32 * (mux(walk) + 1);
   r.lut += p.lanes * 32 * mux(qTokens);
-  r.lut += macs * 40 + group * (p.cacheLanes - 1) * 20;
+  r.lut += group * (p.cacheLanes - 1) * 20;
   r.lut += p.lanes * (6 * 57 + 57 + 2 * p.outBits);
   r.lut += (qCodes + 2 * kvCodes) / p.lanes + qCodes + 150 + p.numKvHeads * 2 * lenBits;
-  // DSPs: the u16 x s8 value products and the s32 x u24 output multiplies.
-  r.dsp += macs + p.lanes * 2;
-  // Probability memories: MaxContext x 16 per head (registered read: block RAM, or LUTRAM
-  // under 1 Kb).
-  const int64_t bits = p.maxContext * 16;
-  if (bits <= 1024)
-    r.lut += p.numHeads * ceilDiv(p.maxContext, 64) * 16;
-  else
-    r.bram36 += p.numHeads * (p.maxContext <= 1024 ? 0.5 : double(ceilDiv(p.maxContext, 2048)));
+  // DSPs, one DSP48E2 (27 x 18 signed) per s8 x s8 score product and per u16 x s8 value
+  // product; the s32 x u24 output multiply splits into 2 x 2 of them.
+  r.dsp += 2 * macs + 4 * p.lanes;
+  // Probability memories: MaxContext x 16 per head, block RAM (ram_style), as the logit
+  // buffers of the softmax instances.
+  r.bram36 += p.numHeads * (p.maxContext <= 1024 ? 0.5 : double(ceilDiv(p.maxContext, 2048)));
   return r;
 }
 

@@ -58,8 +58,8 @@ KernelTiming attentionTiming(const AttentionParams &params);
 /// LUT/FF/DSP/BRAM estimate: NumHeads st_softmax instances (Lanes 1, s32, MaxLen = MaxContext:
 /// their logit buffers are the score buffer), the q / k_new / v_new registers, the s32
 /// accumulators (NumHeads*HeadDim registers) with their read-modify-write muxes, Group x
-/// CacheLanes s8 x s8 and u16 x s8 multipliers, the per-head probability memories
-/// (MaxContext x 16) and the Lanes-wide requantize pipeline.
+/// CacheLanes s8 x s8 and u16 x s8 multipliers (one DSP each), the per-head probability
+/// memories (MaxContext x 16, block RAM) and the Lanes-wide requantize pipeline (4 DSPs a lane).
 ResourceEstimate attentionResources(const AttentionParams &params);
 
 } // namespace st::model

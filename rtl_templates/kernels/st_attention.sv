@@ -145,8 +145,9 @@ module st_attention #(
   // ---- Load: q, k_new, v_new and the sideband -----------------------------------------------
   logic [ QCountBits-1:0] q_count_q;
   logic [KvCountBits-1:0] k_new_count_q, v_new_count_q;
-  logic [QCodes*8-1:0]    q_q;
-  logic [KvCodes*8-1:0]   k_new_q, v_new_q;
+  // Token registers written with one enable per token (no shifters), read as chunks.
+  logic [Lanes*8-1:0]     q_q[QTokens];
+  logic [Lanes*8-1:0]     k_new_q[KvTokens], v_new_q[KvTokens];
   logic [ CacheLenBits-1:0] cache_len_q;
   logic [23:0]            score_mantissa_q, out_mantissa_q;
   logic [5:0]             score_shift_q, out_shift_q;
@@ -163,7 +164,6 @@ module st_attention #(
 
   always_ff @(posedge clk_i) begin
     if (q_take) begin
-      q_q[q_count_q*Lanes*8+:Lanes*8] <= q_data_i;
       if (q_count_q == '0) begin
         cache_len_q      <= cache_len_i;
         score_mantissa_q <= score_mantissa_i;
@@ -172,8 +172,37 @@ module st_attention #(
         out_shift_q      <= out_shift_i;
       end
     end
-    if (k_new_take) k_new_q[k_new_count_q*Lanes*8+:Lanes*8] <= k_new_data_i;
-    if (v_new_take) v_new_q[v_new_count_q*Lanes*8+:Lanes*8] <= v_new_data_i;
+  end
+  for (genvar t = 0; t < QTokens; t++) begin : gen_q_token
+    always_ff @(posedge clk_i) begin
+      if (q_take && q_count_q == QCountBits'(t)) q_q[t] <= q_data_i;
+    end
+  end
+  for (genvar t = 0; t < KvTokens; t++) begin : gen_kv_new_token
+    always_ff @(posedge clk_i) begin
+      if (k_new_take && k_new_count_q == KvCountBits'(t)) k_new_q[t] <= k_new_data_i;
+      if (v_new_take && v_new_count_q == KvCountBits'(t)) v_new_q[t] <= v_new_data_i;
+    end
+  end
+
+  // The same registers as CacheLanes-code chunks (chunk k = codes k*CacheLanes ..).
+  logic [QCodes*8-1:0]  q_flat;
+  logic [KvCodes*8-1:0] k_new_flat, v_new_flat;
+  for (genvar t = 0; t < QTokens; t++) begin : gen_q_flat
+    assign q_flat[t*Lanes*8+:Lanes*8] = q_q[t];
+  end
+  for (genvar t = 0; t < KvTokens; t++) begin : gen_kv_flat
+    assign k_new_flat[t*Lanes*8+:Lanes*8] = k_new_q[t];
+    assign v_new_flat[t*Lanes*8+:Lanes*8] = v_new_q[t];
+  end
+  logic [ChunkBits-1:0] q_chunks[NumHeads*Chunks];
+  logic [ChunkBits-1:0] k_new_chunks[NumKvHeads*Chunks], v_new_chunks[NumKvHeads*Chunks];
+  for (genvar k = 0; k < NumHeads * Chunks; k++) begin : gen_q_chunk
+    assign q_chunks[k] = q_flat[k*ChunkBits+:ChunkBits];
+  end
+  for (genvar k = 0; k < NumKvHeads * Chunks; k++) begin : gen_kv_chunk
+    assign k_new_chunks[k] = k_new_flat[k*ChunkBits+:ChunkBits];
+    assign v_new_chunks[k] = v_new_flat[k*ChunkBits+:ChunkBits];
   end
 
   // ---- chunk walk shared by the Score and Value passes: (position, kv head, chunk) -----------
@@ -185,8 +214,8 @@ module st_attention #(
   wire walk_last_chunk = c_q == CBits'(Chunks - 1);
   wire walk_last_head = g_q == GBits'(NumKvHeads - 1);
   wire walk_last = !from_cache && walk_last_chunk && walk_last_head;
-  wire [ChunkBits-1:0] k_new_chunk = k_new_q[(g_q*Chunks+32'(c_q))*ChunkBits+:ChunkBits];
-  wire [ChunkBits-1:0] v_new_chunk = v_new_q[(g_q*Chunks+32'(c_q))*ChunkBits+:ChunkBits];
+  wire [ChunkBits-1:0] k_new_chunk = k_new_chunks[g_q*Chunks+32'(c_q)];
+  wire [ChunkBits-1:0] v_new_chunk = v_new_chunks[g_q*Chunks+32'(c_q)];
 
   // Value pass: position p of kv head g waits until group g's probabilities reach p.
   logic [LenBits-1:0] p_written_q[NumKvHeads];
@@ -288,8 +317,7 @@ module st_attention #(
       s1_first_q <= c_q == '0;
       s1_last_q  <= walk_last_chunk;
       for (int j = 0; j < Group; j++)
-        s1_q_q[j*ChunkBits+:ChunkBits] <=
-            q_q[((g_q*Group+j)*Chunks+32'(c_q))*ChunkBits+:ChunkBits];
+        s1_q_q[j*ChunkBits+:ChunkBits] <= q_chunks[(g_q*Group+j)*Chunks+32'(c_q)];
     end
     s2_g_q     <= s1_g_q;
     s2_first_q <= s1_first_q;
@@ -342,7 +370,7 @@ module st_attention #(
     );
 
     // P[h][.]: written in position order as the instance emits it, read by the value pass.
-    logic [15:0] probability_q[MaxContext];
+    (* ram_style = "block" *) logic [15:0] probability_q[MaxContext];
     always_ff @(posedge clk_i) begin
       if (sm_out_valid[h])
         probability_q[PAddrBits'(p_written_q[h/Group])] <= sm_out[h];
@@ -365,7 +393,31 @@ module st_attention #(
   logic [CBits-1:0] v1_c_q, v2_c_q;
   logic v1_first_q, v2_first_q;
   logic [Group*CacheLanes*32-1:0] v2_product_q;
-  logic [QCodes*32-1:0] acc_q;
+  // Accumulator a[h][d] is acc_q[h*HeadDim + d]. The value pass reads the Group x CacheLanes
+  // accumulators of its (kv head, chunk) through a mux, adds the products, and writes them back
+  // with one enable per accumulator.
+  logic [31:0] acc_q[QCodes];
+  logic [31:0] acc_sum[Group*CacheLanes];
+  always_comb begin
+    for (int j = 0; j < Group; j++)
+      for (int l = 0; l < CacheLanes; l++)
+        acc_sum[j*CacheLanes+l] =
+            (v2_first_q ? 32'd0 : acc_q[((v2_g_q*Group+j)*Chunks+32'(v2_c_q))*CacheLanes+l]) +
+            v2_product_q[(j*CacheLanes+l)*32+:32];
+  end
+  for (genvar i = 0; i < QCodes; i++) begin : gen_acc
+    localparam int unsigned H = i / HeadDim, D = i % HeadDim;
+    always_ff @(posedge clk_i) begin
+      if (v2_valid_q && 32'(v2_g_q) == H / Group && 32'(v2_c_q) == D / CacheLanes)
+        acc_q[i] <= acc_sum[(H%Group)*CacheLanes+D%CacheLanes];
+    end
+  end
+  logic [Lanes*32-1:0] acc_tokens[QTokens];
+  for (genvar t = 0; t < QTokens; t++) begin : gen_acc_token
+    for (genvar i = 0; i < Lanes; i++) begin : gen_lane
+      assign acc_tokens[t][i*32+:32] = acc_q[t*Lanes+i];
+    end
+  end
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -390,13 +442,6 @@ module st_attention #(
       for (int l = 0; l < CacheLanes; l++)
         v2_product_q[(j*CacheLanes+l)*32+:32] <=
             32'($signed({1'b0, v1_p_q[(v1_g_q*Group+j)*16+:16]}) * $signed(v1_v_q[l*8+:8]));
-    if (v2_valid_q)
-      for (int j = 0; j < Group; j++)
-        for (int l = 0; l < CacheLanes; l++)
-          acc_q[(((v2_g_q*Group+j)*Chunks+32'(v2_c_q))*CacheLanes+l)*32+:32] <=
-              (v2_first_q ? 32'd0 :
-                   acc_q[(((v2_g_q*Group+j)*Chunks+32'(v2_c_q))*CacheLanes+l)*32+:32]) +
-              v2_product_q[(j*CacheLanes+l)*32+:32];
   end
 
   // ---- Output: O1 accumulators, O2 product, O3 rounding shift + saturation, slice -----------
@@ -422,7 +467,7 @@ module st_attention #(
   end
   always_ff @(posedge clk_i) begin
     if (out_advance) begin
-      o1_acc_q      <= acc_q[out_addr_q*Lanes*32+:Lanes*32];
+      o1_acc_q      <= acc_tokens[out_addr_q];
       o1_mantissa_q <= out_mantissa_q;
       o1_shift_q    <= out_shift_q;
       o2_shift_q    <= o1_shift_q;
