@@ -1,0 +1,136 @@
+// Timing and resource model of st_attention (see attention_model.h).
+#include "model/attention_model.h"
+
+#include "model/softmax_model.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace st::model {
+
+namespace {
+
+int64_t ceilLog2(int64_t value) {
+  int64_t bits = 0;
+  while ((int64_t(1) << bits) < value)
+    ++bits;
+  return bits;
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+void checkParams(const AttentionParams &p) {
+  auto fail = [](const std::string &what) {
+    throw std::invalid_argument("attention model: " + what);
+  };
+  if (p.numHeads < 1 || p.numKvHeads < 1 || p.numHeads % p.numKvHeads != 0)
+    fail("numHeads must be a positive multiple of numKvHeads");
+  if (p.lanes < 1 || p.cacheLanes < 1 || p.headDim % p.lanes != 0 ||
+      p.headDim % p.cacheLanes != 0)
+    fail("headDim must be a multiple of lanes and of cacheLanes");
+  if (p.maxContext < 2)
+    fail("maxContext must be >= 2");
+  if (p.cacheLength < 0 || p.cacheLength >= p.maxContext)
+    fail("cacheLength " + std::to_string(p.cacheLength) + " outside 0 .. maxContext - 1");
+}
+
+} // namespace
+
+int64_t attentionCacheLengthBits(const AttentionParams &p) {
+  return ceilLog2(p.maxContext);
+}
+
+AttentionSchedule attentionSchedule(const AttentionParams &p) {
+  checkParams(p);
+  using P = AttentionPipeline;
+  const int64_t n = p.cacheLength + 1;
+  const int64_t chunks = p.headDim / p.cacheLanes;
+  const int64_t qTokens = p.numHeads * p.headDim / p.lanes;
+  const int64_t kvTokens = p.numKvHeads * p.headDim / p.lanes;
+  AttentionSchedule s;
+  s.loadCycles = std::max(qTokens, kvTokens);
+  s.chunksPerPosition = p.numKvHeads * chunks;
+  // The last chunk of kv head 0 at position n-1 issues at load + (n-1)*W + chunks - 1.
+  s.lastScoreGroup0 = s.loadCycles + (n - 1) * s.chunksPerPosition + chunks - 1 + P::kScoreStages;
+  // st_softmax emits its first probability (D - T) cycles after its last logit.
+  SoftmaxParams sm;
+  sm.lanes = 1;
+  sm.inBits = 32;
+  sm.maxLen = p.maxContext;
+  sm.length = n;
+  const int64_t softmaxAfterLast = softmaxTiming(sm).firstOutputDelay - n;
+  // Value chunks of position p of kv head g need P[g's heads][p]; P arrives one position per
+  // cycle and the value pass takes >= 1 cycle per position, so only the first chunk waits.
+  s.firstValueIssue = std::max(s.loadCycles + n * s.chunksPerPosition,
+                               s.lastScoreGroup0 + softmaxAfterLast + P::kValueReady);
+  s.firstOutputIssue = s.firstValueIssue + n * s.chunksPerPosition - 1 + P::kValueDrain;
+  s.nextInvocation = s.firstOutputIssue + qTokens;
+  return s;
+}
+
+KernelTiming attentionTiming(const AttentionParams &p) {
+  const AttentionSchedule s = attentionSchedule(p);
+  const int64_t qTokens = p.numHeads * p.headDim / p.lanes;
+  const int64_t kvTokens = p.numKvHeads * p.headDim / p.lanes;
+  const int64_t cacheTokens = p.cacheLength * s.chunksPerPosition;
+  KernelTiming t;
+  t.firstOutputDelay = s.firstOutputIssue + AttentionPipeline::kOutputStages;
+  t.ii = 1;
+  t.totalLatency = t.firstOutputDelay + qTokens - 1;
+  t.outputTokens = qTokens;
+  t.inputTokens = {qTokens, kvTokens, kvTokens, cacheTokens, cacheTokens};
+  for (int64_t tokens : t.inputTokens)
+    t.inputTokensNeeded.push_back([tokens](int64_t) { return tokens; });
+  return t;
+}
+
+ResourceEstimate attentionResources(const AttentionParams &p) {
+  checkParams(p);
+  const int64_t group = p.numHeads / p.numKvHeads;
+  const int64_t chunks = p.headDim / p.cacheLanes;
+  const int64_t qCodes = p.numHeads * p.headDim, kvCodes = p.numKvHeads * p.headDim;
+  const int64_t qTokens = qCodes / p.lanes;
+  const int64_t walk = p.numKvHeads * chunks; // chunk positions within one token position
+  const int64_t lenBits = ceilLog2(p.maxContext + 1);
+  const int64_t macs = group * p.cacheLanes;
+  ResourceEstimate r;
+  SoftmaxParams sm;
+  sm.lanes = 1;
+  sm.inBits = 32;
+  sm.maxLen = p.maxContext;
+  const ResourceEstimate softmax = softmaxResources(sm);
+  for (int64_t h = 0; h < p.numHeads; ++h)
+    r += softmax;
+  // Registers: q, k_new, v_new; the accumulators; score pipeline (S1 k and q chunks, S2
+  // partials, S3 scores); value pipeline (V1 chunk and every head's P, V2 products); output
+  // pipeline (O1 accumulators and scale, O2 products, O3 codes, slice); sideband; control.
+  r.ff += qCodes * 8 + 2 * kvCodes * 8 + qCodes * 32;
+  r.ff += (group + 1) * p.cacheLanes * 8 + 2 * group * 32;
+  r.ff += p.cacheLanes * 8 + p.numHeads * 16 + macs * 32;
+  r.ff += p.lanes * (32 + 57 + 3 * p.outBits) + 30;
+  r.ff += 60 + ceilLog2(p.maxContext) + p.numKvHeads * lenBits + 40;
+  // LUTs. Chunk selects: q (group lanes) and k_new / v_new from walk-to-1 muxes (a LUT6 is a
+  // 4:1 mux bit, so an m:1 mux costs about (m-1)/3 LUTs per bit); the accumulator read mux
+  // (walk-to-1 per MAC bit) and its adder; the output read mux (qTokens-to-1 per lane bit); the
+  // dot-product adder trees; the output rounding shift (six mux levels of 57 bits) and
+  // saturation; the token-register write enables; control.
+  auto mux = [](int64_t inputs) { return inputs <= 1 ? 0 : ceilDiv(inputs - 1, 3); };
+  r.lut += (group + 2) * p.cacheLanes * 8 * mux(walk);
+  r.lut += macs * 32 * (mux(walk) + 1);
+  r.lut += p.lanes * 32 * mux(qTokens);
+  r.lut += group * (p.cacheLanes - 1) * 20;
+  r.lut += p.lanes * (6 * 57 + 57 + 2 * p.outBits);
+  r.lut += (qCodes + 2 * kvCodes) / p.lanes + qCodes + 150 + p.numKvHeads * 2 * lenBits;
+  // DSPs, one DSP48E2 (27 x 18 signed) per s8 x s8 score product and per u16 x s8 value
+  // product; the s32 x u24 output multiply splits into 2 x 2 of them.
+  r.dsp += 2 * macs + 4 * p.lanes;
+  // Probability memories: MaxContext x 16 per head, block RAM (ram_style), as the logit
+  // buffers of the softmax instances.
+  r.bram36 += p.numHeads * (p.maxContext <= 1024 ? 0.5 : double(ceilDiv(p.maxContext, 2048)));
+  return r;
+}
+
+} // namespace st::model

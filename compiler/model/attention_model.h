@@ -1,0 +1,65 @@
+// Timing and resource model of rtl_templates/kernels/st_attention.sv (decode attention of one
+// new token over a streamed KV cache; see the template's header for the phases). The timing
+// depends on the runtime cache length; its Verilator test (tests/rtl/attention) asserts these
+// cycle counts exactly for many cache lengths at every parameter set.
+#pragma once
+
+#include "model/kernel_timing.h"
+
+#include <cstdint>
+
+namespace st::model {
+
+/// The template's parameters, plus the runtime cache length of the invocation being timed.
+struct AttentionParams {
+  int64_t numHeads = 4;    ///< NumHeads
+  int64_t numKvHeads = 2;  ///< NumKvHeads
+  int64_t headDim = 16;    ///< HeadDim
+  int64_t maxContext = 64; ///< MaxContext: positions incl. the new token (cache_len < this)
+  int64_t lanes = 4;       ///< Lanes: codes per q / k_new / v_new / o token
+  int64_t cacheLanes = 4;  ///< CacheLanes: codes per k_cache / v_cache token
+  int64_t outBits = 8;     ///< OutBits
+  int64_t cacheLength = 0; ///< runtime cache_len of the invocation (0 .. maxContext - 1)
+};
+
+/// Width of the cache_len_i sideband input.
+int64_t attentionCacheLengthBits(const AttentionParams &params);
+
+/// Pipeline constants of the template (cycles).
+struct AttentionPipeline {
+  static constexpr int64_t kScoreStages = 3;  ///< operand register, dot products, accumulator
+  static constexpr int64_t kValueReady = 1;   ///< a P write is readable the next cycle
+  static constexpr int64_t kValueDrain = 4;   ///< last value issue -> first output issue
+  static constexpr int64_t kOutputStages = 4; ///< accumulator read, multiply, round, slice
+};
+
+/// Derived schedule of one invocation (cycle 0 = the first handshake; every input offers a
+/// token whenever the kernel is ready for one; no output backpressure).
+struct AttentionSchedule {
+  int64_t loadCycles = 0;       ///< max(q tokens, k_new tokens): the Score pass starts here
+  int64_t chunksPerPosition = 0;///< NumKvHeads * HeadDim / CacheLanes
+  int64_t lastScoreGroup0 = 0;  ///< cycle kv head 0's last score enters its softmax
+  int64_t firstValueIssue = 0;  ///< first value chunk (waits for P[.][0] of kv head 0)
+  int64_t firstOutputIssue = 0; ///< the accumulators are final
+  int64_t nextInvocation = 0;   ///< the next invocation's q can be accepted from this cycle
+};
+AttentionSchedule attentionSchedule(const AttentionParams &params);
+
+/// Inputs: port 0 = q, 1 = k_new, 2 = v_new, 3 = k_cache, 4 = v_cache; all of every input is
+/// needed before output 0. With n = cache_len + 1, W = NumKvHeads*HeadDim/CacheLanes,
+/// Q = NumHeads*HeadDim/Lanes, K = NumKvHeads*HeadDim/Lanes:
+///   Load 0 .. max(Q, K) - 1; score chunks from max(Q, K), one per cycle, n*W of them;
+///   kv head 0's last score at a0 = max(Q, K) + (n-1)*W + HeadDim/CacheLanes + 2; st_softmax
+///   emits P[.][p] at a0 + n + 27 + p (softmaxTiming's D - T after its last logit);
+///   value chunks from V0 = max(max(Q, K) + n*W, a0 + n + 28), n*W of them; the first output
+///   issue at V0 + n*W + 3; D = V0 + n*W + 7, ii = 1, L = D + Q - 1.
+KernelTiming attentionTiming(const AttentionParams &params);
+
+/// LUT/FF/DSP/BRAM estimate: NumHeads st_softmax instances (Lanes 1, s32, MaxLen = MaxContext:
+/// their logit buffers are the score buffer), the q / k_new / v_new registers, the s32
+/// accumulators (NumHeads*HeadDim registers) with their read-modify-write muxes, Group x
+/// CacheLanes s8 x s8 and u16 x s8 multipliers (one DSP each), the per-head probability
+/// memories (MaxContext x 16, block RAM) and the Lanes-wide requantize pipeline (4 DSPs a lane).
+ResourceEstimate attentionResources(const AttentionParams &params);
+
+} // namespace st::model

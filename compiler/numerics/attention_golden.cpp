@@ -1,0 +1,166 @@
+// Golden decode attention: the bit-exact arithmetic of st_attention (see attention_golden.h).
+#include "attention_golden.h"
+
+#include "float_reference.h"
+#include "golden_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace st::numerics {
+
+namespace {
+
+void checkShape(const AttentionShape &shape) {
+  if (shape.numHeads == 0 || shape.numKvHeads == 0 || shape.headDim == 0)
+    throw std::invalid_argument("attention: numHeads, numKvHeads and headDim must be >= 1");
+  if (shape.numHeads % shape.numKvHeads != 0)
+    throw std::invalid_argument("attention: numHeads (" + std::to_string(shape.numHeads) +
+                                ") must be a multiple of numKvHeads (" +
+                                std::to_string(shape.numKvHeads) + ")");
+  if (shape.headDim > kMaxAttentionHeadDim)
+    throw std::invalid_argument("attention: headDim exceeds kMaxAttentionHeadDim");
+}
+
+void checkOperand(const std::vector<int32_t> &codes, size_t expected, const char *what) {
+  if (codes.size() != expected)
+    throw std::invalid_argument(std::string("attention: ") + what + " has " +
+                                std::to_string(codes.size()) + " codes, expected " +
+                                std::to_string(expected));
+  for (size_t i = 0; i < codes.size(); ++i)
+    if (!fitsSigned(codes[i], 8))
+      throw std::invalid_argument(std::string("attention: ") + what + " code " +
+                                  std::to_string(codes[i]) + " at index " + std::to_string(i) +
+                                  " does not fit 8 bits");
+}
+
+void checkInputs(const AttentionInputs &in, const AttentionShape &shape) {
+  checkShape(shape);
+  if (in.cacheLength + 1 > kMaxSoftmaxLength)
+    throw std::invalid_argument("attention: cacheLength + 1 exceeds kMaxSoftmaxLength");
+  checkOperand(in.q, shape.qSize(), "q");
+  checkOperand(in.kCache, in.cacheLength * shape.kvSize(), "kCache");
+  checkOperand(in.vCache, in.cacheLength * shape.kvSize(), "vCache");
+  checkOperand(in.kNew, shape.kvSize(), "kNew");
+  checkOperand(in.vNew, shape.kvSize(), "vNew");
+}
+
+/// Code of position p (cache first, the new token at p == cacheLength), kv head g, dim d.
+int32_t kvCode(const std::vector<int32_t> &cache, const std::vector<int32_t> &fresh,
+               size_t cacheLength, const AttentionShape &shape, size_t p, size_t g, size_t d) {
+  const size_t within = g * shape.headDim + d;
+  return p < cacheLength ? cache[p * shape.kvSize() + within] : fresh[within];
+}
+
+} // namespace
+
+AttentionScales attentionScales(double qScale, double kScale, double attnScale, double vScale,
+                                double outputScale, unsigned outputBits) {
+  AttentionScales scales;
+  scales.scoreToLog2 = softmaxScales(qScale * kScale * attnScale).logitToLog2;
+  scales.output = fixedScaleFromReal(vScale / (outputScale * std::ldexp(1.0, 15)));
+  scales.outputBits = outputBits;
+  return scales;
+}
+
+std::vector<int32_t> attentionScores(const AttentionInputs &in, const AttentionShape &shape) {
+  checkInputs(in, shape);
+  const size_t n = in.cacheLength + 1;
+  const size_t group = shape.numHeads / shape.numKvHeads;
+  std::vector<int32_t> scores(shape.numHeads * n);
+  for (size_t h = 0; h < shape.numHeads; ++h)
+    for (size_t p = 0; p < n; ++p) {
+      int64_t sum = 0; // |sum| <= headDim * 2^14 < 2^31
+      for (size_t d = 0; d < shape.headDim; ++d)
+        sum += int64_t(in.q[h * shape.headDim + d]) *
+               kvCode(in.kCache, in.kNew, in.cacheLength, shape, p, h / group, d);
+      scores[h * n + p] = static_cast<int32_t>(sum);
+    }
+  return scores;
+}
+
+std::vector<uint32_t> attentionProbabilities(const AttentionInputs &in,
+                                             const AttentionShape &shape,
+                                             const AttentionScales &scales) {
+  const std::vector<int32_t> scores = attentionScores(in, shape);
+  const size_t n = in.cacheLength + 1;
+  std::vector<uint32_t> probabilities(scores.size());
+  for (size_t h = 0; h < shape.numHeads; ++h) {
+    const std::vector<int32_t> head(scores.begin() + h * n, scores.begin() + (h + 1) * n);
+    const std::vector<uint32_t> p = softmax(head, SoftmaxScales{scales.scoreToLog2});
+    std::copy(p.begin(), p.end(), probabilities.begin() + h * n);
+  }
+  return probabilities;
+}
+
+std::vector<int64_t> attentionAccumulators(const AttentionInputs &in,
+                                           const AttentionShape &shape,
+                                           const AttentionScales &scales) {
+  const std::vector<uint32_t> probabilities = attentionProbabilities(in, shape, scales);
+  const size_t n = in.cacheLength + 1;
+  const size_t group = shape.numHeads / shape.numKvHeads;
+  std::vector<int64_t> accumulators(shape.qSize(), 0);
+  for (size_t h = 0; h < shape.numHeads; ++h)
+    for (size_t d = 0; d < shape.headDim; ++d) {
+      int64_t sum = 0;
+      for (size_t p = 0; p < n; ++p)
+        sum += int64_t(probabilities[h * n + p]) *
+               kvCode(in.vCache, in.vNew, in.cacheLength, shape, p, h / group, d);
+      // sum p <= 2^15 + n/2 + 1 (each p rounds by <= 1/2), |v| <= 2^7: the s32 accumulator
+      // of the RTL cannot overflow for n <= 2^20.
+      if (!fitsSigned(sum, 32))
+        throw std::logic_error("attention: accumulator exceeds 32 bits");
+      accumulators[h * shape.headDim + d] = sum;
+    }
+  return accumulators;
+}
+
+std::vector<int32_t> attention(const AttentionInputs &in, const AttentionShape &shape,
+                               const AttentionScales &scales) {
+  const std::vector<int64_t> accumulators = attentionAccumulators(in, shape, scales);
+  std::vector<int32_t> out(accumulators.size());
+  for (size_t i = 0; i < accumulators.size(); ++i)
+    out[i] = static_cast<int32_t>(
+        requantizeValue(accumulators[i], scales.output, scales.outputBits));
+  return out;
+}
+
+std::vector<float> attentionFloat(const std::vector<float> &q, const std::vector<float> &kCache,
+                                  const std::vector<float> &vCache,
+                                  const std::vector<float> &kNew, const std::vector<float> &vNew,
+                                  size_t cacheLength, const AttentionShape &shape,
+                                  float attnScale) {
+  checkShape(shape);
+  const size_t n = cacheLength + 1, kv = shape.kvSize(), dim = shape.headDim;
+  const size_t group = shape.numHeads / shape.numKvHeads;
+  if (q.size() != shape.qSize() || kCache.size() != cacheLength * kv ||
+      vCache.size() != cacheLength * kv || kNew.size() != kv || vNew.size() != kv)
+    throw std::invalid_argument("attentionFloat: operand sizes do not match the shape");
+  auto at = [&](const std::vector<float> &cache, const std::vector<float> &fresh, size_t p,
+                size_t g, size_t d) {
+    return p < cacheLength ? cache[p * kv + g * dim + d] : fresh[g * dim + d];
+  };
+  std::vector<float> out(shape.qSize(), 0.0f);
+  for (size_t h = 0; h < shape.numHeads; ++h) {
+    const size_t g = h / group;
+    std::vector<float> logits(n);
+    for (size_t p = 0; p < n; ++p) {
+      float dot = 0.0f;
+      for (size_t d = 0; d < dim; ++d)
+        dot += q[h * dim + d] * at(kCache, kNew, p, g, d);
+      logits[p] = dot * attnScale;
+    }
+    const std::vector<float> weights = softmaxFloat(logits);
+    for (size_t d = 0; d < dim; ++d) {
+      float sum = 0.0f;
+      for (size_t p = 0; p < n; ++p)
+        sum += weights[p] * at(vCache, vNew, p, g, d);
+      out[h * dim + d] = sum;
+    }
+  }
+  return out;
+}
+
+} // namespace st::numerics

@@ -1,0 +1,86 @@
+// The golden decode-attention kernel (docs/numerics.md §7): one new token at position
+// cacheLength attends to cacheLength cached keys/values plus its own. Pure integer arithmetic
+// computing exactly the bits rtl_templates/kernels/st_attention.sv produces, built from the
+// golden softmax (exp2Negative, reciprocalRefined), applyScale and requantizeValue; plus the
+// fp32 reference it is measured against.
+#pragma once
+
+#include "fixed_point.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace st::numerics {
+
+/// Head layout. Query head h reads kv head h / (numHeads / numKvHeads): multi-head attention
+/// when numKvHeads == numHeads, grouped-query in between, multi-query when numKvHeads == 1.
+struct AttentionShape {
+  size_t numHeads = 1;
+  size_t numKvHeads = 1;
+  size_t headDim = 1;
+  /// numHeads * headDim: codes of q and of the output.
+  size_t qSize() const { return numHeads * headDim; }
+  /// numKvHeads * headDim: codes of one position of k or v.
+  size_t kvSize() const { return numKvHeads * headDim; }
+};
+
+/// Longest head the s32 score is sized for: |q.k| <= headDim * 2^14 < 2^31.
+constexpr size_t kMaxAttentionHeadDim = 32768;
+
+/// The two runtime multipliers of the kernel (sideband inputs of st_attention):
+///   scoreToLog2 = s_q * s_k * attnScale * log2(e) * 2^16 (the softmax multiplier, as
+///                 softmaxScales(s_q * s_k * attnScale).logitToLog2);
+///   output      = s_v / (s_o * 2^15): P.V accumulators (Q1.15 x v codes) -> output codes.
+struct AttentionScales {
+  FixedScale scoreToLog2;
+  FixedScale output;
+  unsigned outputBits = 8;
+};
+/// Compile-time construction from the real scales (attnScale is 1/sqrt(headDim), or the
+/// model's query_pre_attn_scalar form for Gemma).
+AttentionScales attentionScales(double qScale, double kScale, double attnScale, double vScale,
+                                double outputScale, unsigned outputBits = 8);
+
+/// Operands of one invocation, all s8 codes.
+///   q:      numHeads * headDim, head-major (after RoPE).
+///   kCache: cacheLength * numKvHeads * headDim, position-major, then kv head, then dim.
+///   vCache: likewise.
+///   kNew, vNew: numKvHeads * headDim, the new token's key and value (position cacheLength).
+struct AttentionInputs {
+  std::vector<int32_t> q;
+  std::vector<int32_t> kCache;
+  std::vector<int32_t> vCache;
+  std::vector<int32_t> kNew;
+  std::vector<int32_t> vNew;
+  size_t cacheLength = 0;
+};
+
+/// Scores s[h][p] = sum_d q[h][d] * k[p][h / group][d] (exact s32) for p = 0 .. cacheLength,
+/// the cached positions first and the new token last. Returned head-major:
+/// [h * (cacheLength + 1) + p]. Throws std::invalid_argument on sizes or codes that do not fit.
+std::vector<int32_t> attentionScores(const AttentionInputs &inputs, const AttentionShape &shape);
+
+/// Probabilities P[h][p] (u16 Q1.15): golden softmax of each head's scores with scoreToLog2.
+std::vector<uint32_t> attentionProbabilities(const AttentionInputs &inputs,
+                                             const AttentionShape &shape,
+                                             const AttentionScales &scales);
+
+/// Accumulators a[h][d] = sum_p P[h][p] * v[p][h / group][d] (exact; |a| < 2^27 for
+/// cacheLength < 2^20), head-major.
+std::vector<int64_t> attentionAccumulators(const AttentionInputs &inputs,
+                                           const AttentionShape &shape,
+                                           const AttentionScales &scales);
+
+/// The kernel's output: o[h][d] = saturate(round(a[h][d] * output), outputBits), head-major.
+std::vector<int32_t> attention(const AttentionInputs &inputs, const AttentionShape &shape,
+                               const AttentionScales &scales);
+
+/// fp32 reference on real operands (same layouts): softmax(q.k * attnScale) . v per head.
+std::vector<float> attentionFloat(const std::vector<float> &q, const std::vector<float> &kCache,
+                                  const std::vector<float> &vCache,
+                                  const std::vector<float> &kNew, const std::vector<float> &vNew,
+                                  size_t cacheLength, const AttentionShape &shape,
+                                  float attnScale);
+
+} // namespace st::numerics

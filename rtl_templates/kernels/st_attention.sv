@@ -1,0 +1,526 @@
+// st_attention: decode attention of ONE new token over a KV cache streamed from HBM, one layer,
+// bit-exact with st::numerics::attention (compiler/numerics/attention_golden.h,
+// docs/numerics.md §6):
+//   s[h][p] = sum_d q[h][d] * k[p][g(h)][d]                 (s8 x s8 -> s32), g(h) = h / Group
+//   P[h][.] = softmax(s[h][.])                              (st_softmax, one per head, u16 Q1.15)
+//   a[h][d] = sum_p P[h][p] * v[p][g(h)][d]                 (u16 x s8 -> s32)
+//   o[h][d] = sat(round(a[h][d] * M_o), OutBits)
+// over positions p = 0 .. n-1, n = cache_len + 1: the cache_len cached positions first, then the
+// new token (k_new, v_new) last. Multi-head (NumKvHeads = NumHeads), grouped-query and
+// multi-query (NumKvHeads = 1) attention. K and V are each read once per token, in position
+// order; the sliding window of Gemma 3 local layers is the design's business (it limits
+// cache_len), not the kernel's.
+//
+// Streams (valid/ready; codes packed from bit 0, element i of a token at [i*8 +: 8]):
+//   q       NumHeads*HeadDim s8 codes, head-major, Lanes per token (QTokens tokens).
+//   k_new   NumKvHeads*HeadDim s8 codes of the new token's key, kv-head-major, Lanes per token.
+//   v_new   likewise for the value.
+//   k_cache cache_len*NumKvHeads*HeadDim s8 codes, position-major, then kv head, then dim,
+//           CacheLanes per token (from a read DMA; none when cache_len = 0).
+//   v_cache likewise.
+//   o       NumHeads*HeadDim signed OutBits codes, head-major, Lanes per token (o leaves
+//           through an st_skid_buffer).
+// Sideband, sampled with the first q token of an invocation (hold them while it is offered):
+//   cache_len_i                      0 .. MaxContext-1 cached positions in k_cache/v_cache;
+//   score_mantissa_i/score_shift_i   FixedScale s_q*s_k*attn_scale*log2(e)*2^16 (softmax's M);
+//   out_mantissa_i/out_shift_i       FixedScale s_v / (s_o * 2^15).
+//
+// Phases of one invocation (compiler/model/attention_model.h has the exact cycle counts):
+//   Load    accept q, k_new and v_new (all three at once, one token per cycle each) into
+//           registers; sample the sideband with the first q token.
+//   Score   one chunk of CacheLanes key codes per cycle: the k_cache tokens, then the k_new
+//           register in chunks. Group = NumHeads/NumKvHeads dot-product lanes of CacheLanes
+//           products each (q from the q register); after HeadDim/CacheLanes chunks the Group
+//           scores of the chunk's kv head go to their heads' st_softmax instances. The
+//           instances buffer the scores (their MaxLen = MaxContext logit buffer is the score
+//           buffer) and run max / exp-sum / normalize; their probabilities go to one
+//           MaxContext x u16 probability memory per head.
+//   Value   one chunk of CacheLanes value codes per cycle: the v_cache tokens, then the v_new
+//           register. A chunk of position p and kv head g issues once every head of group g
+//           has written P[.][p], so the value pass overlaps the softmax's normalize pass.
+//           Group x CacheLanes products P * v accumulate into the s32 accumulators
+//           (NumHeads*HeadDim registers).
+//   Output  requantize the accumulators Lanes at a time (multiply, rounding shift with
+//           saturation, register slice). The next invocation's Load starts once the last
+//           output token has entered the output pipeline.
+// Only the output pipeline sees backpressure; a stalled input stream stalls its phase.
+`default_nettype none
+
+module st_attention #(
+    /// Query heads (a multiple of NumKvHeads).
+    parameter int unsigned NumHeads = 4,
+    /// Key/value heads: NumHeads (MHA), a divisor (GQA) or 1 (MQA).
+    parameter int unsigned NumKvHeads = 2,
+    /// Codes per head (a multiple of Lanes and of CacheLanes, <= 32768).
+    parameter int unsigned HeadDim = 16,
+    /// Positions the kernel holds, new token included: cache_len <= MaxContext - 1 (>= 2).
+    parameter int unsigned MaxContext = 64,
+    /// Codes per q / k_new / v_new / o token (>= 1).
+    parameter int unsigned Lanes = 4,
+    /// Codes per k_cache / v_cache token, and dot-product lanes per head (>= 1).
+    parameter int unsigned CacheLanes = 4,
+    /// Width of a signed output code (2 .. 16).
+    parameter int unsigned OutBits = 8,
+    /// $readmemh file of the exp2_neg_frac table (129 entries u21), as st_softmax.
+    parameter ExpTableFile = "",
+    /// $readmemh file of the reciprocal table (257 entries u18), as st_softmax.
+    parameter ReciprocalTableFile = "",
+    /// Width of cache_len_i (derived; do not override).
+    parameter int unsigned CacheLenBits = $clog2(MaxContext)
+) (
+    input  wire                         clk_i,
+    input  wire                         rst_ni,            // synchronous, active low
+    // query (and the sideband, sampled with its first token)
+    input  wire                         q_valid_i,
+    output logic                        q_ready_o,
+    input  wire  [        Lanes*8-1:0]  q_data_i,
+    input  wire  [   CacheLenBits-1:0]  cache_len_i,
+    input  wire  [               23:0]  score_mantissa_i,
+    input  wire  [                5:0]  score_shift_i,
+    input  wire  [               23:0]  out_mantissa_i,
+    input  wire  [                5:0]  out_shift_i,
+    // the new token's key and value
+    input  wire                         k_new_valid_i,
+    output logic                        k_new_ready_o,
+    input  wire  [        Lanes*8-1:0]  k_new_data_i,
+    input  wire                         v_new_valid_i,
+    output logic                        v_new_ready_o,
+    input  wire  [        Lanes*8-1:0]  v_new_data_i,
+    // the cached keys and values
+    input  wire                         k_cache_valid_i,
+    output logic                        k_cache_ready_o,
+    input  wire  [   CacheLanes*8-1:0]  k_cache_data_i,
+    input  wire                         v_cache_valid_i,
+    output logic                        v_cache_ready_o,
+    input  wire  [   CacheLanes*8-1:0]  v_cache_data_i,
+    // output
+    output logic                        valid_o,
+    input  wire                         ready_i,
+    output logic [  Lanes*OutBits-1:0]  data_o
+);
+
+  if (NumHeads < 1 || NumKvHeads < 1 || NumHeads % NumKvHeads != 0) begin : gen_bad_heads
+    $fatal(1, "st_attention: NumHeads must be a positive multiple of NumKvHeads");
+  end
+  if (Lanes < 1 || CacheLanes < 1 || HeadDim % Lanes != 0 || HeadDim % CacheLanes != 0 ||
+      HeadDim > 32768) begin : gen_bad_dims
+    $fatal(1, "st_attention: HeadDim must be a multiple of Lanes and of CacheLanes, <= 32768");
+  end
+  if (MaxContext < 2 || MaxContext > (1 << 20)) begin : gen_bad_context
+    $fatal(1, "st_attention: MaxContext must be 2 .. 2^20");
+  end
+  if (OutBits < 2 || OutBits > 16) begin : gen_bad_out_bits
+    $fatal(1, "st_attention: OutBits must be 2 .. 16");
+  end
+  if (CacheLenBits != $clog2(MaxContext)) begin : gen_bad_derived
+    $fatal(1, "st_attention: CacheLenBits is derived; do not override it");
+  end
+
+  localparam int unsigned Group = NumHeads / NumKvHeads;
+  localparam int unsigned Chunks = HeadDim / CacheLanes;  // chunks per (position, kv head)
+  localparam int unsigned QCodes = NumHeads * HeadDim;
+  localparam int unsigned KvCodes = NumKvHeads * HeadDim;
+  localparam int unsigned QTokens = QCodes / Lanes;
+  localparam int unsigned KvTokens = KvCodes / Lanes;
+  localparam int unsigned ChunkBits = CacheLanes * 8;
+  localparam int unsigned QCountBits = $clog2(QTokens + 1);
+  localparam int unsigned KvCountBits = $clog2(KvTokens + 1);
+  localparam int unsigned OutAddrBits = (QTokens > 1) ? $clog2(QTokens) : 1;
+  localparam int unsigned GBits = (NumKvHeads > 1) ? $clog2(NumKvHeads) : 1;
+  localparam int unsigned CBits = (Chunks > 1) ? $clog2(Chunks) : 1;
+  localparam int unsigned LenBits = $clog2(MaxContext + 1);  // n = cache_len + 1
+  localparam int unsigned PAddrBits = $clog2(MaxContext);
+  localparam int unsigned SmCfgBits = LenBits + 30;
+  localparam int unsigned ProductBits = 32 + 25;  // s32 accumulator x u24 mantissa
+
+  typedef enum logic [2:0] {
+    Load,
+    Score,
+    Value,
+    Drain,
+    Output
+  } state_e;
+  state_e state_q;
+
+  // ---- Load: q, k_new, v_new and the sideband -----------------------------------------------
+  logic [ QCountBits-1:0] q_count_q;
+  logic [KvCountBits-1:0] k_new_count_q, v_new_count_q;
+  // Token registers written with one enable per token (no shifters), read as chunks.
+  logic [Lanes*8-1:0]     q_q[QTokens];
+  logic [Lanes*8-1:0]     k_new_q[KvTokens], v_new_q[KvTokens];
+  logic [ CacheLenBits-1:0] cache_len_q;
+  logic [23:0]            score_mantissa_q, out_mantissa_q;
+  logic [5:0]             score_shift_q, out_shift_q;
+
+  assign q_ready_o     = state_q == Load && q_count_q != QCountBits'(QTokens);
+  assign k_new_ready_o = state_q == Load && k_new_count_q != KvCountBits'(KvTokens);
+  assign v_new_ready_o = state_q == Load && v_new_count_q != KvCountBits'(KvTokens);
+  wire q_take = q_valid_i && q_ready_o;
+  wire k_new_take = k_new_valid_i && k_new_ready_o;
+  wire v_new_take = v_new_valid_i && v_new_ready_o;
+  wire load_done = (q_count_q + QCountBits'(q_take)) == QCountBits'(QTokens) &&
+                   (k_new_count_q + KvCountBits'(k_new_take)) == KvCountBits'(KvTokens) &&
+                   (v_new_count_q + KvCountBits'(v_new_take)) == KvCountBits'(KvTokens);
+
+  always_ff @(posedge clk_i) begin
+    if (q_take) begin
+      if (q_count_q == '0) begin
+        cache_len_q      <= cache_len_i;
+        score_mantissa_q <= score_mantissa_i;
+        score_shift_q    <= score_shift_i;
+        out_mantissa_q   <= out_mantissa_i;
+        out_shift_q      <= out_shift_i;
+      end
+    end
+  end
+  for (genvar t = 0; t < QTokens; t++) begin : gen_q_token
+    always_ff @(posedge clk_i) begin
+      if (q_take && q_count_q == QCountBits'(t)) q_q[t] <= q_data_i;
+    end
+  end
+  for (genvar t = 0; t < KvTokens; t++) begin : gen_kv_new_token
+    always_ff @(posedge clk_i) begin
+      if (k_new_take && k_new_count_q == KvCountBits'(t)) k_new_q[t] <= k_new_data_i;
+      if (v_new_take && v_new_count_q == KvCountBits'(t)) v_new_q[t] <= v_new_data_i;
+    end
+  end
+
+  // The same registers as CacheLanes-code chunks (chunk k = codes k*CacheLanes ..).
+  logic [QCodes*8-1:0]  q_flat;
+  logic [KvCodes*8-1:0] k_new_flat, v_new_flat;
+  for (genvar t = 0; t < QTokens; t++) begin : gen_q_flat
+    assign q_flat[t*Lanes*8+:Lanes*8] = q_q[t];
+  end
+  for (genvar t = 0; t < KvTokens; t++) begin : gen_kv_flat
+    assign k_new_flat[t*Lanes*8+:Lanes*8] = k_new_q[t];
+    assign v_new_flat[t*Lanes*8+:Lanes*8] = v_new_q[t];
+  end
+  logic [ChunkBits-1:0] q_chunks[NumHeads*Chunks];
+  logic [ChunkBits-1:0] k_new_chunks[NumKvHeads*Chunks], v_new_chunks[NumKvHeads*Chunks];
+  for (genvar k = 0; k < NumHeads * Chunks; k++) begin : gen_q_chunk
+    assign q_chunks[k] = q_flat[k*ChunkBits+:ChunkBits];
+  end
+  for (genvar k = 0; k < NumKvHeads * Chunks; k++) begin : gen_kv_chunk
+    assign k_new_chunks[k] = k_new_flat[k*ChunkBits+:ChunkBits];
+    assign v_new_chunks[k] = v_new_flat[k*ChunkBits+:ChunkBits];
+  end
+
+  // ---- chunk walk shared by the Score and Value passes: (position, kv head, chunk) -----------
+  logic [PAddrBits-1:0] pos_q;
+  logic [    GBits-1:0] g_q;
+  logic [    CBits-1:0] c_q;
+  logic                 step;  // a chunk issues this cycle (Score or Value)
+  wire from_cache = {1'b0, pos_q} < {1'b0, cache_len_q};
+  wire walk_last_chunk = c_q == CBits'(Chunks - 1);
+  wire walk_last_head = g_q == GBits'(NumKvHeads - 1);
+  wire walk_last = !from_cache && walk_last_chunk && walk_last_head;
+  wire [ChunkBits-1:0] k_new_chunk = k_new_chunks[g_q*Chunks+32'(c_q)];
+  wire [ChunkBits-1:0] v_new_chunk = v_new_chunks[g_q*Chunks+32'(c_q)];
+
+  // Value pass: position p of kv head g waits until group g's probabilities reach p.
+  logic [LenBits-1:0] p_written_q[NumKvHeads];
+  wire value_ready = LenBits'(pos_q) < p_written_q[g_q];
+
+  assign k_cache_ready_o = state_q == Score && from_cache;
+  assign v_cache_ready_o = state_q == Value && from_cache && value_ready;
+  wire score_step = state_q == Score && (from_cache ? k_cache_valid_i : 1'b1);
+  wire value_step = state_q == Value && value_ready && (from_cache ? v_cache_valid_i : 1'b1);
+  assign step = score_step || value_step;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      pos_q <= '0;
+      g_q   <= '0;
+      c_q   <= '0;
+    end else if (step) begin
+      c_q <= walk_last_chunk ? '0 : c_q + 1'b1;
+      if (walk_last_chunk) begin
+        g_q <= walk_last_head ? '0 : g_q + 1'b1;
+        if (walk_last_head) pos_q <= walk_last ? '0 : pos_q + 1'b1;
+      end
+    end
+  end
+
+  // ---- output issue (declared here for the state machine) ------------------------------------
+  logic                   out_advance;
+  logic [OutAddrBits-1:0] out_addr_q;
+  wire out_issue = state_q == Output && out_advance;
+  wire out_issue_last = out_addr_q == OutAddrBits'(QTokens - 1);
+  logic s1_valid_q, s2_valid_q, v1_valid_q, v2_valid_q;
+
+  // ---- state machine -------------------------------------------------------------------------
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      state_q       <= Load;
+      q_count_q     <= '0;
+      k_new_count_q <= '0;
+      v_new_count_q <= '0;
+      out_addr_q    <= '0;
+    end else begin
+      case (state_q)
+        Load: begin
+          q_count_q     <= q_count_q + QCountBits'(q_take);
+          k_new_count_q <= k_new_count_q + KvCountBits'(k_new_take);
+          v_new_count_q <= v_new_count_q + KvCountBits'(v_new_take);
+          if (load_done) state_q <= Score;
+        end
+        Score: if (score_step && walk_last) state_q <= Value;
+        Value: if (value_step && walk_last) state_q <= Drain;
+        // The last products are accumulated once the value pipeline is empty.
+        Drain: if (!v1_valid_q && !v2_valid_q) state_q <= Output;
+        default: begin
+          if (out_issue) out_addr_q <= out_issue_last ? '0 : out_addr_q + 1'b1;
+          if (out_issue && out_issue_last) begin
+            state_q       <= Load;
+            q_count_q     <= '0;
+            k_new_count_q <= '0;
+            v_new_count_q <= '0;
+          end
+        end
+      endcase
+    end
+  end
+
+  // ---- Score pass: S1 operands, S2 dot products, S3 score accumulators -----------------------
+  logic [ChunkBits-1:0] s1_k_q;
+  logic [Group*ChunkBits-1:0] s1_q_q;
+  logic [GBits-1:0] s1_g_q, s2_g_q, s3_g_q;
+  logic s1_first_q, s1_last_q, s2_first_q, s2_last_q, s3_score_valid_q;
+  logic [Group*32-1:0] s2_partial_q, s3_score_q;
+
+  // Group dot products of CacheLanes s8 x s8 products (|sum| <= CacheLanes * 2^14).
+  logic [Group*32-1:0] partial;
+  always_comb begin
+    for (int j = 0; j < Group; j++) begin
+      partial[j*32+:32] = '0;
+      for (int l = 0; l < CacheLanes; l++)
+        partial[j*32+:32] = partial[j*32+:32] +
+            32'($signed(s1_q_q[j*ChunkBits+l*8+:8]) * $signed(s1_k_q[l*8+:8]));
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      s1_valid_q       <= 1'b0;
+      s2_valid_q       <= 1'b0;
+      s3_score_valid_q <= 1'b0;
+    end else begin
+      s1_valid_q       <= score_step;
+      s2_valid_q       <= s1_valid_q;
+      s3_score_valid_q <= s2_valid_q && s2_last_q;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (score_step) begin
+      s1_k_q     <= from_cache ? k_cache_data_i : k_new_chunk;
+      s1_g_q     <= g_q;
+      s1_first_q <= c_q == '0;
+      s1_last_q  <= walk_last_chunk;
+      for (int j = 0; j < Group; j++)
+        s1_q_q[j*ChunkBits+:ChunkBits] <= q_chunks[(g_q*Group+j)*Chunks+32'(c_q)];
+    end
+    s2_g_q     <= s1_g_q;
+    s2_first_q <= s1_first_q;
+    s2_last_q  <= s1_last_q;
+    s2_partial_q <= partial;
+    if (s2_valid_q) begin
+      s3_g_q <= s2_g_q;
+      for (int j = 0; j < Group; j++)
+        s3_score_q[j*32+:32] <= (s2_first_q ? 32'd0 : s3_score_q[j*32+:32]) +
+                                s2_partial_q[j*32+:32];
+    end
+  end
+
+  // ---- softmax per head, and the probability memories -----------------------------------------
+  // Each instance gets its config in the first Score cycle of an invocation.
+  logic sm_cfg_sent_q;
+  wire sm_cfg_valid = state_q == Score && !sm_cfg_sent_q;
+  wire [LenBits-1:0] context_len = LenBits'(cache_len_q) + 1'b1;
+  wire [SmCfgBits-1:0] sm_cfg = {score_shift_q, score_mantissa_q, context_len};
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) sm_cfg_sent_q <= 1'b0;
+    else if (state_q == Load) sm_cfg_sent_q <= 1'b0;
+    else if (sm_cfg_valid) sm_cfg_sent_q <= 1'b1;
+  end
+
+  logic [NumHeads-1:0] sm_cfg_ready, sm_in_valid, sm_in_ready, sm_out_valid;
+  logic [15:0] sm_out[NumHeads];
+  logic [NumHeads*16-1:0] v1_p_q;  // P[h][pos] of every head, read with a value chunk
+
+  for (genvar h = 0; h < NumHeads; h++) begin : gen_head
+    assign sm_in_valid[h] = s3_score_valid_q && s3_g_q == GBits'(h / Group);
+    st_softmax #(
+        .Lanes              (1),
+        .InBits             (32),
+        .MaxLen             (MaxContext),
+        .ExpTableFile       (ExpTableFile),
+        .ReciprocalTableFile(ReciprocalTableFile)
+    ) u_softmax (
+        .clk_i      (clk_i),
+        .rst_ni     (rst_ni),
+        .cfg_valid_i(sm_cfg_valid),
+        .cfg_ready_o(sm_cfg_ready[h]),
+        .cfg_data_i (sm_cfg),
+        .valid_i    (sm_in_valid[h]),
+        .ready_o    (sm_in_ready[h]),
+        .data_i     (s3_score_q[(h%Group)*32+:32]),
+        .valid_o    (sm_out_valid[h]),
+        .ready_i    (1'b1),
+        .data_o     (sm_out[h])
+    );
+
+    // P[h][.]: written in position order as the instance emits it, read by the value pass.
+    (* ram_style = "block" *) logic [15:0] probability_q[MaxContext];
+    always_ff @(posedge clk_i) begin
+      if (sm_out_valid[h])
+        probability_q[PAddrBits'(p_written_q[h/Group])] <= sm_out[h];
+      if (value_step) v1_p_q[h*16+:16] <= probability_q[pos_q];
+    end
+  end
+
+  // Every head of a group receives its scores in the same cycles, so emits P in lockstep: the
+  // group's first head counts the writes.
+  for (genvar g = 0; g < NumKvHeads; g++) begin : gen_group_count
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni || sm_cfg_valid) p_written_q[g] <= '0;
+      else if (sm_out_valid[g*Group]) p_written_q[g] <= p_written_q[g] + 1'b1;
+    end
+  end
+
+  // ---- Value pass: V1 operands, V2 products, accumulate --------------------------------------
+  logic [ChunkBits-1:0] v1_v_q;
+  logic [GBits-1:0] v1_g_q, v2_g_q;
+  logic [CBits-1:0] v1_c_q, v2_c_q;
+  logic v1_first_q, v2_first_q;
+  logic [Group*CacheLanes*32-1:0] v2_product_q;
+  // Accumulator a[h][d] is acc_q[h*HeadDim + d]. The value pass reads the Group x CacheLanes
+  // accumulators of its (kv head, chunk) through a mux, adds the products, and writes them back
+  // with one enable per accumulator.
+  logic [31:0] acc_q[QCodes];
+  logic [31:0] acc_sum[Group*CacheLanes];
+  always_comb begin
+    for (int j = 0; j < Group; j++)
+      for (int l = 0; l < CacheLanes; l++)
+        acc_sum[j*CacheLanes+l] =
+            (v2_first_q ? 32'd0 : acc_q[((v2_g_q*Group+j)*Chunks+32'(v2_c_q))*CacheLanes+l]) +
+            v2_product_q[(j*CacheLanes+l)*32+:32];
+  end
+  for (genvar i = 0; i < QCodes; i++) begin : gen_acc
+    localparam int unsigned H = i / HeadDim, D = i % HeadDim;
+    always_ff @(posedge clk_i) begin
+      if (v2_valid_q && 32'(v2_g_q) == H / Group && 32'(v2_c_q) == D / CacheLanes)
+        acc_q[i] <= acc_sum[(H%Group)*CacheLanes+D%CacheLanes];
+    end
+  end
+  logic [Lanes*32-1:0] acc_tokens[QTokens];
+  for (genvar t = 0; t < QTokens; t++) begin : gen_acc_token
+    for (genvar i = 0; i < Lanes; i++) begin : gen_lane
+      assign acc_tokens[t][i*32+:32] = acc_q[t*Lanes+i];
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      v1_valid_q <= 1'b0;
+      v2_valid_q <= 1'b0;
+    end else begin
+      v1_valid_q <= value_step;
+      v2_valid_q <= v1_valid_q;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (value_step) begin
+      v1_v_q     <= from_cache ? v_cache_data_i : v_new_chunk;
+      v1_g_q     <= g_q;
+      v1_c_q     <= c_q;
+      v1_first_q <= pos_q == '0;
+    end
+    v2_g_q     <= v1_g_q;
+    v2_c_q     <= v1_c_q;
+    v2_first_q <= v1_first_q;
+    for (int j = 0; j < Group; j++)
+      for (int l = 0; l < CacheLanes; l++)
+        v2_product_q[(j*CacheLanes+l)*32+:32] <=
+            32'($signed({1'b0, v1_p_q[(v1_g_q*Group+j)*16+:16]}) * $signed(v1_v_q[l*8+:8]));
+  end
+
+  // ---- Output: O1 accumulators, O2 product, O3 rounding shift + saturation, slice -----------
+  logic o1_valid_q, o2_valid_q, o3_valid_q;
+  logic [Lanes*32-1:0] o1_acc_q;
+  logic [23:0] o1_mantissa_q;
+  logic [5:0] o1_shift_q, o2_shift_q;
+  logic [Lanes*ProductBits-1:0] o2_product_q;
+  logic [Lanes*OutBits-1:0] o3_code_q, code;
+  logic out_slice_ready;
+  assign out_advance = out_slice_ready || !o3_valid_q;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      o1_valid_q <= 1'b0;
+      o2_valid_q <= 1'b0;
+      o3_valid_q <= 1'b0;
+    end else if (out_advance) begin
+      o1_valid_q <= out_issue;
+      o2_valid_q <= o1_valid_q;
+      o3_valid_q <= o2_valid_q;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (out_advance) begin
+      o1_acc_q      <= acc_tokens[out_addr_q];
+      o1_mantissa_q <= out_mantissa_q;
+      o1_shift_q    <= out_shift_q;
+      o2_shift_q    <= o1_shift_q;
+      for (int i = 0; i < Lanes; i++)
+        o2_product_q[i*ProductBits+:ProductBits] <=
+            ProductBits'($signed(o1_acc_q[i*32+:32]) * $signed({1'b0, o1_mantissa_q}));
+      o3_code_q <= code;
+    end
+  end
+  for (genvar i = 0; i < Lanes; i++) begin : gen_requantize
+    st_round_shift #(
+        .InWidth (ProductBits),
+        .OutWidth(OutBits)
+    ) u_to_code (
+        .value_i(o2_product_q[i*ProductBits+:ProductBits]),
+        .shift_i(o2_shift_q),
+        .value_o(code[i*OutBits+:OutBits])
+    );
+  end
+
+  st_skid_buffer #(
+      .Width(Lanes * OutBits)
+  ) u_out_slice (
+      .clk_i  (clk_i),
+      .rst_ni (rst_ni),
+      .valid_i(o3_valid_q),
+      .ready_o(out_slice_ready),
+      .data_i (o3_code_q),
+      .valid_o(valid_o),
+      .ready_i(ready_i),
+      .data_o (data_o)
+  );
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      // The softmax instances are idle between invocations and never refuse a score: the
+      // scores of one head arrive at most one per cycle while the instance is in its load pass.
+      if (sm_cfg_valid) assert (&sm_cfg_ready)
+        else $error("st_attention: a softmax instance refused its config");
+      assert ((sm_in_valid & ~sm_in_ready) == '0)
+        else $error("st_attention: a softmax instance refused a score");
+      if (q_take && q_count_q == '0)
+        assert (32'(cache_len_i) < MaxContext)
+        else $error("st_attention: cache_len %0d exceeds MaxContext - 1", cache_len_i);
+    end
+  end
+`endif
+
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire unused_bits = ^{sm_in_ready, sm_cfg_ready};
+  /* verilator lint_on UNUSEDSIGNAL */
+
+endmodule
+
+`default_nettype wire
