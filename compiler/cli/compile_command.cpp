@@ -107,6 +107,13 @@ int runCompile(const CompileOptions &o) {
       fs::remove_all(staging);
     std::cerr << "streamtensor compile: error: " << e.what() << "\n";
     return 1;
+  } catch (const std::exception &e) {
+    // Anything else (a model's parameter check, a JSON or YAML library error) still ends in
+    // one message and leaves no half-written directory behind.
+    if (!staging.empty())
+      fs::remove_all(staging);
+    std::cerr << "streamtensor compile: error: " << o.input << ": " << e.what() << "\n";
+    return 1;
   }
 }
 

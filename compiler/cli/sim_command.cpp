@@ -59,8 +59,15 @@ int runSim(const SimOptions &o) {
                  "'streamtensor compile'\n";
     return kExitUsage;
   }
-  nlohmann::json manifest = nlohmann::json::parse(std::ifstream(tb / "design.json"));
-  const std::string top = manifest.at("top").get<std::string>();
+  std::string top;
+  try {
+    top = nlohmann::json::parse(std::ifstream(tb / "design.json")).at("top").get<std::string>();
+  } catch (const nlohmann::json::exception &e) {
+    std::cerr << "streamtensor sim: error: " << (tb / "design.json").string()
+              << ": top: expected the manifest 'streamtensor compile' writes (" << e.what()
+              << ")\n";
+    return kExitUsage;
+  }
   const fs::path build = tb / "build";
   std::string log;
   std::string configure = "cmake -S " + quote(tb.string()) + " -B " + quote(build.string()) +
