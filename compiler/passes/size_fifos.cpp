@@ -8,6 +8,7 @@
 #include "model/converter_model.h"
 #include "model/dma_stream_model.h"
 #include "model/elementwise_generated_model.h"
+#include "model/llm_kernel_catalog.h"
 #include "model/matmul_model.h"
 #include "model/reduce_model.h"
 #include "passes/dataflow_timing_sim.h"
@@ -44,6 +45,8 @@ model::KernelTiming timingOf(const ir::DataflowGraph &df, const ir::DataflowNode
   case ir::NodeKind::Kernel:
     break;
   }
+  if (auto llm = model::llmKernelTiming(node))
+    return *llm;
   const int64_t outTokens = node.outputs[0].type.numTokens();
   if (node.module == "st_matmul") {
     model::MatmulParams p;

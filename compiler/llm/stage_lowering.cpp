@@ -1,0 +1,501 @@
+// Stage lowering: a DecodeProgram stage graph onto the LLM kernel templates (see
+// stage_lowering.h).
+#include "llm/stage_lowering.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "model/llm_kernel_catalog.h"
+#include "numerics/weight_stream.h"
+#include "support/error.h"
+
+namespace st::llm {
+
+namespace {
+
+using ir::DataflowNode;
+using ir::ITensorType;
+using ir::NodeKind;
+using ir::Op;
+using ir::TensorId;
+using ir::TensorRole;
+
+/// Bits of one bus word of the kernels' AXI masters (weight words are at most this wide).
+constexpr int64_t kBusBits = 512;
+/// Width of the position sideband of st_rope.
+constexpr int64_t kPositionBits = 32;
+
+std::string where(const ir::DecodeStage &stage, const std::string &what) {
+  return "stage '" + stage.name + "' " + what;
+}
+
+std::string elementTypeOfBits(unsigned bits) {
+  return "i" + std::to_string(bits);
+}
+
+ir::NodeParam param(const std::string &name, int64_t value) {
+  return {name, value, std::nullopt};
+}
+
+/// A vector of `length` codes streamed `lanes` at a time.
+ITensorType vectorType(int64_t length, int64_t lanes, unsigned bits) {
+  ITensorType t;
+  t.elementShape = {lanes};
+  t.elementType = elementTypeOfBits(bits);
+  t.loops = {{length / lanes, lanes}};
+  t.iterMap = {0u};
+  t.verify();
+  return t;
+}
+
+/// `rows` records of `bytes` bytes each, streamed `rowsPerToken` records per token (weight words,
+/// norm parameter records, KV-cache rows).
+ITensorType recordType(int64_t rows, int64_t bytes, int64_t rowsPerToken = 1,
+                       int64_t bytesPerToken = 0) {
+  if (bytesPerToken == 0)
+    bytesPerToken = bytes;
+  ITensorType t;
+  t.elementShape = {rowsPerToken, bytesPerToken};
+  t.elementType = "i8";
+  t.loops = {{rows / rowsPerToken, rowsPerToken}};
+  t.iterMap = {0u, std::nullopt};
+  if (bytesPerToken != bytes) {
+    t.loops.push_back({bytes / bytesPerToken, bytesPerToken});
+    t.iterMap = {0u, 1u};
+  }
+  t.verify();
+  return t;
+}
+
+int64_t largestPowerOfTwoDividing(int64_t n, int64_t limit) {
+  int64_t p = 1;
+  while (p * 2 <= limit && n % (p * 2) == 0)
+    p *= 2;
+  return p;
+}
+
+/// What a consumer port needs of a streamed tensor: its code width (docs/numerics.md §1).
+unsigned bitsNeededBy(const Op &consumer, unsigned activationBits) {
+  return std::visit(
+      [&](const auto &a) -> unsigned {
+        using A = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<A, ir::LinearAttrs>)
+          return activationBits; // GEMV inputs
+        else if constexpr (std::is_same_v<A, ir::AttentionAttrs>)
+          return 8; // q, k, v after RoPE and the KV cache: s8
+        else if constexpr (std::is_same_v<A, ir::EmbeddingAttrs>)
+          return 32; // the token or position index
+        else
+          return 16; // norm, rope, activations, adds and argmax read s16 codes
+      },
+      consumer.llm);
+}
+
+/// The code width of every streamed tensor, from what its consumers need.
+std::map<std::string, unsigned> codeBitsOf(const ir::DecodeStage &stage, unsigned activationBits) {
+  const ir::TensorGraph &g = stage.graph;
+  std::map<std::string, unsigned> bits;
+  for (TensorId t = 0; t < g.numTensors(); ++t) {
+    const ir::TensorInfo &info = g.tensor(t);
+    if (info.role == TensorRole::Constant || info.role == TensorRole::State)
+      continue;
+    std::optional<unsigned> need;
+    std::string firstConsumer;
+    for (ir::OpId c : g.consumers(t)) {
+      const Op &op = g.op(c);
+      for (unsigned i = 0; i < op.inputs.size(); ++i) {
+        if (op.inputs[i].tensor != t)
+          continue;
+        // A runtime scalar read as a sideband (RoPE and attention positions) sets no width.
+        if (info.shape == std::vector<int64_t>{1} &&
+            !std::holds_alternative<ir::EmbeddingAttrs>(op.llm))
+          continue;
+        const unsigned b = bitsNeededBy(op, activationBits);
+        if (need && *need != b)
+          throw Error("lowering", where(stage, "tensor '" + info.name + "'"),
+                      "one code width for all consumers, got " + std::to_string(*need) +
+                          " bits for '" + firstConsumer + "' and " + std::to_string(b) + " for '" +
+                          op.name + "'");
+        need = b;
+        firstConsumer = op.name;
+      }
+    }
+    if (!need) {
+      auto p = g.producer(t);
+      const bool isIndex = p && std::holds_alternative<ir::ArgmaxAttrs>(g.op(*p).llm);
+      need = isIndex || info.shape == std::vector<int64_t>{1} ? 32u : 16u;
+    }
+    bits[info.name] = *need;
+  }
+  return bits;
+}
+
+/// The stage's lane count: the largest power of two up to maxLanes that divides every vector,
+/// every RoPE half head and attention head, and the 64 codes of a bus word (embedding rows).
+int64_t stageLanes(const ir::DecodeStage &stage, int64_t maxLanes) {
+  const ir::TensorGraph &g = stage.graph;
+  int64_t common = 64;
+  for (TensorId t = 0; t < g.numTensors(); ++t) {
+    const ir::TensorInfo &info = g.tensor(t);
+    if (info.role == TensorRole::Constant || info.role == TensorRole::State ||
+        info.shape.size() != 1 || info.shape[0] == 1)
+      continue;
+    common = std::gcd(common, info.shape[0]);
+  }
+  for (ir::OpId id = 0; id < g.numOps(); ++id) {
+    const Op &op = g.op(id);
+    if (auto *r = std::get_if<ir::RopeAttrs>(&op.llm))
+      common = std::gcd(common, r->headDim / 2);
+    if (auto *a = std::get_if<ir::AttentionAttrs>(&op.llm))
+      common = std::gcd(common, a->headDim);
+    if (auto *n = std::get_if<ir::NormAttrs>(&op.llm); n && n->groups > 1)
+      common = std::gcd(common, g.tensor(op.output.tensor).shape[0] / n->groups);
+  }
+  return largestPowerOfTwoDividing(common, maxLanes);
+}
+
+/// Number of distinct RoPE variants (bases or frequency sets) an op takes over the stage's runs.
+int64_t ropeVariants(const ir::DecodeStage &stage, const Op &op) {
+  std::set<std::vector<double>> variants;
+  variants.insert(ir::ropeInverseFrequencies(std::get<ir::RopeAttrs>(op.llm)));
+  for (const ir::LayerBinding &b : stage.bindings) {
+    auto it = b.attributes.find(op.name);
+    if (it != b.attributes.end())
+      if (auto *r = std::get_if<ir::RopeAttrs>(&it->second))
+        variants.insert(ir::ropeInverseFrequencies(*r));
+  }
+  return static_cast<int64_t>(variants.size());
+}
+
+class StageLowerer {
+public:
+  StageLowerer(const ir::DecodeStage &stage, const StageLoweringOptions &o)
+      : stage_(stage), g_(stage.graph), o_(o) {
+    out_.lanes = stageLanes(stage, o.maxLanes);
+    out_.codeBits = codeBitsOf(stage, numerics::activationBitsOf(o.precision));
+    out_.dataflow.source = &g_;
+  }
+
+  LoweredStage run() {
+    for (ir::OpId id : g_.topologicalOrder())
+      lowerOp(id);
+    for (TensorId t = 0; t < g_.numTensors(); ++t)
+      if (g_.tensor(t).role == TensorRole::Output)
+        addStageOutput(t);
+    return std::move(out_);
+  }
+
+private:
+  ir::DataflowGraph &df() { return out_.dataflow; }
+  const ir::TensorInfo &tensor(TensorId t) const { return g_.tensor(t); }
+  unsigned bits(TensorId t) const { return out_.codeBits.at(tensor(t).name); }
+  int64_t length(TensorId t) const { return tensor(t).numElements(); }
+  ITensorType vectorOf(TensorId t) const {
+    return vectorType(length(t), length(t) == 1 ? 1 : out_.lanes, bits(t));
+  }
+
+  /// Connects the stream of tensor `t` (its producer's output, or a stage-input DMA) to `dst`.
+  void feed(TensorId t, ir::PortRef dst) {
+    auto it = producedBy_.find(t);
+    if (it == producedBy_.end()) {
+      const ir::TensorInfo &info = tensor(t);
+      if (info.role != TensorRole::Input)
+        throw Error("lowering", where(stage_, "tensor '" + info.name + "'"),
+                    "a stage input or an op's output");
+      DataflowNode dma;
+      dma.kind = NodeKind::ReadDma;
+      dma.module = "st_read_dma_stream";
+      dma.name = "in_" + info.name;
+      dma.tensor = t;
+      dma.attributes[kAttrStageInput] = 1;
+      dma.outputs = {{"out", vectorOf(t)}};
+      it = producedBy_.emplace(t, ir::PortRef{df().addNode(std::move(dma)), 0}).first;
+    }
+    df().connect(it->second, dst, tensor(t).name + "_to_" + df().node(dst.node).name);
+  }
+
+  ir::NodeId addReadDma(const std::string &name, TensorId t, ITensorType type,
+                        const char *attribute) {
+    DataflowNode dma;
+    dma.kind = NodeKind::ReadDma;
+    dma.module = "st_read_dma_stream";
+    dma.name = name;
+    dma.tensor = t;
+    dma.attributes[attribute] = 1;
+    dma.outputs = {{"out", std::move(type)}};
+    return df().addNode(std::move(dma));
+  }
+
+  void addWriteDma(const std::string &name, TensorId t, ir::PortRef src, const char *attribute) {
+    DataflowNode dma;
+    dma.kind = NodeKind::WriteDma;
+    dma.module = "st_write_dma_stream";
+    dma.name = name;
+    dma.tensor = t;
+    dma.attributes[attribute] = 1;
+    dma.inputs = {{"in", df().node(src.node).outputs.at(src.port).type}};
+    const ir::NodeId n = df().addNode(std::move(dma));
+    df().connect(src, {n, 0}, name);
+  }
+
+  void addStageOutput(TensorId t) {
+    auto it = producedBy_.find(t);
+    if (it == producedBy_.end())
+      throw Error("lowering", where(stage_, "output '" + tensor(t).name + "'"),
+                  "a tensor produced by an op");
+    addWriteDma("out_" + stage_.exportedName(tensor(t).name), t, it->second, kAttrStageOutput);
+  }
+
+  ir::NodeId addKernel(const Op &op, std::string module, std::vector<ir::NodeParam> params,
+                       std::vector<ir::NodePort> inputs) {
+    DataflowNode k;
+    k.kind = NodeKind::Kernel;
+    k.module = std::move(module);
+    k.name = op.name;
+    k.params = std::move(params);
+    k.inputs = std::move(inputs);
+    k.outputs = {{"out", vectorOf(op.output.tensor)}};
+    const ir::NodeId n = df().addNode(std::move(k));
+    producedBy_[op.output.tensor] = {n, 0};
+    return n;
+  }
+
+  void lowerOp(ir::OpId id) {
+    const Op &op = g_.op(id);
+    if (op.kind != ir::OpKind::Llm)
+      throw Error("lowering", where(stage_, "op '" + op.name + "'"),
+                  "a named LLM op (ir/llm_ops.h), got a " + ir::toString(op.kind) + " op");
+    std::visit([&](const auto &a) { lower(op, a); }, op.llm);
+  }
+
+  void lower(const Op &op, const std::monostate &) {
+    throw Error("lowering", where(stage_, "op '" + op.name + "'"), "LLM attributes");
+  }
+
+  void lower(const Op &op, const ir::EmbeddingAttrs &) {
+    const TensorId table = op.inputs[0].tensor, index = op.inputs[1].tensor;
+    const int64_t dim = tensor(table).shape.at(1);
+    const ir::NodeId n =
+        addKernel(op, "st_embedding_gather",
+                  {param("Dim", dim), param("Lanes", out_.lanes),
+                   param("OutBits", bits(op.output.tensor)), param("AddrWidth", 64),
+                   param("IdWidth", 1), param("MaxBurstLen", 64), param("MaxOutstanding", 2)},
+                  {{"index", vectorOf(index)}});
+    df().node(n).tensor = table; // the table the kernel's own AXI master reads
+    feed(index, {n, 0});
+  }
+
+  void lower(const Op &op, const ir::NormAttrs &a) {
+    const TensorId x = op.inputs[0].tensor;
+    const int64_t n = length(x) / a.groups;
+    const bool layerNorm = a.kind == ir::NormKind::LayerNorm;
+    const unsigned outBits = bits(op.output.tensor);
+    // Per lane: gamma s16, and for LayerNorm beta in output LSBs with 8 fraction bits.
+    const int64_t recordBits = 16 + (layerNorm ? outBits + 8 : 0);
+    if (recordBits % 8 != 0)
+      throw Error("lowering", where(stage_, "norm '" + op.name + "'"),
+                  "a whole number of bytes per parameter record, got " +
+                      std::to_string(recordBits) + " bits");
+    const ITensorType paramType = recordType(n, recordBits / 8, out_.lanes);
+    const ir::NodeId k =
+        addKernel(op, "st_norm",
+                  {param("LayerNorm", layerNorm), param("N", n), param("Lanes", out_.lanes),
+                   param("InBits", bits(x)), param("OutBits", outBits)},
+                  {{"in", vectorOf(x)}, {"param", paramType}});
+    df().node(k).attributes[model::kAttrInvocations] = a.groups;
+    feed(x, {k, 0});
+    // A per-head norm reads the same head-sized parameters once per head.
+    ITensorType streamed = paramType;
+    if (a.groups > 1) {
+      streamed.loops.insert(streamed.loops.begin(), ir::ITensorLoop{a.groups, 1});
+      streamed.iterMap = {1u, std::nullopt};
+      streamed.verify();
+      df().node(k).inputs[1].type = streamed;
+    }
+    const ir::NodeId dma =
+        addReadDma("rd_" + op.name + "_param", op.inputs[1].tensor, streamed, kAttrWeightStream);
+    df().connect({dma, 0}, {k, 1}, op.name + "_param");
+  }
+
+  void lower(const Op &op, const ir::LinearAttrs &) {
+    const TensorId x = op.inputs[0].tensor, w = op.inputs[1].tensor;
+    model::LinearParams p;
+    p.k = tensor(w).shape.at(1);
+    p.nOut = tensor(w).shape.at(0);
+    p.rows = out_.lanes;
+    p.lanes = out_.lanes;
+    p.weightBits = numerics::weightBitsOf(o_.precision);
+    p.activationBits = bits(x);
+    p.groupSize = linearGroupSize(o_.precision, p.k);
+    p.outputBits = bits(op.output.tensor);
+    chooseWeightWord(op, p);
+    const ir::NodeId k = addKernel(
+        op, "st_linear",
+        {param("K", p.k), param("NOut", p.nOut), param("Rows", p.rows), param("KLanes", p.kLanes),
+         param("Lanes", p.lanes), param("WBits", p.weightBits), param("ABits", p.activationBits),
+         param("GroupSize", p.groupSize), param("OutBits", p.outputBits),
+         param("WordBits", p.wordBits)},
+        {{"x", vectorOf(x)},
+         {"w", recordType((p.nOut / p.rows) * model::linearBlockWords(p), p.wordBits / 8)}});
+    feed(x, {k, 0});
+    const ir::NodeId dma =
+        addReadDma("rd_" + op.name + "_w", w, df().node(k).inputs[1].type, kAttrWeightStream);
+    df().connect({dma, 0}, {k, 1}, op.name + "_w");
+  }
+
+  /// The widest weight word that fits a bus word: KLanes codes of Rows rows per word, a power
+  /// of two word width so that the read DMA streams the image's words one per beat.
+  void chooseWeightWord(const Op &op, model::LinearParams &p) {
+    for (int64_t kLanes = p.k; kLanes >= 2; --kLanes) {
+      p.kLanes = kLanes;
+      if (kLanes % 2 != 0 || p.k % kLanes != 0 || kLanes % p.lanes != 0 ||
+          (p.groupSize != 0 && p.groupSize % kLanes != 0))
+        continue;
+      const int64_t payload = numerics::linearStreamPayloadBits(p);
+      if (payload > kBusBits)
+        continue;
+      p.wordBits = 8;
+      while (p.wordBits < payload)
+        p.wordBits *= 2;
+      if (model::linearBlockWords(p) < 5)
+        continue;
+      return;
+    }
+    throw Error("lowering", where(stage_, "linear '" + op.name + "'"),
+                "a weight word of at most " + std::to_string(kBusBits) + " bits for K = " +
+                    std::to_string(p.k) + " at " + std::to_string(p.rows) + " rows per block");
+  }
+
+  void lower(const Op &op, const ir::RopeAttrs &a) {
+    const TensorId x = op.inputs[0].tensor;
+    const ir::NodeId k = addKernel(
+        op, "st_rope",
+        {param("NumHeads", a.numHeads), param("HeadDim", a.headDim), param("Lanes", out_.lanes),
+         param("InBits", bits(x)), param("OutBits", bits(op.output.tensor)),
+         param("PosBits", kPositionBits), param("NumTables", ropeVariants(stage_, op))},
+        {{"in", vectorOf(x)}});
+    feed(x, {k, 0});
+  }
+
+  void lower(const Op &op, const ir::AttentionAttrs &a) {
+    const TensorId q = op.inputs[0].tensor, kNew = op.inputs[1].tensor, vNew = op.inputs[2].tensor,
+                   kCache = op.inputs[3].tensor, vCache = op.inputs[4].tensor;
+    const int64_t kvWidth = a.numKvHeads * a.headDim;
+    const int64_t cacheLanes = largestPowerOfTwoDividing(a.headDim, kBusBits / 8);
+    if (o_.cacheLength < 1 || o_.cacheLength >= o_.maxContext)
+      throw Error("lowering", where(stage_, "attention '" + op.name + "'"),
+                  "a cache length in 1 .. " + std::to_string(o_.maxContext - 1) + ", got " +
+                      std::to_string(o_.cacheLength));
+    const ITensorType cacheType = recordType(o_.cacheLength, kvWidth, 1, cacheLanes);
+    const ir::NodeId k =
+        addKernel(op, "st_attention",
+                  {param("NumHeads", a.numHeads), param("NumKvHeads", a.numKvHeads),
+                   param("HeadDim", a.headDim), param("MaxContext", o_.maxContext),
+                   param("Lanes", out_.lanes), param("CacheLanes", cacheLanes),
+                   param("OutBits", bits(op.output.tensor))},
+                  {{"q", vectorOf(q)},
+                   {"k_new", vectorOf(kNew)},
+                   {"v_new", vectorOf(vNew)},
+                   {"k_cache", cacheType},
+                   {"v_cache", cacheType}});
+    df().node(k).attributes[model::kAttrCacheLength] = o_.cacheLength;
+    feed(q, {k, 0});
+    feed(kNew, {k, 1});
+    feed(vNew, {k, 2});
+    for (unsigned port : {3u, 4u}) {
+      const TensorId cache = port == 3 ? kCache : vCache;
+      const ir::NodeId dma =
+          addReadDma("rd_" + tensor(cache).name, cache, cacheType, kAttrKvCacheRead);
+      df().connect({dma, 0}, {k, port}, tensor(cache).name + "_rows");
+    }
+    // The new token's K and V are appended to the caches in HBM.
+    addWriteDma("wr_" + tensor(kCache).name, kCache, producedBy_.at(kNew), kAttrKvAppend);
+    addWriteDma("wr_" + tensor(vCache).name, vCache, producedBy_.at(vNew), kAttrKvAppend);
+  }
+
+  void lower(const Op &op, const ir::ActivationAttrs &a) {
+    const TensorId x = op.inputs[0].tensor;
+    const ir::NodeId k = addKernel(op, "st_activation",
+                                   {param("Function", static_cast<int64_t>(functionOf(a.kind))),
+                                    param("Lanes", out_.lanes), param("InBits", bits(x)),
+                                    param("OutBits", bits(op.output.tensor))},
+                                   {{"in", vectorOf(x)}});
+    df().node(k).attributes[model::kAttrVectorLength] = length(x);
+    feed(x, {k, 0});
+  }
+
+  void lower(const Op &op, const ir::GatedAttrs &a) {
+    const TensorId gate = op.inputs[0].tensor, up = op.inputs[1].tensor;
+    if (bits(gate) != bits(up))
+      throw Error("lowering", where(stage_, "gated '" + op.name + "'"),
+                  "gate and up of one code width");
+    const int64_t function = a.kind == ir::GatedKind::SwiGLU ? 2 : 1;
+    const ir::NodeId k =
+        addKernel(op, "st_gated_activation",
+                  {param("Function", function), param("Lanes", out_.lanes),
+                   param("InBits", bits(gate)), param("OutBits", bits(op.output.tensor))},
+                  {{"gate", vectorOf(gate)}, {"up", vectorOf(up)}});
+    df().node(k).attributes[model::kAttrVectorLength] = length(gate);
+    feed(gate, {k, 0});
+    feed(up, {k, 1});
+  }
+
+  void lower(const Op &op, const ir::AddAttrs &) {
+    const TensorId a = op.inputs[0].tensor, b = op.inputs[1].tensor;
+    const ir::NodeId k =
+        addKernel(op, "st_residual_add",
+                  {param("Lanes", out_.lanes), param("ABits", bits(a)), param("BBits", bits(b)),
+                   param("OutBits", bits(op.output.tensor))},
+                  {{"a", vectorOf(a)}, {"b", vectorOf(b)}});
+    df().node(k).attributes[model::kAttrVectorLength] = length(a);
+    feed(a, {k, 0});
+    feed(b, {k, 1});
+  }
+
+  void lower(const Op &op, const ir::ArgmaxAttrs &) {
+    const TensorId x = op.inputs[0].tensor;
+    const ir::NodeId k = addKernel(
+        op, "st_argmax",
+        {param("Lanes", out_.lanes), param("ElemBits", bits(x)), param("MaxLen", length(x))},
+        {{"in", vectorOf(x)}});
+    df().node(k).attributes[model::kAttrVectorLength] = length(x);
+    feed(x, {k, 0});
+  }
+
+  static int64_t functionOf(ir::ActivationKind kind) {
+    switch (kind) {
+    case ir::ActivationKind::GeluErf:
+      return 0;
+    case ir::ActivationKind::GeluTanh:
+      return 1;
+    case ir::ActivationKind::Silu:
+      return 2;
+    }
+    return 0;
+  }
+
+  const ir::DecodeStage &stage_;
+  const ir::TensorGraph &g_;
+  const StageLoweringOptions &o_;
+  LoweredStage out_;
+  /// The output port streaming each tensor produced so far.
+  std::map<TensorId, ir::PortRef> producedBy_;
+};
+
+} // namespace
+
+int64_t linearGroupSize(numerics::Precision precision, int64_t k) {
+  if (numerics::weightBitsOf(precision) == 8)
+    return 0;
+  for (int64_t g : {128, 64, 32})
+    if (k % g == 0)
+      return g;
+  return 0;
+}
+
+LoweredStage lowerStage(const ir::DecodeStage &stage, const StageLoweringOptions &options) {
+  return StageLowerer(stage, options).run();
+}
+
+} // namespace st::llm

@@ -1,0 +1,241 @@
+// The LLM kernels' timing and resources by template name (see llm_kernel_catalog.h).
+#include "model/llm_kernel_catalog.h"
+
+#include <stdexcept>
+
+#include "model/argmax_model.h"
+#include "model/attention_model.h"
+#include "model/dma_stream_model.h"
+#include "model/elementwise_model.h"
+#include "model/embedding_model.h"
+#include "model/linear_model.h"
+#include "model/norm_model.h"
+#include "model/rope_model.h"
+#include "support/error.h"
+
+namespace st::model {
+
+namespace {
+
+/// Reads a node's template parameters and attributes, naming the node when one is missing.
+class NodeReader {
+public:
+  explicit NodeReader(const ir::DataflowNode &node) : node_(node) {}
+
+  int64_t param(const std::string &name) const {
+    if (auto v = node_.param(name))
+      return *v;
+    throw Error("timing", "kernel '" + node_.name + "' (" + node_.module + ")",
+                "a template parameter " + name);
+  }
+  int64_t attribute(const std::string &name, std::optional<int64_t> fallback = {}) const {
+    auto it = node_.attributes.find(name);
+    if (it != node_.attributes.end())
+      return it->second;
+    if (fallback)
+      return *fallback;
+    throw Error("timing", "kernel '" + node_.name + "' (" + node_.module + ")",
+                "an attribute " + name);
+  }
+  /// Runs a model, turning its parameter check into an error that names the node.
+  template <typename F> auto call(F &&model) const {
+    try {
+      return model();
+    } catch (const std::invalid_argument &e) {
+      throw Error("timing", "kernel '" + node_.name + "' (" + node_.module + ")",
+                  std::string("parameters the template accepts: ") + e.what());
+    }
+  }
+
+private:
+  const ir::DataflowNode &node_;
+};
+
+LinearParams linearParamsOf(const NodeReader &r) {
+  LinearParams p;
+  p.k = r.param("K");
+  p.nOut = r.param("NOut");
+  p.rows = r.param("Rows");
+  p.kLanes = r.param("KLanes");
+  p.lanes = r.param("Lanes");
+  p.weightBits = r.param("WBits");
+  p.activationBits = r.param("ABits");
+  p.groupSize = r.param("GroupSize");
+  p.outputBits = r.param("OutBits");
+  p.wordBits = r.param("WordBits");
+  return p;
+}
+
+NormParams normParamsOf(const NodeReader &r) {
+  NormParams p;
+  p.layerNorm = r.param("LayerNorm") != 0;
+  p.n = r.param("N");
+  p.lanes = r.param("Lanes");
+  p.inBits = static_cast<unsigned>(r.param("InBits"));
+  p.outBits = static_cast<unsigned>(r.param("OutBits"));
+  return p;
+}
+
+RopeParams ropeParamsOf(const NodeReader &r) {
+  RopeParams p;
+  p.numHeads = r.param("NumHeads");
+  p.headDim = r.param("HeadDim");
+  p.lanes = r.param("Lanes");
+  p.inBits = r.param("InBits");
+  p.outBits = r.param("OutBits");
+  p.posBits = r.param("PosBits");
+  p.numTables = r.param("NumTables");
+  return p;
+}
+
+AttentionParams attentionParamsOf(const NodeReader &r) {
+  AttentionParams p;
+  p.numHeads = r.param("NumHeads");
+  p.numKvHeads = r.param("NumKvHeads");
+  p.headDim = r.param("HeadDim");
+  p.maxContext = r.param("MaxContext");
+  p.lanes = r.param("Lanes");
+  p.cacheLanes = r.param("CacheLanes");
+  p.outBits = r.param("OutBits");
+  p.cacheLength = r.attribute(kAttrCacheLength, 0);
+  return p;
+}
+
+EmbeddingParams embeddingParamsOf(const NodeReader &r) {
+  EmbeddingParams p;
+  p.dim = r.param("Dim");
+  p.lanes = r.param("Lanes");
+  p.outBits = r.param("OutBits");
+  p.maxBurstLen = r.param("MaxBurstLen");
+  p.maxOutstanding = r.param("MaxOutstanding");
+  return p;
+}
+
+ElementwiseFunction functionOf(const NodeReader &r) {
+  return static_cast<ElementwiseFunction>(r.param("Function"));
+}
+
+ActivationParams activationParamsOf(const NodeReader &r) {
+  ActivationParams p;
+  p.function = functionOf(r);
+  p.lanes = r.param("Lanes");
+  p.inBits = r.param("InBits");
+  p.outBits = r.param("OutBits");
+  p.n = r.attribute(kAttrVectorLength);
+  return p;
+}
+
+GatedActivationParams gatedParamsOf(const NodeReader &r) {
+  GatedActivationParams p;
+  p.function = functionOf(r);
+  p.lanes = r.param("Lanes");
+  p.inBits = r.param("InBits");
+  p.outBits = r.param("OutBits");
+  p.n = r.attribute(kAttrVectorLength);
+  return p;
+}
+
+ResidualAddParams residualAddParamsOf(const NodeReader &r) {
+  ResidualAddParams p;
+  p.lanes = r.param("Lanes");
+  p.aBits = r.param("ABits");
+  p.bBits = r.param("BBits");
+  p.outBits = r.param("OutBits");
+  p.n = r.attribute(kAttrVectorLength);
+  return p;
+}
+
+ArgmaxParams argmaxParamsOf(const NodeReader &r) {
+  ArgmaxParams p;
+  p.lanes = r.param("Lanes");
+  p.elemBits = r.param("ElemBits");
+  p.maxLen = r.param("MaxLen");
+  p.length = r.attribute(kAttrVectorLength, 0);
+  return p;
+}
+
+} // namespace
+
+KernelTiming repeatedTiming(const KernelTiming &one, int64_t count,
+                            const std::function<int64_t(int64_t)> &startCycle) {
+  if (count <= 1)
+    return one;
+  KernelTiming t = one;
+  const int64_t outPer = one.outputTokens;
+  t.outputTokens = outPer * count;
+  t.totalLatency = startCycle(count - 1) + one.totalLatency;
+  // Steady state: one invocation's outputs per invocation period.
+  const int64_t period = startCycle(count - 1) - startCycle(count - 2);
+  t.ii = std::max<int64_t>(one.ii, outPer > 0 ? period / outPer : one.ii);
+  for (size_t i = 0; i < one.inputTokens.size(); ++i) {
+    const int64_t inPer = one.inputTokens[i];
+    t.inputTokens[i] = inPer * count;
+    auto needs = one.inputTokensNeeded[i];
+    t.inputTokensNeeded[i] = [needs, inPer, outPer](int64_t k) {
+      return (k / outPer) * inPer + needs(k % outPer);
+    };
+  }
+  return t;
+}
+
+std::optional<KernelTiming> llmKernelTiming(const ir::DataflowNode &node) {
+  const NodeReader r(node);
+  const std::string &m = node.module;
+  if (m == "st_linear")
+    return r.call([&] { return linearTiming(linearParamsOf(r)); });
+  if (m == "st_norm") {
+    const NormParams p = normParamsOf(r);
+    const int64_t count = r.attribute(kAttrInvocations, 1);
+    return r.call([&] {
+      return repeatedTiming(normTiming(p), count,
+                            [&p](int64_t j) { return normVectorStartCycle(p, j); });
+    });
+  }
+  if (m == "st_rope")
+    return r.call([&] { return ropeTiming(ropeParamsOf(r)); });
+  if (m == "st_attention")
+    return r.call([&] { return attentionTiming(attentionParamsOf(r)); });
+  if (m == "st_embedding_gather")
+    return r.call([&] { return embeddingTiming(embeddingParamsOf(r), kNominalHbmReadLatency); });
+  if (m == "st_activation")
+    return r.call([&] { return activationTiming(activationParamsOf(r)); });
+  if (m == "st_gated_activation")
+    return r.call([&] { return gatedActivationTiming(gatedParamsOf(r)); });
+  if (m == "st_residual_add")
+    return r.call([&] { return residualAddTiming(residualAddParamsOf(r)); });
+  if (m == "st_argmax") {
+    // The length comes on a command port the step sequencer drives, not on a dataflow stream:
+    // only the data port is an input of the node.
+    KernelTiming t = r.call([&] { return argmaxTiming(argmaxParamsOf(r)); });
+    t.inputTokens.erase(t.inputTokens.begin());
+    t.inputTokensNeeded.erase(t.inputTokensNeeded.begin());
+    return t;
+  }
+  return std::nullopt;
+}
+
+std::optional<ResourceEstimate> llmKernelResources(const ir::DataflowNode &node) {
+  const NodeReader r(node);
+  const std::string &m = node.module;
+  if (m == "st_linear")
+    return r.call([&] { return linearResources(linearParamsOf(r)); });
+  if (m == "st_norm")
+    return r.call([&] { return normResources(normParamsOf(r)); });
+  if (m == "st_rope")
+    return r.call([&] { return ropeResources(ropeParamsOf(r)); });
+  if (m == "st_attention")
+    return r.call([&] { return attentionResources(attentionParamsOf(r)); });
+  if (m == "st_embedding_gather")
+    return r.call([&] { return embeddingResources(embeddingParamsOf(r)); });
+  if (m == "st_activation")
+    return r.call([&] { return activationResources(activationParamsOf(r)); });
+  if (m == "st_gated_activation")
+    return r.call([&] { return gatedActivationResources(gatedParamsOf(r)); });
+  if (m == "st_residual_add")
+    return r.call([&] { return residualAddResources(residualAddParamsOf(r)); });
+  if (m == "st_argmax")
+    return r.call([&] { return argmaxResources(argmaxParamsOf(r)); });
+  return std::nullopt;
+}
+
+} // namespace st::model
