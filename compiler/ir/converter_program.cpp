@@ -87,26 +87,6 @@ std::string tableMem(const std::vector<std::vector<int64_t>> &table, int64_t lan
 
 } // namespace
 
-int64_t elementTypeBits(const std::string &elementType) {
-  if (elementType == "i1")
-    return 1;
-  if (elementType == "i4" || elementType == "ui4")
-    return 4;
-  if (elementType == "i8" || elementType == "ui8")
-    return 8;
-  if (elementType == "i16" || elementType == "ui16" || elementType == "f16" ||
-      elementType == "bf16")
-    return 16;
-  if (elementType == "i32" || elementType == "ui32" || elementType == "f32")
-    return 32;
-  if (elementType == "i64" || elementType == "f64")
-    return 64;
-  throw Error(kWhat, "element type",
-              "one of i1 i4 i8 i16 i32 i64 ui4 ui8 ui16 ui32 f16 bf16 f32 "
-              "f64, got '" +
-                  elementType + "'");
-}
-
 ConverterProgram buildConverterProgram(const ITensorType &producer, const ITensorType &consumer,
                                        const ConverterBufferShape &buffer) {
   if (!buffer.converterNeeded)
@@ -114,7 +94,7 @@ ConverterProgram buildConverterProgram(const ITensorType &producer, const ITenso
                 "a converter between different streams, got two types streaming the same tokens "
                 "(connect them by a FIFO)");
   ConverterProgram p;
-  p.elementBits = elementTypeBits(buffer.elementType);
+  p.elementBits = elementBits(buffer.elementType);
   p.producerTokenElements = producer.elementsPerToken();
   p.consumerTokenElements = consumer.elementsPerToken();
   p.bufferElements = buffer.elements;

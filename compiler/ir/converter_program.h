@@ -45,8 +45,6 @@ struct ConverterProgram {
 ConverterProgram buildConverterProgram(const ITensorType &producer, const ITensorType &consumer,
                                        const ConverterBufferShape &buffer);
 
-/// Bits of one element of an itensor element type name (i1 .. f64).
-int64_t elementTypeBits(const std::string &elementType);
 
 /// The size parameters of one st_layout_converter instance: the largest program its tables may
 /// hold. A compiled design sets them to its program's figures (converterLimitsOf).

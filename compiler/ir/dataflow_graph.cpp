@@ -27,18 +27,6 @@ std::string toString(NodeKind kind) {
   return "?";
 }
 
-unsigned elementBits(const std::string &elementType) {
-  if (elementType == "f16" || elementType == "bf16")
-    return 16;
-  if (elementType == "f64")
-    return 64;
-  DType t;
-  if (!parseDType(elementType, t))
-    throw Error("dataflow graph", "element type",
-                "a known element type, got '" + elementType + "'");
-  return bitWidth(t);
-}
-
 std::optional<int64_t> DataflowNode::param(const std::string &name) const {
   for (const auto &p : params)
     if (p.name == name && !p.text)

@@ -139,7 +139,4 @@ private:
   std::vector<Stream> streams_;
 };
 
-/// Bits of one element of an itensor's element type (i8 -> 8, f32 -> 32).
-unsigned elementBits(const std::string &elementType);
-
 } // namespace st::ir

@@ -12,17 +12,32 @@ namespace st::ir {
 
 namespace {
 
-constexpr std::array<const char *, 14> kElementTypes{"i1",  "i4",   "i8",  "i16",  "i32",
-                                                     "i64", "ui4",  "ui8", "ui16", "ui32",
-                                                     "f16", "bf16", "f32", "f64"};
+struct ElementTypeInfo {
+  const char *name;
+  unsigned bits;
+};
+constexpr std::array<ElementTypeInfo, 14> kElementTypes{{{"i1", 1},
+                                                         {"i4", 4},
+                                                         {"i8", 8},
+                                                         {"i16", 16},
+                                                         {"i32", 32},
+                                                         {"i64", 64},
+                                                         {"ui4", 4},
+                                                         {"ui8", 8},
+                                                         {"ui16", 16},
+                                                         {"ui32", 32},
+                                                         {"f16", 16},
+                                                         {"bf16", 16},
+                                                         {"f32", 32},
+                                                         {"f64", 64}}};
 
 /// Largest trip count, step or element size the parser accepts; products are checked too.
 constexpr int64_t kMaxValue = int64_t(1) << 40;
 
 std::string elementTypeList() {
   std::string s;
-  for (const char *name : kElementTypes)
-    s += (s.empty() ? "" : " ") + std::string(name);
+  for (const ElementTypeInfo &t : kElementTypes)
+    s += (s.empty() ? "" : " ") + std::string(t.name);
   return s;
 }
 
@@ -228,10 +243,18 @@ private:
 } // namespace
 
 bool isITensorElementType(std::string_view name) {
-  for (const char *n : kElementTypes)
-    if (name == n)
+  for (const ElementTypeInfo &t : kElementTypes)
+    if (name == t.name)
       return true;
   return false;
+}
+
+unsigned elementBits(std::string_view elementType) {
+  for (const ElementTypeInfo &t : kElementTypes)
+    if (elementType == t.name)
+      return t.bits;
+  throw Error("itensor", "element type",
+              "one of " + elementTypeList() + ", got '" + std::string(elementType) + "'");
 }
 
 std::optional<unsigned> ITensorType::dataDimOfLoop(unsigned loop) const {

@@ -69,6 +69,9 @@ struct ITensorType {
 
 /// True if `name` is an element type the itensor syntax accepts.
 bool isITensorElementType(std::string_view name);
+/// Bits of one element of an element type (i8 -> 8, bf16 -> 16); throws st::Error for an unknown
+/// name.
+unsigned elementBits(std::string_view elementType);
 
 /// Parses and verifies the text form. Whitespace between tokens is allowed; the printed form is
 /// canonical. Throws st::Error with field "column N" and what was expected there.
