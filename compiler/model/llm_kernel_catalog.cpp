@@ -178,64 +178,82 @@ KernelTiming repeatedTiming(const KernelTiming &one, int64_t count,
   return t;
 }
 
+namespace {
+
+/// One LLM template: how to read its parameters and its two models.
+struct CatalogEntry {
+  const char *module;
+  std::function<KernelTiming(const NodeReader &)> timing;
+  std::function<ResourceEstimate(const NodeReader &)> resources;
+};
+
+template <typename Params>
+CatalogEntry entry(const char *module, Params (*paramsOf)(const NodeReader &),
+                   KernelTiming (*timing)(const Params &),
+                   ResourceEstimate (*resources)(const Params &)) {
+  return {module, [=](const NodeReader &r) { return timing(paramsOf(r)); },
+          [=](const NodeReader &r) { return resources(paramsOf(r)); }};
+}
+
+KernelTiming repeatedNormTiming(const NodeReader &r) {
+  const NormParams p = normParamsOf(r);
+  return repeatedTiming(normTiming(p), r.attribute(kAttrInvocations, 1),
+                        [&p](int64_t j) { return normVectorStartCycle(p, j); });
+}
+
+KernelTiming embeddingTimingAtNominalLatency(const EmbeddingParams &p) {
+  return embeddingTiming(p, kNominalHbmReadLatency);
+}
+
+/// The length comes on a command port that the step sequencer drives, not on a dataflow
+/// stream: only the data port is an input of the node.
+KernelTiming argmaxDataTiming(const ArgmaxParams &p) {
+  KernelTiming t = argmaxTiming(p);
+  t.inputTokens.erase(t.inputTokens.begin());
+  t.inputTokensNeeded.erase(t.inputTokensNeeded.begin());
+  return t;
+}
+
+const std::vector<CatalogEntry> &catalog() {
+  static const std::vector<CatalogEntry> entries = {
+      entry("st_linear", linearParamsOf, linearTiming, linearResources),
+      // A per-head norm runs once per head.
+      {"st_norm", repeatedNormTiming,
+       [](const NodeReader &r) { return normResources(normParamsOf(r)); }},
+      entry("st_rope", ropeParamsOf, ropeTiming, ropeResources),
+      entry("st_attention", attentionParamsOf, attentionTiming, attentionResources),
+      entry("st_embedding_gather", embeddingParamsOf, embeddingTimingAtNominalLatency,
+            embeddingResources),
+      entry("st_activation", activationParamsOf, activationTiming, activationResources),
+      entry("st_gated_activation", gatedParamsOf, gatedActivationTiming, gatedActivationResources),
+      entry("st_residual_add", residualAddParamsOf, residualAddTiming, residualAddResources),
+      entry("st_argmax", argmaxParamsOf, argmaxDataTiming, argmaxResources)};
+  return entries;
+}
+
+const CatalogEntry *entryOf(const ir::DataflowNode &node) {
+  for (const CatalogEntry &e : catalog())
+    if (node.module == e.module)
+      return &e;
+  return nullptr;
+}
+
+} // namespace
+
 std::optional<KernelTiming> llmKernelTiming(const ir::DataflowNode &node) {
+  const CatalogEntry *e = entryOf(node);
+  if (!e)
+    return std::nullopt;
   const NodeReader r(node);
-  const std::string &m = node.module;
-  if (m == "st_linear")
-    return r.call([&] { return linearTiming(linearParamsOf(r)); });
-  if (m == "st_norm") {
-    const NormParams p = normParamsOf(r);
-    const int64_t count = r.attribute(kAttrInvocations, 1);
-    return r.call([&] {
-      return repeatedTiming(normTiming(p), count,
-                            [&p](int64_t j) { return normVectorStartCycle(p, j); });
-    });
-  }
-  if (m == "st_rope")
-    return r.call([&] { return ropeTiming(ropeParamsOf(r)); });
-  if (m == "st_attention")
-    return r.call([&] { return attentionTiming(attentionParamsOf(r)); });
-  if (m == "st_embedding_gather")
-    return r.call([&] { return embeddingTiming(embeddingParamsOf(r), kNominalHbmReadLatency); });
-  if (m == "st_activation")
-    return r.call([&] { return activationTiming(activationParamsOf(r)); });
-  if (m == "st_gated_activation")
-    return r.call([&] { return gatedActivationTiming(gatedParamsOf(r)); });
-  if (m == "st_residual_add")
-    return r.call([&] { return residualAddTiming(residualAddParamsOf(r)); });
-  if (m == "st_argmax") {
-    // The length comes on a command port the step sequencer drives, not on a dataflow stream:
-    // only the data port is an input of the node.
-    KernelTiming t = r.call([&] { return argmaxTiming(argmaxParamsOf(r)); });
-    t.inputTokens.erase(t.inputTokens.begin());
-    t.inputTokensNeeded.erase(t.inputTokensNeeded.begin());
-    return t;
-  }
-  return std::nullopt;
+  return r.call([&] { return e->timing(r); });
 }
 
 std::optional<ResourceEstimate> llmKernelResources(const ir::DataflowNode &node) {
+  const CatalogEntry *e = entryOf(node);
+  if (!e)
+    return std::nullopt;
   const NodeReader r(node);
-  const std::string &m = node.module;
-  if (m == "st_linear")
-    return r.call([&] { return linearResources(linearParamsOf(r)); });
-  if (m == "st_norm")
-    return r.call([&] { return normResources(normParamsOf(r)); });
-  if (m == "st_rope")
-    return r.call([&] { return ropeResources(ropeParamsOf(r)); });
-  if (m == "st_attention")
-    return r.call([&] { return attentionResources(attentionParamsOf(r)); });
-  if (m == "st_embedding_gather")
-    return r.call([&] { return embeddingResources(embeddingParamsOf(r)); });
-  if (m == "st_activation")
-    return r.call([&] { return activationResources(activationParamsOf(r)); });
-  if (m == "st_gated_activation")
-    return r.call([&] { return gatedActivationResources(gatedParamsOf(r)); });
-  if (m == "st_residual_add")
-    return r.call([&] { return residualAddResources(residualAddParamsOf(r)); });
-  if (m == "st_argmax")
-    return r.call([&] { return argmaxResources(argmaxParamsOf(r)); });
-  return std::nullopt;
+  return r.call([&] { return e->resources(r); });
 }
 
 } // namespace st::model
