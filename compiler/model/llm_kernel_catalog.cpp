@@ -51,7 +51,7 @@ private:
   const ir::DataflowNode &node_;
 };
 
-LinearParams linearParamsOf(const NodeReader &r) {
+LinearParams linearParamsFrom(const NodeReader &r) {
   LinearParams p;
   p.k = r.param("K");
   p.nOut = r.param("NOut");
@@ -216,7 +216,7 @@ KernelTiming argmaxDataTiming(const ArgmaxParams &p) {
 
 const std::vector<CatalogEntry> &catalog() {
   static const std::vector<CatalogEntry> entries = {
-      entry("st_linear", linearParamsOf, linearTiming, linearResources),
+      entry("st_linear", linearParamsFrom, linearTiming, linearResources),
       // A per-head norm runs once per head.
       {"st_norm", repeatedNormTiming,
        [](const NodeReader &r) { return normResources(normParamsOf(r)); }},
@@ -239,6 +239,10 @@ const CatalogEntry *entryOf(const ir::DataflowNode &node) {
 }
 
 } // namespace
+
+LinearParams linearParamsOf(const ir::DataflowNode &node) {
+  return linearParamsFrom(NodeReader(node));
+}
 
 std::optional<KernelTiming> llmKernelTiming(const ir::DataflowNode &node) {
   const CatalogEntry *e = entryOf(node);

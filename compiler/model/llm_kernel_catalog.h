@@ -10,6 +10,7 @@
 
 #include "ir/dataflow_graph.h"
 #include "model/kernel_timing.h"
+#include "model/linear_model.h"
 
 namespace st::model {
 
@@ -28,6 +29,10 @@ std::optional<KernelTiming> llmKernelTiming(const ir::DataflowNode &node);
 
 /// The resource estimate of the same nodes (nullopt for other modules).
 std::optional<ResourceEstimate> llmKernelResources(const ir::DataflowNode &node);
+
+/// The st_linear parameters of a kernel node (the HBM image writer packs its weight stream with
+/// them). Throws st::Error naming the node when one is missing.
+LinearParams linearParamsOf(const ir::DataflowNode &node);
 
 /// `count` back-to-back invocations of a kernel whose single invocation is `one`, the j-th
 /// starting at `startCycle(j)` (cycle 0 = the first input handshake of invocation 0); output

@@ -11,7 +11,7 @@
 
 #include "frontend/decode_builder.h"
 #include "gen/hbm_layout.h"
-#include "model/linear_model.h"
+#include "model/llm_kernel_catalog.h"
 #include "numerics/weight_stream.h"
 #include "passes/pass_pipeline.h"
 #include "support/error.h"
@@ -50,22 +50,6 @@ int64_t countNodes(const ir::DataflowGraph &df, const std::string &module,
     n += node.module == module && (attribute.empty() || node.attributes.count(attribute));
   }
   return n;
-}
-
-model::LinearParams linearParamsOf(const ir::DataflowNode &node) {
-  auto p = [&](const char *name) { return *node.param(name); };
-  model::LinearParams l;
-  l.k = p("K");
-  l.nOut = p("NOut");
-  l.rows = p("Rows");
-  l.kLanes = p("KLanes");
-  l.lanes = p("Lanes");
-  l.weightBits = p("WBits");
-  l.activationBits = p("ABits");
-  l.groupSize = p("GroupSize");
-  l.outputBits = p("OutBits");
-  l.wordBits = p("WordBits");
-  return l;
 }
 
 TEST(StageLowering, EveryFixtureStageLowersAndSizes) {
@@ -118,7 +102,7 @@ TEST(StageLowering, WeightDmaStreamsTheWeightStreamImplementationsBytes) {
         if (node.module != "st_linear")
           continue;
         SCOPED_TRACE(node.name);
-        const model::LinearParams p = linearParamsOf(node);
+        const model::LinearParams p = model::linearParamsOf(node);
         EXPECT_EQ(p.activationBits, numerics::activationBitsOf(precision));
         EXPECT_EQ(p.weightBits, numerics::weightBitsOf(precision));
         // A layer of random weights quantized in the node's format.
