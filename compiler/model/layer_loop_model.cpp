@@ -5,6 +5,37 @@
 
 namespace st::model {
 
+namespace {
+int64_t bitsFor(int64_t values) { // ceil(log2(values)), at least 1
+  int64_t bits = 1;
+  while ((int64_t(1) << bits) < values)
+    ++bits;
+  return bits;
+}
+} // namespace
+
+ResourceEstimate layerLoopResources(const LayerLoopParams &p, int64_t width, int64_t depth) {
+  ResourceEstimate r;
+  if (p.layers == 1)
+    return r;
+  const int64_t counters = 2 * (bitsFor(p.vecTokens) + bitsFor(p.layers));
+  const int64_t addrBits = bitsFor(depth), countBits = bitsFor(depth + 1);
+  r.lut = width + 2 * counters + 6;
+  r.ff = counters;
+  if (depth <= 4) { // registers: one copy of every entry, a read multiplexer
+    r.ff += depth * width + 2 * addrBits + countBits + 1;
+    r.lut += width * ((depth + 3) / 4) + 2 * addrBits + countBits;
+  } else if (depth <= 64) { // LUTRAM: RAM64M8 holds 64 x 7 bits
+    r.lut += ((width + 6) / 7) * 8 + 2 * addrBits + countBits + 4;
+    r.ff += 2 * addrBits + countBits + 2;
+  } else { // block RAM plus the two-entry prefetch register and its select
+    r.bram36 = double((width + 71) / 72 * ((depth + 511) / 512));
+    r.ff += 2 * width + 2 * addrBits + countBits + 4;
+    r.lut += 3 * width + 2 * addrBits + 2 * countBits + 8;
+  }
+  return r;
+}
+
 int64_t layerLoopLayerPeriod(const LayerLoopParams &p, const IdealLoopBlock &b) {
   if (b.wholeVector) // take V tokens, wait, emit V tokens; the next layer starts after the last
     return 2 * p.vecTokens - 1 + b.latency;

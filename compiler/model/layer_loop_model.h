@@ -5,6 +5,8 @@
 // closes the loop through exactly these blocks and asserts the cycle counts.
 #pragma once
 
+#include "model/kernel_timing.h"
+
 #include <cstdint>
 
 namespace st::model {
@@ -24,6 +26,13 @@ struct IdealLoopBlock {
   bool wholeVector = false;
   int64_t latency = 1; ///< >= 1
 };
+
+/// LUT/FF/BRAM estimate with the default "auto" loop FIFO: the block-input multiplexer (one LUT
+/// per bit), the token and layer counters of mux and demux, and the loop st_fifo (registers up
+/// to depth 4, LUTRAM up to 64, else block RAM of 512 x 72 per BRAM36 plus its two-entry
+/// prefetch register). Layers = 1 has no logic.
+ResourceEstimate layerLoopResources(const LayerLoopParams &params, int64_t width,
+                                    int64_t loopDepth);
 
 /// Cycles from the start of one layer's input vector to the start of the next layer's, in free
 /// flow (the loop FIFO is never full).

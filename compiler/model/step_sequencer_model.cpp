@@ -55,6 +55,33 @@ KernelTiming stepSequencerTiming(const StepSequencerParams &p, int64_t numSteps)
   return t;
 }
 
+namespace {
+int64_t bitsFor(int64_t values) { // ceil(log2(values)), at least 1
+  int64_t bits = 1;
+  while ((int64_t(1) << bits) < values)
+    ++bits;
+  return bits;
+}
+} // namespace
+
+ResourceEstimate stepSequencerResources(const StepSequencerParams &p,
+                                        const StepSequencerWidths &w) {
+  const int64_t words = p.layers * p.subs;
+  const int64_t layerBits = bitsFor(p.layers), subBits = bitsFor(p.subs);
+  const int64_t idxBits = bitsFor(words);
+  const int64_t threshBits = p.gated ? w.gateBits + 1 : 0;
+  ResourceEstimate r;
+  const int64_t romLuts = w.romBits * ((words + 63) / 64);
+  const int64_t counterLuts = w.stepBits + layerBits + subBits + idxBits + threshBits;
+  // t == T-1 and the gate compare, 3 bits per LUT6 (the adders sit on the carry chain).
+  const int64_t compareLuts = (w.stepBits + 2) / 3 + (threshBits + 2) / 3;
+  r.lut = romLuts + counterLuts + compareLuts + 6;
+  // Next-command counters, T, the threshold, the command register, pending/valid/done.
+  r.ff = (w.stepBits + layerBits + subBits + idxBits) + w.stepBits + threshBits +
+         (w.stepBits + layerBits + subBits + w.romBits + 1) + 3;
+  return r;
+}
+
 StepSequencerCycleModel::Outputs StepSequencerCycleModel::outputs() const {
   Outputs o;
   o.startReady = !pending_ && !valid_;

@@ -46,6 +46,19 @@ int64_t stepSequencerGateThreshold(const StepSequencerParams &params, int64_t st
 /// number of commands; the one input is the start token.
 KernelTiming stepSequencerTiming(const StepSequencerParams &params, int64_t numSteps);
 
+/// Widths that set the sequencer's size (only for the resource estimate).
+struct StepSequencerWidths {
+  int64_t stepBits = 16; ///< StepBits
+  int64_t romBits = 32;  ///< RomBits
+  int64_t gateBits = 32; ///< GateBits
+};
+
+/// LUT/FF estimate: the LUT ROM (one LUT6 per RomBits bit per 64 words), the counters (t, l, s,
+/// ROM index, gate threshold: an incrementer with a load each), the last-step and gate compares,
+/// the registered command and the control bits.
+ResourceEstimate stepSequencerResources(const StepSequencerParams &params,
+                                        const StepSequencerWidths &widths);
+
 /// The sequencer's registers, clocked once per cycle with the cycle's inputs. outputs() are the
 /// values the RTL drives in the current cycle (all of them registers or functions of registers).
 class StepSequencerCycleModel {

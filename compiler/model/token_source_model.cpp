@@ -15,6 +15,14 @@ int64_t tokenSourceGeneratedTokens(int64_t nPrompt, int64_t numSteps) {
   return numSteps - nPrompt + 1;
 }
 
+ResourceEstimate tokenSourceResources(int64_t idBits, int64_t stepBits) {
+  ResourceEstimate r;
+  const int64_t counter = stepBits + 1;
+  r.lut = idBits + 2 * counter + 5 * ((counter + 1) / 2) + 6;
+  r.ff = 2 * stepBits + 2 * counter + 2 * idBits + 3;
+  return r;
+}
+
 KernelTiming tokenSourceTiming() {
   KernelTiming t;
   t.firstOutputDelay = 1;

@@ -23,6 +23,10 @@ int64_t tokenSourceGeneratedTokens(int64_t nPrompt, int64_t numSteps);
 /// flow prompt id k leaves at cycle k + 2 after the start handshake.
 KernelTiming tokenSourceTiming();
 
+/// LUT/FF estimate: P, T, the two (StepBits+1)-bit counters with their incrementers, five
+/// compares on them, the token register's prompt/argmax select, the two output registers.
+ResourceEstimate tokenSourceResources(int64_t idBits, int64_t stepBits);
+
 /// The token source's registers, clocked once per cycle with that cycle's inputs.
 class TokenSourceCycleModel {
 public:
