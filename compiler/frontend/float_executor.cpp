@@ -97,7 +97,8 @@ FloatExecutor::StepResult FloatExecutor::step(int64_t token, int64_t pos) {
           if (static_cast<int64_t>(constants[t]->data.size()) != constants[t]->numElements())
             throw Error("float executor", "weight '" + binding.weights.at(info.name) + "'",
                         "weight values (the store holds shapes only)");
-          values[t] = constants[t]->data;
+          if (info.shape.size() == 1) // gammas, betas, biases; matrices are read in place
+            values[t] = constants[t]->data;
         } else if (info.role == TensorRole::State) {
           const std::string key = stage.name + "/" + std::to_string(run) + "/" + info.name;
           auto &s = state_[key];
