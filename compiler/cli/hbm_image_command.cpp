@@ -4,10 +4,12 @@
 // --max-context positions, printing how long each phase took. Bad input gives one error line
 // naming the file or option and exit code 2.
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/command_registry.h"
 #include "frontend/calibration.h"
@@ -38,18 +40,32 @@ struct HbmImageOptions {
 };
 
 int runHbmImage(const HbmImageOptions &o) {
+  // Wall-clock and process CPU seconds per phase (the machine may be shared, so both).
   using Clock = std::chrono::steady_clock;
-  auto seconds = [](Clock::time_point a, Clock::time_point b) {
-    return std::chrono::duration<double>(b - a).count();
+  struct Mark {
+    Clock::time_point wall;
+    std::clock_t cpu;
+  };
+  auto now = [] { return Mark{Clock::now(), std::clock()}; };
+  auto wall = [](const Mark &a, const Mark &b) {
+    return std::chrono::duration<double>(b.wall - a.wall).count();
+  };
+  auto cpu = [](const Mark &a, const Mark &b) {
+    return static_cast<double>(b.cpu - a.cpu) / CLOCKS_PER_SEC;
+  };
+  auto both = [&](const Mark &a, const Mark &b) {
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(2) << wall(a, b) << " s (cpu " << cpu(a, b) << " s)";
+    return os.str();
   };
   try {
     const numerics::Precision precision = frontend::parsePrecision(o.precision, "--precision");
     const gen::HbmDevice device = gen::loadHbmDevice(o.device);
-    const auto t0 = Clock::now();
+    const Mark t0 = now();
     frontend::LoadedModel model =
         frontend::loadModel(o.modelDir, o.randomWeights ? frontend::WeightSource::Random
                                                         : frontend::WeightSource::Checkpoint);
-    const auto t1 = Clock::now();
+    const Mark t1 = now();
     const std::string calibrationFile = o.modelDir + "/calibration.json";
     const bool haveFile = !o.randomWeights && std::filesystem::exists(calibrationFile);
     const frontend::Calibration calibration = frontend::calibrate(
@@ -58,14 +74,14 @@ int runHbmImage(const HbmImageOptions &o) {
                  : frontend::randomCalibrationSequences(
                        model.program.vocabSize, o.calibrationSequences,
                        std::min(o.calibrationLength, model.program.maxPositions)));
-    const auto t2 = Clock::now();
+    const Mark t2 = now();
     const frontend::QuantizedModel quantized =
         frontend::quantizeModel(model.program, model.weights, precision, calibration);
-    const auto t3 = Clock::now();
+    const Mark t3 = now();
     const int64_t maxContext = std::min(o.maxContext, model.program.maxPositions);
     const gen::HbmImagePlan plan = gen::planHbmImage(model.program, quantized, device, maxContext);
     gen::writeHbmImage(plan, model.program, quantized, o.out);
-    const auto t4 = Clock::now();
+    const Mark t4 = now();
     int64_t channels = 0;
     for (int64_t used : plan.channelBytes)
       channels += used > 0;
@@ -73,13 +89,14 @@ int runHbmImage(const HbmImageOptions &o) {
               << frontend::precisionName(precision) << ": " << plan.buffers.size() << " buffers, "
               << plan.totalBytes() / double(1 << 20) << " MiB in " << channels
               << " pseudo-channels (max context " << maxContext << ")\n"
-              << "  build graph (read/generate weights): " << seconds(t0, t1) << " s\n"
+              << "  build graph (read/generate weights): " << both(t0, t1) << "\n"
               << "  calibrate (" << calibration.sequences << " x "
               << calibration.tokens / std::max<int64_t>(1, calibration.sequences)
-              << " tokens, fp32): " << seconds(t1, t2) << " s\n"
-              << "  quantize: " << seconds(t2, t3) << " s\n"
-              << "  plan + write image and manifest: " << seconds(t3, t4) << " s\n"
-              << "  build + quantize + write: " << seconds(t0, t1) + seconds(t2, t4) << " s\n";
+              << " tokens, fp32): " << both(t1, t2) << "\n"
+              << "  quantize: " << both(t2, t3) << "\n"
+              << "  plan + write image and manifest: " << both(t3, t4) << "\n"
+              << "  build + quantize + write: " << wall(t0, t1) + wall(t2, t4) << " s (cpu "
+              << cpu(t0, t1) + cpu(t2, t4) << " s)\n";
     return 0;
   } catch (const Error &e) {
     std::cerr << kCommand << ": error: " << e.what() << "\n";
