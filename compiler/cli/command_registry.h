@@ -34,5 +34,7 @@ void addCompileCommands(std::vector<CliCommand> &registry);
 void addSimCommands(std::vector<CliCommand> &registry);
 /// Commands of compiler/cli/eval_command.cpp.
 void addEvalCommands(std::vector<CliCommand> &registry);
+/// Commands of compiler/cli/hbm_image_command.cpp.
+void addHbmImageCommands(std::vector<CliCommand> &registry);
 
 } // namespace st::cli

@@ -1,9 +1,12 @@
 // `streamtensor eval`: reads a Hugging Face model directory (config.json + safetensors), builds
-// its decode program and runs greedy decoding with the fp32 reference executor, printing the
+// its decode program and runs greedy decoding with the fp32 reference executor or (--mode golden)
+// the quantized golden model after calibrating and quantizing, printing the
 // generated token ids, or with --json one object with `tokens` and, per step, `top1` and the
 // top-5 ids with their logits. Bad input (model directory, prompt ids) gives one error line
 // naming the file or option and exit code 2.
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <numeric>
@@ -12,8 +15,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command_registry.h"
+#include "frontend/calibration.h"
 #include "frontend/decode_builder.h"
 #include "frontend/float_executor.h"
+#include "frontend/golden_executor.h"
+#include "frontend/quantized_model.h"
 #include "support/error.h"
 
 namespace st::cli {
@@ -52,17 +58,47 @@ std::vector<int64_t> parseIds(const std::string &text) {
   return ids;
 }
 
+/// Random calibration set of a model without calibration.json: sequences x tokens.
+constexpr int64_t kRandomCalibrationSequences = 4;
+constexpr int64_t kRandomCalibrationLength = 16;
+
+/// Calibrates (calibration.json of the model directory, else seeded random tokens), quantizes
+/// and runs the golden model; prints the time calibration + quantization took to stderr.
+frontend::GreedyResult runGolden(const frontend::LoadedModel &model, const EvalOptions &o,
+                                 const std::vector<int64_t> &prompt) {
+  const numerics::Precision precision = frontend::parsePrecision(
+      o.precision.empty() ? std::string("w4a8") : o.precision, "--precision");
+  const auto start = std::chrono::steady_clock::now();
+  const std::string calibrationFile = o.modelDir + "/calibration.json";
+  const bool haveFile = !o.randomWeights && std::filesystem::exists(calibrationFile);
+  const std::vector<std::vector<int64_t>> sequences =
+      haveFile ? frontend::readCalibrationSequences(calibrationFile, model.program.vocabSize)
+               : frontend::randomCalibrationSequences(
+                     model.program.vocabSize, kRandomCalibrationSequences,
+                     std::min(kRandomCalibrationLength, model.program.maxPositions));
+  const frontend::Calibration calibration =
+      frontend::calibrate(model.program, model.weights, sequences);
+  const frontend::QuantizedModel quantized =
+      frontend::quantizeModel(model.program, model.weights, precision, calibration);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cerr << kCommand << ": calibrated on " << calibration.sequences << " sequences ("
+            << calibration.tokens << " tokens, "
+            << (haveFile ? calibrationFile : std::string("seeded random tokens"))
+            << ") and quantized to " << frontend::precisionName(precision) << " in " << seconds
+            << " s\n";
+  frontend::GoldenExecutor executor(model.program, quantized,
+                                    static_cast<int64_t>(prompt.size()) + o.steps);
+  frontend::GoldenGreedyResult g = frontend::greedyDecode(executor, prompt, o.steps);
+  return {g.tokens, g.logits};
+}
+
 int runEval(const EvalOptions &o) {
-  if (o.mode == "golden") {
-    std::cerr << kCommand << ": error: --mode golden: expected float (the quantized golden model "
-              << "is not yet available)\n";
-    return kExitUsage;
-  }
-  if (o.mode != "float") {
+  if (o.mode != "float" && o.mode != "golden") {
     std::cerr << kCommand << ": error: --mode: expected float or golden, got '" << o.mode << "'\n";
     return kExitUsage;
   }
-  if (!o.precision.empty() && o.precision != "fp32") {
+  if (o.mode == "float" && !o.precision.empty() && o.precision != "fp32") {
     std::cerr << kCommand << ": error: --precision: expected fp32 with --mode float, got '"
               << o.precision << "'\n";
     return kExitUsage;
@@ -72,8 +108,13 @@ int runEval(const EvalOptions &o) {
     frontend::LoadedModel model =
         frontend::loadModel(o.modelDir, o.randomWeights ? frontend::WeightSource::Random
                                                         : frontend::WeightSource::Checkpoint);
-    frontend::FloatExecutor executor(model.program, model.weights);
-    frontend::GreedyResult result = frontend::greedyDecode(executor, prompt, o.steps);
+    frontend::GreedyResult result;
+    if (o.mode == "golden") {
+      result = runGolden(model, o, prompt);
+    } else {
+      frontend::FloatExecutor executor(model.program, model.weights);
+      result = frontend::greedyDecode(executor, prompt, o.steps);
+    }
     if (!o.json) {
       for (size_t i = 0; i < result.tokens.size(); ++i)
         std::cout << (i ? "," : "") << result.tokens[i];
@@ -123,7 +164,11 @@ Gemma3ForCausalLM checkpoint, builds the decode program (docs/frontend.md), feed
 one step at a time and prints N greedy token ids, comma-separated. With --json prints one object:
 {"tokens": [...], "steps": [{"top1": id, "top5": [{"id": i, "logit": x}, ...]}, ...]}, where
 step s holds the logits token s was chosen from. --mode float (default) is the fp32 reference;
---mode golden (the quantized bit-exact model) is not yet available. A missing or misshapen
+--mode golden is the quantized bit-exact golden model (docs/numerics.md) at --precision w4a8
+(default), w8a8 or w8a16: it first calibrates on <model-dir>/calibration.json (token-id
+sequences of held-out text) or, without one or with --random-weights, on 4 seeded random
+sequences of 16 tokens, and prints the time that took to stderr; the logits printed are the
+dequantized logit codes. A missing or misshapen
 tensor, a truncated file or an unsupported config value gives one error line naming the file and
 the field, exit code 2. --random-weights reads only config.json and fills every weight with
 seeded uniform random values (the full-size configs under configs/ have no checkpoint here).
@@ -138,7 +183,8 @@ Example:
     app.add_option("--steps", o->steps, "Number of tokens to generate")
         ->check(CLI::Range(1, 1 << 20));
     app.add_option("--mode", o->mode, "float (fp32 reference) or golden");
-    app.add_option("--precision", o->precision, "fp32 for --mode float");
+    app.add_option("--precision", o->precision,
+                   "fp32 for --mode float; w4a8 (default), w8a8 or w8a16 for --mode golden");
     app.add_flag("--json", o->json, "Print one JSON object");
     app.add_flag("--random-weights", o->randomWeights,
                  "Read only config.json and use seeded random weights (e.g. configs/*)");

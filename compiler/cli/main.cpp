@@ -16,6 +16,7 @@ std::vector<st::cli::CliCommand> buildRegistry() {
   st::cli::addCompileCommands(registry);
   st::cli::addSimCommands(registry);
   st::cli::addEvalCommands(registry);
+  st::cli::addHbmImageCommands(registry);
   return registry;
 }
 

@@ -59,14 +59,16 @@ std::vector<float> runLinear(const std::vector<float> &x, const WeightTensor &w,
 
 } // namespace
 
-FloatExecutor::FloatExecutor(const DecodeProgram &program, const WeightStore &weights)
-    : program_(program), weights_(weights) {}
+FloatExecutor::FloatExecutor(const DecodeProgram &program, const WeightStore &weights,
+                             int64_t stateRows)
+    : program_(program), weights_(weights),
+      stateRows_(stateRows > 0 ? std::min(stateRows, program.maxPositions) : program.maxPositions) {
+}
 
 FloatExecutor::StepResult FloatExecutor::step(int64_t token, int64_t pos) {
-  if (pos < 0 || pos >= program_.maxPositions)
+  if (pos < 0 || pos >= stateRows_)
     throw Error("float executor", "position",
-                "a position in [0," + std::to_string(program_.maxPositions) + "), got " +
-                    std::to_string(pos));
+                "a position in [0," + std::to_string(stateRows_) + "), got " + std::to_string(pos));
   if (token < 0 || token >= program_.vocabSize)
     throw Error("float executor", "token",
                 "a token id in [0," + std::to_string(program_.vocabSize) + "), got " +
@@ -95,12 +97,14 @@ FloatExecutor::StepResult FloatExecutor::step(int64_t token, int64_t pos) {
           if (static_cast<int64_t>(constants[t]->data.size()) != constants[t]->numElements())
             throw Error("float executor", "weight '" + binding.weights.at(info.name) + "'",
                         "weight values (the store holds shapes only)");
-          values[t] = constants[t]->data;
+          if (info.shape.size() == 1) // gammas, betas, biases; matrices are read in place
+            values[t] = constants[t]->data;
         } else if (info.role == TensorRole::State) {
           const std::string key = stage.name + "/" + std::to_string(run) + "/" + info.name;
           auto &s = state_[key];
           if (s.empty())
-            s.assign(static_cast<size_t>(info.numElements()), 0.0f);
+            s.assign(static_cast<size_t>(stateRows_ * (info.numElements() / info.shape.at(0))),
+                     0.0f);
           states[t] = &s;
         }
       }
@@ -187,6 +191,8 @@ FloatExecutor::StepResult FloatExecutor::step(int64_t token, int64_t pos) {
         } else {
           throw Error("float executor", "op '" + op.name + "'", "a named LLM op");
         }
+        if (observer_)
+          observer_(stage.name + "/" + std::to_string(run) + "/" + op.name, out);
         values[op.output.tensor] = std::move(out);
       }
       for (TensorId t = 0; t < g.numTensors(); ++t)

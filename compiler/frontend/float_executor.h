@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -18,7 +19,11 @@ namespace st::frontend {
 
 class FloatExecutor {
 public:
-  FloatExecutor(const ir::DecodeProgram &program, const WeightStore &weights);
+  /// stateRows: rows kept per KV-cache state tensor (0: the program's maxPositions); a smaller
+  /// value lets calibration of a full-size config run short sequences without allocating the
+  /// whole context.
+  FloatExecutor(const ir::DecodeProgram &program, const WeightStore &weights,
+                int64_t stateRows = 0);
 
   struct StepResult {
     std::vector<float> logits;
@@ -28,11 +33,16 @@ public:
   StepResult step(int64_t token, int64_t pos);
   /// Clears the KV cache.
   void reset() { state_.clear(); }
+  /// Called with "stage/run/op" and the op's output after every op of every step (calibration).
+  using Observer = std::function<void(const std::string &key, const std::vector<float> &value)>;
+  void setObserver(Observer observer) { observer_ = std::move(observer); }
 
 private:
   const ir::DecodeProgram &program_;
   const WeightStore &weights_;
+  int64_t stateRows_;
   std::map<std::string, std::vector<float>> state_; ///< "stage/run/name" -> [P x width]
+  Observer observer_;
 };
 
 /// Greedy decoding: feeds `prompt`, then `steps` generated tokens; returns the generated tokens

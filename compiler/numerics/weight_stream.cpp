@@ -3,6 +3,7 @@
 
 #include "support/error.h"
 
+#include <algorithm>
 #include <string>
 
 namespace st::numerics {
@@ -17,10 +18,18 @@ void require(bool ok, const std::string &field, const std::string &expected) {
 }
 
 /// Writes the low `width` bits of `value` at bit `lo` of a limb vector (bits there are zero).
+/// (A limb-sized piece at a time: the HBM image writer streams whole models through here.)
 void placeBits(std::vector<uint32_t> &limbs, int64_t lo, int64_t width, uint64_t value) {
-  for (int64_t i = 0; i < width; ++i)
-    if ((value >> i) & 1)
-      limbs[size_t((lo + i) / 32)] |= uint32_t(1) << ((lo + i) % 32);
+  if (width < 64)
+    value &= (uint64_t(1) << width) - 1;
+  while (width > 0) {
+    const int64_t bit = lo % 32;
+    const int64_t take = std::min<int64_t>(width, 32 - bit);
+    limbs[size_t(lo / 32)] |= uint32_t(value & ((uint64_t(1) << take) - 1)) << bit;
+    value >>= take;
+    lo += take;
+    width -= take;
+  }
 }
 
 void checkLayer(const QuantizedLinear &layer, const model::LinearParams &p) {

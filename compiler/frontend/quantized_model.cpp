@@ -1,0 +1,253 @@
+// Quantization of a DecodeProgram into hardware descriptors (see quantized_model.h).
+#include "frontend/quantized_model.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "numerics/nonlinear_tables.h"
+#include "support/error.h"
+
+namespace st::frontend {
+
+using namespace st::ir;
+namespace num = st::numerics;
+
+numerics::Precision parsePrecision(const std::string &text, const std::string &field) {
+  std::string t = text;
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (t == "w4a8")
+    return num::Precision::W4A8;
+  if (t == "w8a8")
+    return num::Precision::W8A8;
+  if (t == "w8a16")
+    return num::Precision::W8A16;
+  throw Error(field, "'" + text + "'", "a precision: w4a8, w8a8 or w8a16");
+}
+
+std::string precisionName(numerics::Precision precision) {
+  switch (precision) {
+  case num::Precision::W4A8:
+    return "w4a8";
+  case num::Precision::W8A8:
+    return "w8a8";
+  case num::Precision::W8A16:
+    return "w8a16";
+  }
+  return "?";
+}
+
+numerics::WeightFormat weightFormatFor(numerics::Precision precision, size_t k) {
+  num::WeightFormat f;
+  f.bits = num::weightBitsOf(precision);
+  f.groupSize = 0;
+  if (precision == num::Precision::W4A8)
+    for (size_t g : {size_t(128), size_t(64), size_t(32)})
+      if (k % g == 0) {
+        f.groupSize = g;
+        break;
+      }
+  return f;
+}
+
+const QuantizedOp &QuantizedModel::op(const std::string &stage, int64_t run,
+                                      const std::string &name) const {
+  auto it = ops.find(key(stage, run, name));
+  if (it == ops.end())
+    throw Error("quantized model", "op '" + key(stage, run, name) + "'", "a quantized op");
+  return it->second;
+}
+
+namespace {
+
+struct CodeFormat {
+  double scale = 1;
+  unsigned bits = 16;
+};
+
+const std::vector<float> &weightData(const WeightStore &weights, const LayerBinding &binding,
+                                     const TensorGraph &g, TensorId t) {
+  const std::string &stored = binding.weights.at(g.tensor(t).name);
+  const WeightTensor &w = weights.get(stored);
+  if (static_cast<int64_t>(w.data.size()) != w.numElements())
+    throw Error("quantizer", "weight '" + stored + "'",
+                "weight values (the store holds shapes only)");
+  return w.data;
+}
+
+num::QuantizedEmbedding quantizeEmbeddingTable(const std::vector<float> &table, size_t rows,
+                                               size_t dim, double &tableScale) {
+  double maxAbs = 0;
+  for (float v : table)
+    maxAbs = std::max(maxAbs, static_cast<double>(std::fabs(v)));
+  tableScale = num::activationScaleFromClip(maxAbs, 8);
+  num::QuantizedEmbedding e;
+  e.rows = rows;
+  e.dim = dim;
+  e.codes.resize(table.size());
+  for (size_t i = 0; i < table.size(); ++i)
+    e.codes[i] = static_cast<int8_t>(num::quantizeValue(table[i], tableScale, 8));
+  return e;
+}
+
+} // namespace
+
+QuantizedModel quantizeModel(const DecodeProgram &program, const WeightStore &weights,
+                             numerics::Precision precision, const Calibration &calibration) {
+  program.verify();
+  QuantizedModel m;
+  m.precision = precision;
+  m.architecture = program.architecture;
+  m.vocabSize = program.vocabSize;
+  m.maxPositions = program.maxPositions;
+  const unsigned gemvInputBits = num::activationBitsOf(precision);
+  std::map<std::string, CodeFormat> exchanged;
+  for (const DecodeStage &stage : program.stages) {
+    const TensorGraph &g = stage.graph;
+    const std::vector<OpId> order = g.topologicalOrder();
+    std::vector<std::vector<OpId>> consumers(static_cast<size_t>(g.numTensors()));
+    for (OpId o = 0; o < g.numOps(); ++o)
+      for (const auto &in : g.op(o).inputs)
+        consumers[static_cast<size_t>(in.tensor)].push_back(o);
+    auto feeds = [&](TensorId t, auto isKind) {
+      for (OpId c : consumers[static_cast<size_t>(t)])
+        if (isKind(g.op(c).llm))
+          return true;
+      return false;
+    };
+    for (int64_t run = 0; run < stage.repeat; ++run) {
+      const LayerBinding &binding = stage.bindings[static_cast<size_t>(run)];
+      std::map<TensorId, CodeFormat> formats;
+      for (TensorId t = 0; t < g.numTensors(); ++t) {
+        const TensorInfo &info = g.tensor(t);
+        if (info.role == TensorRole::Input && info.name != DecodeProgram::kTokenInput &&
+            info.name != DecodeProgram::kPositionInput)
+          formats[t] = exchanged.at(info.name);
+      }
+      for (OpId o : order) {
+        const Op &op = g.op(o);
+        LlmAttributes attrs = op.llm;
+        if (auto it = binding.attributes.find(op.name); it != binding.attributes.end())
+          attrs = it->second;
+        const std::string key = QuantizedModel::key(stage.name, run, op.name);
+        const TensorId out = op.output.tensor;
+        auto inFormat = [&](size_t i) { return formats.at(op.inputs.at(i).tensor); };
+        auto requireBits = [&](size_t i, unsigned bits) {
+          if (inFormat(i).bits != bits)
+            throw Error("quantizer", "op '" + key + "' input " + std::to_string(i),
+                        std::to_string(bits) + "-bit codes, got " +
+                            std::to_string(inFormat(i).bits));
+        };
+        // The output format (docs/numerics.md §1), from the op kind and its consumers.
+        const bool feedsLinear = feeds(
+            out, [](const LlmAttributes &a) { return std::holds_alternative<LinearAttrs>(a); });
+        const bool feedsAttention = feeds(
+            out, [](const LlmAttributes &a) { return std::holds_alternative<AttentionAttrs>(a); });
+        unsigned bits = 16;
+        if (std::holds_alternative<NormAttrs>(attrs))
+          bits = feedsLinear ? gemvInputBits : 16;
+        else if (std::holds_alternative<LinearAttrs>(attrs))
+          bits = feedsAttention ? 8 : 16;
+        else if (std::holds_alternative<RopeAttrs>(attrs))
+          bits = 8;
+        else if (std::holds_alternative<AttentionAttrs>(attrs) ||
+                 std::holds_alternative<ActivationAttrs>(attrs) ||
+                 std::holds_alternative<GatedAttrs>(attrs))
+          bits = gemvInputBits;
+        QuantizedOp q;
+        q.stage = stage.name;
+        q.run = run;
+        q.name = op.name;
+        if (std::holds_alternative<ArgmaxAttrs>(attrs)) {
+          q.descriptor = QuantizedArgmaxOp{};
+          q.outputBits = 32;
+          q.outputScale = 1;
+        } else {
+          q.clip = calibration.clip(key, bits == 8 ? kCalibrationPercentile : 100.0);
+          q.outputScale = num::activationScaleFromClip(q.clip, bits);
+          q.outputBits = bits;
+        }
+        const double sOut = q.outputScale;
+        if (auto *e = std::get_if<EmbeddingAttrs>(&attrs)) {
+          const auto &shape = g.tensor(op.inputs[0].tensor).shape;
+          QuantizedEmbeddingOp d;
+          d.table = quantizeEmbeddingTable(weightData(weights, binding, g, op.inputs[0].tensor),
+                                           static_cast<size_t>(shape[0]),
+                                           static_cast<size_t>(shape[1]), d.tableScale);
+          d.table.outputScale = num::embeddingScale(d.tableScale, e->scale, sOut);
+          d.table.outputBits = bits;
+          q.descriptor = std::move(d);
+        } else if (auto *n = std::get_if<NormAttrs>(&attrs)) {
+          const std::vector<float> &gamma = weightData(weights, binding, g, op.inputs[1].tensor);
+          std::vector<float> beta;
+          if (n->hasBeta)
+            beta = weightData(weights, binding, g, op.inputs[2].tensor);
+          QuantizedNormOp d;
+          d.groups = n->groups;
+          d.norm = num::quantizeNorm(n->kind == ir::NormKind::LayerNorm ? num::NormKind::LayerNorm
+                                                                        : num::NormKind::RmsNorm,
+                                     gamma, beta, n->eps, inFormat(0).scale, sOut, bits,
+                                     n->addOneToGamma);
+          q.descriptor = std::move(d);
+        } else if (auto *l = std::get_if<LinearAttrs>(&attrs)) {
+          requireBits(0, gemvInputBits);
+          const auto &shape = g.tensor(op.inputs[1].tensor).shape;
+          const size_t rows = static_cast<size_t>(shape[0]), cols = static_cast<size_t>(shape[1]);
+          std::vector<float> bias;
+          if (l->hasBias)
+            bias = weightData(weights, binding, g, op.inputs[2].tensor);
+          try {
+            q.descriptor = num::quantizeLinear(weightData(weights, binding, g, op.inputs[1].tensor),
+                                               rows, cols, weightFormatFor(precision, cols),
+                                               inFormat(0).scale, gemvInputBits, sOut, bits, bias);
+          } catch (const std::invalid_argument &ex) {
+            throw Error("quantizer", "op '" + key + "'",
+                        std::string("a quantizable linear: ") + ex.what());
+          }
+          if (op.name == DecodeProgram::kLogitsOutput)
+            m.logitsScale = sOut;
+        } else if (auto *r = std::get_if<RopeAttrs>(&attrs)) {
+          QuantizedRopeOp d;
+          d.table = num::makeRopeTableFromInverseFrequencies(ropeInverseFrequencies(*r));
+          d.multiplier = num::fixedScaleFromReal(inFormat(0).scale / sOut);
+          d.numHeads = r->numHeads;
+          d.headDim = r->headDim;
+          d.base = r->base;
+          q.descriptor = std::move(d);
+        } else if (auto *a = std::get_if<AttentionAttrs>(&attrs)) {
+          for (size_t i = 0; i < 3; ++i)
+            requireBits(i, 8);
+          QuantizedAttentionOp d;
+          d.shape.numHeads = static_cast<size_t>(a->numHeads);
+          d.shape.numKvHeads = static_cast<size_t>(a->numKvHeads);
+          d.shape.headDim = static_cast<size_t>(a->headDim);
+          d.slidingWindow = a->slidingWindow;
+          d.kCacheScale = inFormat(1).scale;
+          d.vCacheScale = inFormat(2).scale;
+          d.scales = num::attentionScales(inFormat(0).scale, d.kCacheScale, a->scale, d.vCacheScale,
+                                          sOut, bits);
+          q.descriptor = std::move(d);
+        } else if (auto *act = std::get_if<ActivationAttrs>(&attrs)) {
+          q.descriptor = QuantizedActivationOp{num::activationScales(inFormat(0).scale, sOut, bits),
+                                               act->kind};
+        } else if (auto *gt = std::get_if<GatedAttrs>(&attrs)) {
+          q.descriptor = QuantizedGatedOp{
+              num::gatedScales(inFormat(0).scale, inFormat(1).scale, sOut, bits), gt->kind};
+        } else if (std::holds_alternative<AddAttrs>(attrs)) {
+          q.descriptor = num::residualAddScales(inFormat(0).scale, inFormat(1).scale, sOut);
+        } else if (!std::holds_alternative<ArgmaxAttrs>(attrs)) {
+          throw Error("quantizer", "op '" + key + "'", "a named LLM op");
+        }
+        formats[out] = {q.outputScale, q.outputBits};
+        m.order.push_back(key);
+        m.ops.emplace(key, std::move(q));
+      }
+      for (TensorId t = 0; t < g.numTensors(); ++t)
+        if (g.tensor(t).role == TensorRole::Output)
+          exchanged[stage.exportedName(g.tensor(t).name)] = formats.at(t);
+    }
+  }
+  return m;
+}
+
+} // namespace st::frontend

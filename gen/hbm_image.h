@@ -1,0 +1,76 @@
+// The HBM image of a quantized model (docs/hbm-image.md): every buffer a read DMA streams
+// (linear weight streams, embedding tables, norm parameters) and the KV-cache region, each laid
+// out in exactly the order its DMA reads it, all layers of one kind contiguous at a fixed
+// per-layer stride, and striped over the device's pseudo-channels; plus the JSON manifest that
+// says where each buffer lies, and the RoPE phase-table files of st_rope. Device facts (channel
+// count and size) come from constraints/<device>.yaml.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "frontend/quantized_model.h"
+#include "ir/decode_program.h"
+#include "model/linear_model.h"
+
+namespace st::gen {
+
+/// The HBM facts the layout needs.
+struct HbmDevice {
+  int64_t pseudoChannels = 32;
+  int64_t pseudoChannelBytes = int64_t(512) << 20;
+  int64_t alignmentBytes = 4096; ///< every layer starts on an AXI 4 KiB boundary
+};
+/// Reads hbm.pseudo_channels, hbm.pseudo_channel_bytes and hbm.axi_4k_boundary_bytes; throws
+/// st::Error naming the file and the key.
+HbmDevice loadHbmDevice(const std::string &constraintsPath);
+
+/// One buffer: `layers` equal slices of `layerBytes` at `layerStride` from `address` (a global
+/// HBM address: channel * pseudoChannelBytes + offset). It occupies `channels` (consecutive).
+struct HbmBuffer {
+  std::string name;   ///< "stage/op.kind", e.g. "block/q_proj.weights"
+  std::string kind;   ///< linear_weights, embedding_table, norm_params, k_cache, v_cache
+  std::string format; ///< the element format, for people
+  std::string stage, op;
+  int64_t layers = 1;
+  int64_t layerBytes = 0;
+  int64_t layerStride = 0;
+  int64_t address = 0;
+  std::vector<int64_t> channels;
+  model::LinearParams linearParams; ///< linear_weights only
+  int64_t bytes() const { return layerStride * (layers - 1) + layerBytes; }
+  /// The bytes of layer `l` (empty: zero-filled, e.g. the KV cache).
+  std::function<std::vector<uint8_t>(int64_t)> contents;
+};
+
+struct HbmImagePlan {
+  HbmDevice device;
+  std::string architecture;
+  std::string precision;
+  int64_t maxContext = 0;
+  std::vector<HbmBuffer> buffers;    ///< in program order (the order the DMAs stream)
+  std::vector<int64_t> channelBytes; ///< bytes used per pseudo-channel
+  int64_t totalBytes() const;
+};
+
+/// Lays out every buffer of `model` for a context of `maxContext` positions (1 ..
+/// program.maxPositions). Placement: buffers from largest to smallest; one that fits a channel
+/// goes to the channel with the fewest bytes used that has room, one larger than a channel to
+/// the first run of empty consecutive channels. Throws st::Error ("hbm image", naming the buffer
+/// and the sizes) when a buffer finds no room. The plan refers to `model` (contents).
+HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const frontend::QuantizedModel &model,
+                          const HbmDevice &device, int64_t maxContext);
+
+/// Writes into `directory` (created): hbm_pc<NN>.bin per used channel (its used bytes; zero
+/// regions are left as sparse holes), rope_<op>.mem per RoPE op (writeRopePhaseFile), and
+/// manifest.json. Streams layer by layer, so memory stays one layer's bytes.
+void writeHbmImage(const HbmImagePlan &plan, const ir::DecodeProgram &program,
+                   const frontend::QuantizedModel &model, const std::string &directory);
+
+/// The manifest alone (also written by writeHbmImage): docs/hbm-image.md.
+std::string hbmManifestJson(const HbmImagePlan &plan, const ir::DecodeProgram &program,
+                            const frontend::QuantizedModel &model);
+
+} // namespace st::gen

@@ -1,0 +1,26 @@
+// Kernel parameters derived from a quantized op: the one place that decides how a
+// QuantizedLinear maps onto st_linear's parameters (rows per block, K lanes, stream word width),
+// so the HBM image writer and the e2e lowering produce and consume the same weight stream
+// (docs/weight-stream.md, docs/hbm-image.md).
+#pragma once
+
+#include <cstdint>
+
+#include "model/linear_model.h"
+#include "numerics/quantization.h"
+
+namespace st::gen {
+
+/// Width of one weight-stream word: the HBM port's 512 bits, so the read DMA's beats are the
+/// kernel's words (no width converter).
+constexpr int64_t kLinearStreamWordBits = 512;
+
+/// st_linear parameters for `layer`: WordBits = 512; among the (Rows, KLanes) that satisfy
+/// every rule of model::checkLinearParams (KLanes even, dividing K and the group size; Rows
+/// dividing NOut; payload <= 512 bits; header words + K/KLanes >= 5) the one with the most
+/// weight bits per word, then the larger KLanes. Lanes = the largest divisor of KLanes whose
+/// x token fits 512 bits. Throws st::Error (naming "linear kernel parameters") when no
+/// combination exists.
+model::LinearParams linearKernelParamsFor(const numerics::QuantizedLinear &layer);
+
+} // namespace st::gen
