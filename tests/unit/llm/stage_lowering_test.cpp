@@ -1,15 +1,17 @@
 // Stage lowering (compiler/llm/stage_lowering): every stage of the four fixtures lowers onto the
 // kernel templates, passes the dataflow verifier after insert-forks, and sizes its FIFOs with
 // the LP; each linear's weight-stream DMA streams exactly the bytes numerics/weight_stream
-// produces for that kernel's parameters; stream widths follow docs/numerics.md §1; bad requests
-// name the op.
+// produces for that kernel's parameters; stream widths follow docs/numerics.md §1 and equal the
+// quantizer's formats; bad requests name the op.
 #include "llm/stage_lowering.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
+#include "frontend/calibration.h"
 #include "frontend/decode_builder.h"
+#include "frontend/quantized_model.h"
 #include "gen/hbm_layout.h"
 #include "model/llm_kernel_catalog.h"
 #include "numerics/weight_stream.h"
@@ -146,6 +148,37 @@ TEST(StageLowering, StreamWidthsFollowTheNumericsSpec) {
           EXPECT_EQ(bits, 8u) << "q, k, v into attention are s8";
         if (std::holds_alternative<ir::AddAttrs>(op.llm))
           EXPECT_EQ(bits, 16u) << "the residual stream is s16";
+      }
+    }
+  }
+}
+
+// The lowering's stream widths and the quantizer's output formats are two readings of
+// docs/numerics.md §1: every op output must get the same code width from both, at every
+// precision, in every fixture.
+TEST(StageLowering, StreamWidthsEqualTheQuantizedModelsFormats) {
+  for (const char *fixture : kFixtures) {
+    SCOPED_TRACE(fixture);
+    const std::string dir = std::string(ST_FIXTURE_DIR) + "/" + fixture;
+    frontend::LoadedModel m = frontend::loadModel(dir);
+    const frontend::Calibration calibration = frontend::calibrate(
+        m.program, m.weights,
+        frontend::readCalibrationSequences(dir + "/calibration.json", m.program.vocabSize));
+    for (numerics::Precision precision :
+         {numerics::Precision::W4A8, numerics::Precision::W8A8, numerics::Precision::W8A16}) {
+      const frontend::QuantizedModel q =
+          frontend::quantizeModel(m.program, m.weights, precision, calibration);
+      StageLoweringOptions o;
+      o.precision = precision;
+      o.maxContext = m.program.maxPositions;
+      for (const ir::DecodeStage &stage : m.program.stages) {
+        const LoweredStage lowered = lowerStage(stage, o);
+        for (ir::OpId id = 0; id < stage.graph.numOps(); ++id) {
+          const ir::Op &op = stage.graph.op(id);
+          SCOPED_TRACE(stage.name + "/" + op.name);
+          EXPECT_EQ(lowered.codeBits.at(stage.graph.tensor(op.output.tensor).name),
+                    q.op(stage.name, 0, op.name).outputBits);
+        }
       }
     }
   }
