@@ -4,6 +4,9 @@
 // rate. Every cycle the RTL's start_ready_o, valid_o, command payload (t, l, s, ROM word, last)
 // and done_o are compared with st::model::StepSequencerCycleModel; a first free-flowing run
 // (consumer always ready, gate open) asserts the exact timing of st::model::stepSequencerTiming.
+// Independently of the model, each run's accepted commands are compared with the nested loops
+// over (t, l, s), and each command must not become valid before the gate count of the cycle
+// before reached t*Layers + l + GateOffset.
 // The ROM comes from a random $readmemh file written before the model's first evaluation
 // (configs named file_*), or from the RomInit parameter.
 #include <algorithm>
@@ -11,6 +14,7 @@
 #include <deque>
 #include <fstream>
 #include <random>
+#include <tuple>
 
 #include "config_dispatch.h"
 #include "harness.h"
@@ -63,6 +67,7 @@ public:
 
   void reset() override {
     model_ = StepSequencerCycleModel(params_);
+    order_.clear();
     m_.start_valid_i = 0;
     m_.gate_count_i = 0;
   }
@@ -121,8 +126,39 @@ public:
     }
     if (params_.gated && model_.pending() && !want.valid && model_.pendingThreshold() > gate_)
       ++gateWaits_;
+    // Independent of the model: the gate threshold when a command becomes valid, and the order.
+    if (valid && (!prevValid_ || prevFire_) && params_.gated) {
+      const int64_t threshold = static_cast<int64_t>(m_.step_o) * params_.layers +
+                                static_cast<int64_t>(m_.layer_o) + params_.gateOffset;
+      if (prevGate_ < threshold)
+        error_ = "command (t=" + std::to_string(m_.step_o) + " l=" + std::to_string(m_.layer_o) +
+                 ") became valid with gate_count " + std::to_string(prevGate_) +
+                 " below its threshold " + std::to_string(threshold) + at;
+    }
+    if (valid && m_.ready_i) {
+      if (order_.empty()) {
+        error_ = "a command beyond the run's last" + at;
+      } else {
+        const auto [t, l, s] = order_.front();
+        order_.pop_front();
+        if (int64_t(m_.step_o) != t || int64_t(m_.layer_o) != l || int64_t(m_.sub_o) != s ||
+            bool(m_.last_o) != order_.empty() ||
+            uint64_t(m_.word_o) != rom_[static_cast<size_t>(l * params_.subs + s)])
+          error_ = "accepted command is not (t=" + std::to_string(t) + " l=" + std::to_string(l) +
+                   " s=" + std::to_string(s) + ") of the nested loops" + at;
+      }
+    }
+    if (done && !order_.empty())
+      error_ = "done_o with " + std::to_string(order_.size()) + " commands still to come" + at;
+    prevValid_ = valid;
+    prevFire_ = valid && m_.ready_i;
+    prevGate_ = gate_;
     const bool startFire = m_.start_valid_i && startReady;
     if (startFire) {
+      for (int64_t t = params_.firstStep; t < runs_.front(); ++t)
+        for (int64_t l = 0; l < params_.layers; ++l)
+          for (int64_t s = 0; s < params_.subs; ++s)
+            order_.push_back({t, l, s});
       runs_.pop_front();
       offering_ = false;
       lastStart_ = static_cast<int64_t>(cycle);
@@ -150,6 +186,9 @@ private:
   StepSequencerCycleModel model_;
   std::mt19937_64 rng_;
   std::deque<int64_t> runs_;
+  std::deque<std::tuple<int64_t, int64_t, int64_t>> order_; // (t, l, s) still to come
+  bool prevValid_ = false, prevFire_ = false;
+  int64_t prevGate_ = 0;
   bool offering_ = false;
   double gapProbability_ = 0.0;
   double gateRate_ = 1.0;
