@@ -35,4 +35,22 @@ DesignManifest loadDesignManifest(const std::string &path) {
   return m;
 }
 
+void applyArgRegisters(DesignManifest &manifest, const std::vector<ArgRegister> &registers) {
+  if (registers.size() != manifest.buffers.size())
+    throw TestFailure("the kernel header lists " + std::to_string(registers.size()) +
+                      " arguments, the manifest " + std::to_string(manifest.buffers.size()) +
+                      " buffers");
+  for (DesignBuffer &b : manifest.buffers) {
+    bool found = false;
+    for (const ArgRegister &r : registers)
+      if (r.name == b.name) {
+        b.argOffset = r.offset;
+        found = true;
+      }
+    if (!found)
+      throw TestFailure("buffer '" + b.name + "' of the manifest has no argument in the kernel "
+                        "header");
+  }
+}
+
 } // namespace st::tb
