@@ -155,11 +155,10 @@ void writeDesign(const passes::CompileState &state, const DesignWriteOptions &op
   }
 
   // ---- RTL ----
-  const TopInterface top =
-      topInterfaceOf(df, options.designName,
-                     state.device.hbmPseudoChannels > 0
-                         ? static_cast<unsigned>(state.device.hbmPseudoChannels)
-                         : 32);
+  const TopInterface top = topInterfaceOf(
+      df, options.designName,
+      state.device.hbmPseudoChannels > 0 ? static_cast<unsigned>(state.device.hbmPseudoChannels)
+                                         : 32);
   if (top.dmas.size() > 32)
     throw Error("emitter", "design '" + options.designName + "'",
                 "at most 32 DMAs (one per HBM pseudo-channel), got " +
@@ -236,8 +235,8 @@ void writeDesign(const passes::CompileState &state, const DesignWriteOptions &op
     kb.role = role;
     kb.bytes = d.layout.bytes();
     kb.file = file;
-    kb.bufferOf = node.startAfter.empty() ? argOfDma.at(d.node)
-                                          : argOfDma.at(node.startAfter.front());
+    kb.bufferOf =
+        node.startAfter.empty() ? argOfDma.at(d.node) : argOfDma.at(node.startAfter.front());
     vitis.buffers.push_back(kb);
     buffers.push_back({{"name", d.name},
                        {"role", role},

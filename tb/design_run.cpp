@@ -29,9 +29,11 @@ DesignManifest loadDesignManifest(const std::string &path) {
   m.top = j.at("top").get<std::string>();
   m.kernelClockMhz = j.at("kernel_clock_mhz").get<double>();
   for (const auto &b : j.at("buffers"))
-    m.buffers.push_back({b.at("name").get<std::string>(), b.at("role").get<std::string>() == "input",
-                         b.at("address").get<uint64_t>(), b.at("bytes").get<uint64_t>(),
-                         b.at("arg_offset").get<unsigned>(), dir + "/" + b.at("file").get<std::string>()});
+    m.buffers.push_back(
+        {b.at("name").get<std::string>(), b.at("role").get<std::string>() == "input",
+         b.at("address").get<uint64_t>(), b.at("bytes").get<uint64_t>(),
+         b.at("arg_offset").get<unsigned>(), dir + "/" + b.at("file").get<std::string>(),
+         b.at("role").get<std::string>()});
   return m;
 }
 
@@ -48,7 +50,8 @@ void applyArgRegisters(DesignManifest &manifest, const std::vector<ArgRegister> 
         found = true;
       }
     if (!found)
-      throw TestFailure("buffer '" + b.name + "' of the manifest has no argument in the kernel "
+      throw TestFailure("buffer '" + b.name +
+                        "' of the manifest has no argument in the kernel "
                         "header");
   }
 }

@@ -37,6 +37,7 @@ struct DesignBuffer {
   uint64_t bytes = 0;
   unsigned argOffset = 0;
   std::string file; ///< input data, or the expected output
+  std::string role; ///< "input", "output" or "scratch" (a spill/refill buffer: not compared)
 };
 
 struct DesignManifest {
@@ -156,7 +157,7 @@ int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegister
     bool exact = !deadlock;
     nlohmann::json mismatches = nlohmann::json::array();
     for (const DesignBuffer &b : manifest.buffers) {
-      if (b.isInput)
+      if (b.role != "output")
         continue;
       std::vector<uint8_t> got(b.bytes);
       memories[0]->read(b.address, got.data(), got.size());

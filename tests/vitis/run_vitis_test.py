@@ -248,6 +248,11 @@ def check_link_cfg(design, top, mhz):
           f"vs {sorted(top['maxi'])}")
     check(sp == channel_of, f"link.cfg channels {sp} vs the kernel header's {channel_of}")
     check(all(0 <= c < 32 for c in sp.values()), "link.cfg: HBM pseudo-channels 0..31")
+    # A refill reads what its spill wrote: both ports on the one channel of that buffer.
+    for m in re.finditer(r'"(fill_\w+)", ArgKind::Pointer', header):
+        spill = "m_axi_spill_" + m.group(1)[len("fill_"):]
+        check(sp.get("m_axi_" + m.group(1)) == sp.get(spill) is not None,
+              f"link.cfg: m_axi_{m.group(1)} on the channel of {spill}")
     check(f"slr={cu}:SLR0" in lines, f"link.cfg: slr={cu}:SLR0")
     check(f"freqHz={mhz * 1000000}:{cu}" in lines, f"link.cfg: freqHz={mhz * 1000000}:{cu}")
     print(f"link.cfg: " + ", ".join(f"{p}->HBM[{c}]" for p, c in sp.items()))
@@ -320,11 +325,14 @@ def main():
     p.add_argument("--yosys", default="yosys")
     p.add_argument("--synth-check", help="tools/rtl_synth_check.py")
     p.add_argument("--report", help="synth: the JSON report to write")
+    p.add_argument("--memory-budget", help="compile with this on-chip budget (forces a split: "
+                   "spill and refill DMAs sharing a buffer)")
     args = p.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
     design = os.path.join(args.work, "design")
-    rc, out = run([args.streamtensor, "compile", args.graph, "-o", design])
+    extra = ["--memory-budget", args.memory_budget] if args.memory_budget else []
+    rc, out = run([args.streamtensor, "compile", args.graph, "-o", design] + extra)
     print(out.strip())
     if rc != 0:
         sys.exit(f"FAIL: compile exited with {rc}")
