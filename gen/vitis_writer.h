@@ -58,7 +58,14 @@ std::string clockXdc(const VitisDesign &d);
 std::string hostProgram(const VitisDesign &d);
 std::string hostCmake(const VitisDesign &d);
 
-/// Writes include/, vitis/, vivado/ and host/ under `dir`; copies the device XDC from
+/// tb/host_emu_bind.cpp: registers the Verilated top as the backend of the XRT emulation
+/// (tb/xrt_emu), so host/host.cpp runs unchanged in simulation.
+std::string hostEmulationBinding(const VitisDesign &d);
+/// Lines appended to tb/CMakeLists.txt: the target host_emu_<top> (host.cpp + the XRT emulation
+/// + the Verilated top), built only on request (EXCLUDE_FROM_ALL).
+std::string hostEmulationCmake(const VitisDesign &d);
+
+/// Writes include/, vitis/, vivado/ and host/ under `dir`, and tb/host_emu_bind.cpp; copies the device XDC from
 /// `sourceDir`/constraints. Throws st::Error.
 void writeVitisDeliverables(const VitisDesign &d, const std::string &sourceDir,
                             const std::string &dir);

@@ -14,6 +14,11 @@ synth). Compiles the graph with `streamtensor compile`, then:
   --check host   compiles host/host.cpp against the minimal XRT declarations in xrt_decls/ and the
                  generated header, then renames one offset constant in a copy of the header and
                  asserts that the compile now fails (the drift the shared header prevents).
+  --check host-emu  builds host/host.cpp with the XRT emulation over the Verilated top (the
+                 generated tb/ target host_emu_<top>), runs it with an emulated xclbin made of the
+                 packaging script's register map and link.cfg's banks, and asserts bit-exact
+                 outputs; then that it refuses a shifted register map and reports a corrupted
+                 input as a mismatch.
   --check synth  Yosys synth_xilinx -family xcup of the whole generated top (no error, no latch)
                  and prints its resource counts beside the compiler's estimate (report.json).
 """
@@ -182,6 +187,7 @@ def check_package_tcl(design, top, files, part, mhz):
           order.index("package_xo"), "package_kernel.tcl: check_integrity, save_core, package_xo")
     print(f"package_kernel.tcl: {len(calls)} tool calls; registers "
           + ", ".join(f"{r['name']}@{r['offset']:#x}" for r in regs.values()))
+    return pointers
 
 
 def check_vivado_tcl(design, top, files, part, mhz):
@@ -256,6 +262,7 @@ def check_link_cfg(design, top, mhz):
     check(f"slr={cu}:SLR0" in lines, f"link.cfg: slr={cu}:SLR0")
     check(f"freqHz={mhz * 1000000}:{cu}" in lines, f"link.cfg: freqHz={mhz * 1000000}:{cu}")
     print(f"link.cfg: " + ", ".join(f"{p}->HBM[{c}]" for p, c in sp.items()))
+    return sp
 
 
 def check_makefile(design, top, platform):
@@ -291,6 +298,61 @@ def check_host(design, work):
     print(f"host.cpp: compiles; with kArgOffset_{m.group(1)} renamed in the header it fails")
 
 
+def check_host_emu(design, top, files, part, mhz, work):
+    """host.cpp linked with the XRT emulation over the Verilated top (tb/xrt_emu): the emulated
+    xclbin is what the tools would put in one: the register map package_kernel.tcl declares and
+    the HBM banks link.cfg assigns (arguments in offset order, as kernel.xml lists them)."""
+    pointers = check_package_tcl(design, top, files, part, mhz)
+    banks = check_link_cfg(design, top, mhz)
+    args = sorted((offset, port) for port, (offset, _) in pointers.items())
+    xclbin = os.path.join(work, "emu.xclbin.json")
+    with open(xclbin, "w") as f:
+        json.dump({"kernel": top["module"],
+                   "args": [{"offset": o, "group": banks[p]} for o, p in args]}, f)
+    tb = os.path.join(design, "tb")
+    build = os.path.join(tb, "build")
+    exe = os.path.join(build, "host_emu_" + top["module"])
+    rc, out = run(["cmake", "-S", tb, "-B", build, "-G", "Ninja"])
+    check(rc == 0, f"configure the testbench: {out[-2000:]}")
+    rc, out = run(["cmake", "--build", build, "--target", "host_emu_" + top["module"], "-j2"])
+    check(rc == 0, f"build host_emu_{top['module']}: {out[-3000:]}")
+    if rc != 0:
+        return
+
+    def host(xclbin_path, design_dir):
+        rc, out = run([exe, xclbin_path, design_dir])
+        lines = [l for l in out.splitlines() if l.startswith("{")]
+        return rc, out, json.loads(lines[-1]) if lines else None
+
+    rc, out, result = host(xclbin, design)
+    print(out.strip())
+    check(rc == 0 and result is not None and result["bit_exact"],
+          "host.cpp on the emulated card: bit-exact outputs")
+    # Planted faults the host must report: an xclbin whose register map differs from the
+    # header, and an input that does not match the expected outputs.
+    bad = dict(json.load(open(xclbin)))
+    bad["args"] = [dict(a) for a in bad["args"]]
+    bad["args"][-1]["offset"] += 4
+    bad_path = os.path.join(work, "bad_offsets.xclbin.json")
+    json.dump(bad, open(bad_path, "w"))
+    rc, out, _ = host(bad_path, design)
+    check(rc != 0 and "in the header" in out, f"host.cpp refuses an xclbin whose offsets differ "
+          f"from the header: {out.strip()}")
+    corrupt = os.path.join(work, "corrupt_design")
+    shutil.rmtree(corrupt, ignore_errors=True)
+    shutil.copytree(os.path.join(tb, "data"), os.path.join(corrupt, "tb", "data"))
+    inputs = sorted(f for f in os.listdir(os.path.join(corrupt, "tb", "data"))
+                    if not f.endswith(".expected.bin"))
+    path = os.path.join(corrupt, "tb", "data", inputs[0])
+    data = bytearray(open(path, "rb").read())
+    data[0] ^= 0x5A
+    open(path, "wb").write(bytes(data))
+    rc, out, result = host(xclbin, corrupt)
+    check(rc != 0 and result is not None and not result["bit_exact"],
+          f"host.cpp reports a mismatch when input {inputs[0]} is corrupted: {out.strip()}")
+    print("host.cpp: refuses a shifted register map; reports a corrupted input as a mismatch")
+
+
 def check_synth(design, top, report_path, args):
     files = [os.path.join(design, "rtl", f) for f in
              open(os.path.join(design, "rtl", "filelist.f")).read().split()]
@@ -321,7 +383,7 @@ def main():
     p.add_argument("--graph", required=True)
     p.add_argument("--work", required=True)
     p.add_argument("--source-dir", required=True)
-    p.add_argument("--check", choices=["tcl", "host", "synth"], required=True)
+    p.add_argument("--check", choices=["tcl", "host", "host-emu", "synth"], required=True)
     p.add_argument("--yosys", default="yosys")
     p.add_argument("--synth-check", help="tools/rtl_synth_check.py")
     p.add_argument("--report", help="synth: the JSON report to write")
@@ -349,6 +411,8 @@ def main():
         check_makefile(design, top, platform)
     elif args.check == "host":
         check_host(design, args.work)
+    elif args.check == "host-emu":
+        check_host_emu(design, top, files, part, mhz, args.work)
     else:
         check_synth(design, top, args.report, args)
     if failures:
