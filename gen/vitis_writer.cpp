@@ -166,8 +166,9 @@ std::string packageKernelTcl(const VitisDesign &d) {
   for (const auto &dma : top.dmas)
     os << "ipx::associate_bus_interfaces -busif m_axi_" << dma.name << " -clock ap_clk $core\n";
   os << "ipx::associate_bus_interfaces -clock ap_clk -reset ap_rst_n $core\n"
-     << "set clk_freq [ipx::add_bus_parameter FREQ_HZ [ipx::get_bus_interfaces ap_clk "
-        "-of_objects $core]]\n"
+     << "set clk_busif [ipx::get_bus_interfaces ap_clk -of_objects $core]\n"
+     << "set clk_freq [ipx::get_bus_parameters -quiet FREQ_HZ -of_objects $clk_busif]\n"
+     << "if {$clk_freq eq \"\"} {\n  set clk_freq [ipx::add_bus_parameter FREQ_HZ $clk_busif]\n}\n"
      << "set_property value " << d.kernelClockMhz * 1000000 << " $clk_freq\n\n"
      << "# The register map (st_axi_lite_ctrl, the Vitis HLS layout).\n"
      << "set mem_map [ipx::add_memory_map -quiet s_axi_control $core]\n"
