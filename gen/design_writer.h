@@ -2,7 +2,8 @@
 // modules, the templates it uses and filelist.f in dependency order), tb/ (the generated
 // Verilator testbench, its CMakeLists.txt, the design manifest and the HBM data: seeded random
 // inputs packed in each DMA's layout and the reference executor's outputs packed the same way),
-// and the reports.
+// the reports, and the AMD tool deliverables of gen/vitis_writer.h (include/, vitis/, vivado/,
+// host/).
 #pragma once
 
 #include <cstdint>

@@ -29,10 +29,31 @@ DesignManifest loadDesignManifest(const std::string &path) {
   m.top = j.at("top").get<std::string>();
   m.kernelClockMhz = j.at("kernel_clock_mhz").get<double>();
   for (const auto &b : j.at("buffers"))
-    m.buffers.push_back({b.at("name").get<std::string>(), b.at("role").get<std::string>() == "input",
-                         b.at("address").get<uint64_t>(), b.at("bytes").get<uint64_t>(),
-                         b.at("arg_offset").get<unsigned>(), dir + "/" + b.at("file").get<std::string>()});
+    m.buffers.push_back(
+        {b.at("name").get<std::string>(), b.at("role").get<std::string>() == "input",
+         b.at("address").get<uint64_t>(), b.at("bytes").get<uint64_t>(),
+         b.at("arg_offset").get<unsigned>(), dir + "/" + b.at("file").get<std::string>(),
+         b.at("role").get<std::string>()});
   return m;
+}
+
+void applyArgRegisters(DesignManifest &manifest, const std::vector<ArgRegister> &registers) {
+  if (registers.size() != manifest.buffers.size())
+    throw TestFailure("the kernel header lists " + std::to_string(registers.size()) +
+                      " arguments, the manifest " + std::to_string(manifest.buffers.size()) +
+                      " buffers");
+  for (DesignBuffer &b : manifest.buffers) {
+    bool found = false;
+    for (const ArgRegister &r : registers)
+      if (r.name == b.name) {
+        b.argOffset = r.offset;
+        found = true;
+      }
+    if (!found)
+      throw TestFailure("buffer '" + b.name +
+                        "' of the manifest has no argument in the kernel "
+                        "header");
+  }
 }
 
 } // namespace st::tb

@@ -1,8 +1,9 @@
 // DesignRun: the body of every generated design testbench. The generated main() only binds the
 // Verilated top's AXI ports (their names differ per design); everything else is here: it reads
 // the design manifest (tb/design.json, written by the compiler: one HBM buffer per DMA with its
-// address, control-register offset and data file), loads the input buffers into the HBM model,
-// programs the pointers through the AXI4-Lite host model, starts the kernel, waits for ap_done
+// address and data file), loads the input buffers into the HBM model,
+// programs the pointers through the AXI4-Lite host model at the offsets of the generated
+// include/<design>_kernel.h (the host program's header), starts the kernel, waits for ap_done
 // (or reports a deadlock), compares every output buffer byte for byte with the compiler's
 // reference executor, writes what the design produced next to the expected files, and prints
 // one JSON line: {"bit_exact", "cycles", "deadlock", "mismatches", ...}.
@@ -36,6 +37,7 @@ struct DesignBuffer {
   uint64_t bytes = 0;
   unsigned argOffset = 0;
   std::string file; ///< input data, or the expected output
+  std::string role; ///< "input", "output" or "scratch" (a spill/refill buffer: not compared)
 };
 
 struct DesignManifest {
@@ -45,6 +47,17 @@ struct DesignManifest {
 };
 
 DesignManifest loadDesignManifest(const std::string &path);
+
+/// One argument register of the kernel, from the generated <design>_kernel.h that the host
+/// program also includes: the testbench programs the pointers at these offsets, not at the
+/// manifest's.
+struct ArgRegister {
+  std::string name;
+  unsigned offset = 0;
+};
+/// Sets each buffer's argOffset from `registers` (by name). Throws TestFailure when a buffer has
+/// no register or the counts differ.
+void applyArgRegisters(DesignManifest &manifest, const std::vector<ArgRegister> &registers);
 std::vector<uint8_t> readBinaryFile(const std::string &path);
 void writeBinaryFile(const std::string &path, const std::vector<uint8_t> &bytes);
 
@@ -61,7 +74,7 @@ struct DesignRunOptions {
 /// `bind(model, memories)` creates one AxiMemory per DMA port (in manifest order) on the
 /// model's pins and returns them; the runner shares their storage and drives the rest.
 template <class Model>
-int runDesign(int argc, char **argv,
+int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegisters,
               const std::function<AxiLitePins(Model &)> &controlPins,
               const std::function<std::vector<AxiPins>(Model &)> &dmaPins) {
   DesignRunOptions run;
@@ -91,12 +104,13 @@ int runDesign(int argc, char **argv,
       rest.push_back(argv[i]);
   }
   TestOptions options = parseTestOptions(static_cast<int>(rest.size()), rest.data());
-  const DesignManifest manifest = loadDesignManifest(run.manifest);
+  DesignManifest manifest = loadDesignManifest(run.manifest);
   nlohmann::json result{{"top", manifest.top}, {"seed", options.seed}};
   int exitCode = 0;
   try {
     Harness<Model> h(options, [](Model &m) { return ClockReset{&m.ap_clk, &m.ap_rst_n}; });
     AxiLiteMaster host("host", controlPins(h.dut()), options.seed * 7 + 1);
+    applyArgRegisters(manifest, argRegisters);
     std::vector<AxiPins> pins = dmaPins(h.dut());
     if (pins.size() != manifest.buffers.size())
       throw TestFailure("the manifest lists " + std::to_string(manifest.buffers.size()) +
@@ -143,7 +157,7 @@ int runDesign(int argc, char **argv,
     bool exact = !deadlock;
     nlohmann::json mismatches = nlohmann::json::array();
     for (const DesignBuffer &b : manifest.buffers) {
-      if (b.isInput)
+      if (b.role != "output")
         continue;
       std::vector<uint8_t> got(b.bytes);
       memories[0]->read(b.address, got.data(), got.size());

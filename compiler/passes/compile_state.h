@@ -28,6 +28,8 @@ struct OpTiling {
 struct DeviceConstraints {
   std::string name;
   std::string part;
+  /// The Vitis platform the kernel is linked against (v++ --platform).
+  std::string vitisPlatform;
   int64_t kernelClockMhz = 0;
   /// On-chip memory available to the design, in bits (BRAM36 + URAM of resources_available).
   int64_t onChipMemoryBits = 0;

@@ -48,6 +48,9 @@ DeviceConstraints loadDeviceConstraints(const std::string &path) {
     throw Error(path, "device", "a map with 'name' and 'part'");
   d.name = root["device"]["name"].as<std::string>();
   d.part = root["device"]["part"].as<std::string>();
+  if (!root["device"]["vitis_platform"])
+    throw Error(path, "device.vitis_platform", "the Vitis platform name (v++ --platform)");
+  d.vitisPlatform = root["device"]["vitis_platform"].as<std::string>();
   d.kernelClockMhz = requireInt(root, "device.default_kernel_clock_mhz", path);
   d.onChipMemoryBits = requireInt(root, "resources_available.bram36", path) *
                            requireInt(root, "memories.bram36_bits", path) +

@@ -1,0 +1,38 @@
+// XRT emulation over the Verilator model (tb/xrt_emu): xrt::bo with the signatures of XRT 2.x
+// include/xrt/xrt_bo.h. A buffer is a host copy plus a range of the emulated HBM in its bank
+// (pseudo-channel `grp`); sync copies between the two.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "xrt/xrt_device.h"
+
+enum xclBOSyncDirection {
+  XCL_BO_SYNC_BO_TO_DEVICE = 0,
+  XCL_BO_SYNC_BO_FROM_DEVICE,
+  XCL_BO_SYNC_BO_GMIO_TO_AIE,
+  XCL_BO_SYNC_BO_AIE_TO_GMIO,
+};
+
+namespace xrt {
+
+using memory_group = uint32_t;
+
+class bo {
+public:
+  bo() = default;
+  bo(const xrt::device &device, size_t sz, memory_group grp);
+  void write(const void *src, size_t size, size_t seek);
+  void read(void *dst, size_t size, size_t skip);
+  void sync(xclBOSyncDirection dir);
+  uint64_t address() const;
+
+private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+} // namespace xrt

@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+"""The AMD-tool deliverables of one compiled graph (CTest label `vitis`, and `synth` for --check
+synth). Compiles the graph with `streamtensor compile`, then:
+
+  --check tcl    runs every generated Tcl script (vitis/package_kernel.tcl, vivado/build.tcl and
+                 the XDC files it reads) to its end under tclsh with the Vivado/Vitis commands
+                 stubbed (tool_stubs.tcl records every call) and asserts: sources added/read in
+                 rtl/filelist.f order, the part of constraints/u55c.yaml, ap_clk at the kernel
+                 period, every m_axi associated with ap_clk, the register map of the packaging
+                 script == the ports and offsets parsed from the generated SystemVerilog top, the
+                 sdx_kernel properties, check_integrity and package_xo -ctrl_protocol ap_ctrl_hs;
+                 link.cfg maps every m_axi of the top to its HBM channel, the CU in SLR0 at the
+                 kernel clock; `make -n xo xclbin` runs Vivado and v++ --platform <yaml's>.
+  --check host   compiles host/host.cpp against the minimal XRT declarations in xrt_decls/ and the
+                 generated header, then renames one offset constant in a copy of the header and
+                 asserts that the compile now fails (the drift the shared header prevents).
+  --check host-emu  builds host/host.cpp with the XRT emulation over the Verilated top (the
+                 generated tb/ target host_emu_<top>), runs it with an emulated xclbin made of the
+                 packaging script's register map and link.cfg's banks, and asserts bit-exact
+                 outputs; then that it refuses a shifted register map and reports a corrupted
+                 input as a mismatch.
+  --check synth  Yosys synth_xilinx -family xcup of the whole generated top (no error, no latch)
+                 and prints its resource counts beside the compiler's estimate (report.json).
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+failures = []
+
+
+def check(cond, message):
+    if not cond:
+        failures.append(message)
+        print(f"FAIL: {message}")
+    return cond
+
+
+def run(cmd, cwd=None):
+    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True)
+    return proc.returncode, proc.stdout
+
+
+def yaml_value(path, key):
+    """A top-level-section scalar of constraints/u55c.yaml (flat `key: value` lines)."""
+    with open(path) as f:
+        for line in f:
+            m = re.match(rf"^\s+{key}:\s*\"?([^\"#\n]+?)\"?\s*(#.*)?$", line)
+            if m:
+                return m.group(1).strip()
+    sys.exit(f"FAIL: {path}: no '{key}'")
+
+
+# ---------------------------------------------------------------------------------------------
+# The generated SystemVerilog top, parsed from its text (not from the compiler's TopInterface).
+
+def parse_top(sv_path):
+    with open(sv_path) as f:
+        text = f.read()
+    module = re.search(r"^module\s+(\w+)\s*\(", text, re.M).group(1)
+    header = text[:text.index(");")]
+    maxi = []
+    for m in re.finditer(r"(input|output)\s+wire\s+(\[[^\]]*\]\s*)?(m_axi_\w+?)_(araddr|awaddr)\b",
+                         header):
+        maxi.append(m.group(3))
+    ctrl = re.search(r"st_axi_lite_ctrl\s*#\(\s*\.AddrWidth\((\d+)\),\s*\.NumArgs\((\d+)\),"
+                     r"\s*\.ArgIs64\(32'h([0-9a-fA-F]+)\)", text)
+    addr_bits, num_args, is64 = int(ctrl.group(1)), int(ctrl.group(2)), int(ctrl.group(3), 16)
+    # st_axi_lite_ctrl's layout: argument i at 0x10 + sum of earlier strides (12 for a 64-bit
+    # argument, 8 for a 32-bit one).
+    offsets, offset = [], 0x10
+    for i in range(num_args):
+        offsets.append(offset)
+        offset += 12 if (is64 >> i) & 1 else 8
+    # Each DMA instance: which argument slice is its base address, which m_axi port it drives.
+    arg_of_port = {}
+    for chunk in text.split(");"):
+        base = re.search(r"\.base_addr_i\(args\[(\d+) \+: 64\]\)", chunk)
+        port = re.search(r"\.m_axi_(?:araddr|awaddr)\((m_axi_\w+?)_(?:araddr|awaddr)\)", chunk)
+        if base and port:
+            arg_of_port[port.group(1)] = int(base.group(1)) // 64
+    registers = {"CTRL": (0x00, 32), "GIER": (0x04, 32), "IP_IER": (0x08, 32),
+                 "IP_ISR": (0x0C, 32)}
+    busif = {}
+    for port, i in arg_of_port.items():
+        busif[port] = (offsets[i], 64 if (is64 >> i) & 1 else 32)
+    return {"module": module, "maxi": maxi, "addr_bits": addr_bits, "num_args": num_args,
+            "registers": registers, "busif": busif}
+
+
+# ---------------------------------------------------------------------------------------------
+# Running generated Tcl under tclsh with the tool commands stubbed.
+
+def run_tcl(script, log_path, argv=()):
+    driver = log_path + ".driver.tcl"
+    with open(driver, "w") as f:
+        f.write(f"set ::st_log [open {{{log_path}}} w]\n")
+        f.write(f"source {{{os.path.join(HERE, 'tool_stubs.tcl')}}}\n")
+        f.write("set argv [list " + " ".join("{" + a + "}" for a in argv) + "]\n")
+        f.write(f"set argc {len(argv)}\n")
+        f.write(f"source {{{script}}}\n")
+        f.write("puts $::st_log \"END\"\nclose $::st_log\n")
+    rc, out = run(["tclsh", driver])
+    calls, ended = [], False
+    if os.path.exists(log_path):
+        with open(log_path) as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if line == "END":
+                    ended = True
+                    continue
+                fields = line.split("\x1f")
+                calls.append({"handle": fields[0], "cmd": fields[1], "args": fields[2:]})
+    check(rc == 0 and ended, f"{os.path.basename(script)} did not run to its end under tclsh "
+          f"(exit {rc}): {out.strip()}")
+    return calls
+
+
+def option(args, name):
+    return args[args.index(name) + 1] if name in args else None
+
+
+def check_package_tcl(design, top, files, part, mhz):
+    calls = run_tcl(os.path.join(design, "vitis", "package_kernel.tcl"),
+                    os.path.join(design, "vitis", "calls.log"), ["/tmp/unused.xo"])
+    by_cmd = lambda c: [x for x in calls if x["cmd"] == c]
+    project = by_cmd("create_project")
+    check(len(project) == 1 and option(project[0]["args"], "-part") == part,
+          f"package_kernel.tcl: create_project -part {part}")
+    added = [a for c in by_cmd("add_files") for a in c["args"][-1].split()]
+    check([os.path.basename(a) for a in added] == files,
+          f"package_kernel.tcl: add_files in filelist order: {added} vs {files}")
+    check(all(os.path.exists(a) for a in added), "package_kernel.tcl: every added file exists")
+    props = {}  # (object, property) -> value
+    for c in by_cmd("set_property"):
+        props[(c["args"][2], c["args"][0])] = c["args"][1]
+    check(any(p == "top" and v == top["module"] for (o, p), v in props.items()),
+          f"package_kernel.tcl: set_property top {top['module']}")
+    associated = {option(c["args"], "-busif") for c in by_cmd("ipx::associate_bus_interfaces")
+                  if option(c["args"], "-clock") == "ap_clk"}
+    for port in ["s_axi_control"] + top["maxi"]:
+        check(port in associated, f"package_kernel.tcl: {port} associated with ap_clk")
+    freq = [c for c in by_cmd("ipx::add_bus_parameter") if c["args"][0] == "FREQ_HZ"]
+    check(len(freq) == 1 and props.get((freq[0]["handle"], "value")) == str(mhz * 1000000),
+          f"package_kernel.tcl: ap_clk FREQ_HZ {mhz * 1000000}")
+    # The register map: names, offsets, sizes, ASSOCIATED_BUSIF.
+    regs = {}
+    for c in by_cmd("ipx::add_register"):
+        name = [a for a in c["args"] if not a.startswith("-")][0]
+        regs[c["handle"]] = {"name": name,
+                             "offset": int(props.get((c["handle"], "address_offset"), "-1"), 0),
+                             "size": int(props.get((c["handle"], "size"), "-1")), "busif": None}
+    for c in by_cmd("ipx::add_register_parameter"):
+        if "ASSOCIATED_BUSIF" in c["args"]:
+            regs[c["args"][-1]]["busif"] = props.get((c["handle"], "value"))
+    fixed = {r["name"]: (r["offset"], r["size"]) for r in regs.values() if r["busif"] is None}
+    pointers = {r["busif"]: (r["offset"], r["size"]) for r in regs.values() if r["busif"]}
+    check(fixed == top["registers"], f"package_kernel.tcl: control registers {fixed} vs the "
+          f"st_axi_lite_ctrl map {top['registers']}")
+    check(pointers == top["busif"], f"package_kernel.tcl: pointer registers (ASSOCIATED_BUSIF: "
+          f"(offset, bits)) {pointers} vs the SystemVerilog top {top['busif']}")
+    check(len(top["busif"]) == top["num_args"] == len(top["maxi"]),
+          f"the top: {top['num_args']} arguments, {len(top['maxi'])} m_axi ports, "
+          f"{len(top['busif'])} DMA base addresses")
+    ranges = [v for (o, p), v in props.items() if p == "range"]
+    check(ranges == [str(1 << top["addr_bits"])],
+          f"package_kernel.tcl: address block range {ranges} vs 2**{top['addr_bits']}")
+    check(any(p == "sdx_kernel" and v == "true" for (o, p), v in props.items()),
+          "package_kernel.tcl: sdx_kernel true")
+    check(any(p == "sdx_kernel_type" and v == "rtl" for (o, p), v in props.items()),
+          "package_kernel.tcl: sdx_kernel_type rtl")
+    check(any("-kernel" in c["args"] for c in by_cmd("ipx::check_integrity")),
+          "package_kernel.tcl: ipx::check_integrity -kernel")
+    xo = by_cmd("package_xo")
+    check(len(xo) == 1 and option(xo[0]["args"], "-ctrl_protocol") == "ap_ctrl_hs" and
+          option(xo[0]["args"], "-kernel_name") == top["module"] and
+          option(xo[0]["args"], "-xo_path") == "/tmp/unused.xo",
+          "package_kernel.tcl: package_xo -kernel_name <top> -ctrl_protocol ap_ctrl_hs")
+    order = [c["cmd"] for c in calls]
+    check(order.index("ipx::check_integrity") < order.index("ipx::save_core") <
+          order.index("package_xo"), "package_kernel.tcl: check_integrity, save_core, package_xo")
+    print(f"package_kernel.tcl: {len(calls)} tool calls; registers "
+          + ", ".join(f"{r['name']}@{r['offset']:#x}" for r in regs.values()))
+    return pointers
+
+
+def check_vivado_tcl(design, top, files, part, mhz):
+    out_dir = os.path.join(design, "vivado", "stub_build")
+    calls = run_tcl(os.path.join(design, "vivado", "build.tcl"),
+                    os.path.join(design, "vivado", "calls.log"), [out_dir])
+    by_cmd = lambda c: [x for x in calls if x["cmd"] == c]
+    read = [c["args"][-1] for c in by_cmd("read_verilog")]
+    check(all(c["args"][0] == "-sv" for c in by_cmd("read_verilog")),
+          "build.tcl: read_verilog -sv")
+    check([os.path.basename(r) for r in read] == files,
+          f"build.tcl: sources read in filelist order: {read} vs {files}")
+    check(all(os.path.exists(r) for r in read), "build.tcl: every source read exists")
+    synth = by_cmd("synth_design")
+    check(len(synth) == 1 and option(synth[0]["args"], "-top") == top["module"] and
+          option(synth[0]["args"], "-part") == part and
+          option(synth[0]["args"], "-mode") == "out_of_context",
+          f"build.tcl: synth_design -top {top['module']} -part {part} -mode out_of_context")
+    order = [c["cmd"] for c in calls]
+    steps = ["read_xdc", "synth_design", "opt_design", "place_design", "route_design",
+             "report_timing_summary"]
+    check(all(s in order for s in steps) and
+          [order.index(s) for s in steps] == sorted(order.index(s) for s in steps),
+          f"build.tcl: {' -> '.join(steps)}")
+    check(order.count("report_utilization") == 2 and order.count("write_checkpoint") == 2 and
+          order[-1] == "write_checkpoint", "build.tcl: utilization after synth and route, "
+          "a checkpoint after each, the routed one last")
+    # The XDC files it reads, run as Tcl with the same stubs: ap_clk at the kernel period.
+    periods = []
+    xdcs = [c["args"][-1] for c in by_cmd("read_xdc")]
+    check(len(xdcs) == 2 and all(os.path.exists(x) for x in xdcs), f"build.tcl: XDCs {xdcs}")
+    for i, xdc in enumerate(xdcs):
+        xcalls = run_tcl(xdc, os.path.join(design, "vivado", f"xdc{i}.log"))
+        ports = {c["handle"]: c["args"] for c in xcalls if c["cmd"] == "get_ports"}
+        for c in xcalls:
+            if c["cmd"] == "create_clock":
+                target = ports.get(c["args"][-1])
+                check(target == ["ap_clk"] and option(c["args"], "-name") == "ap_clk",
+                      f"{xdc}: create_clock on [get_ports ap_clk]")
+                periods.append(float(option(c["args"], "-period")))
+            if c["cmd"] in ("set_input_delay", "set_output_delay"):
+                check(option(c["args"], "-clock") == "ap_clk", f"{xdc}: I/O delay on ap_clk")
+    check(len(periods) == 1 and abs(periods[0] - 1000.0 / mhz) < 0.0005,
+          f"the XDCs: one ap_clk at {1000.0 / mhz:.3f} ns, got {periods}")
+    print(f"build.tcl: {len(calls)} tool calls; ap_clk period {periods} ns")
+
+
+def check_link_cfg(design, top, mhz):
+    with open(os.path.join(design, "vitis", "link.cfg")) as f:
+        lines = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+    header = open(os.path.join(design, "include", [h for h in os.listdir(
+        os.path.join(design, "include"))][0])).read()
+    channel_of = {m.group(1): int(m.group(2)) for m in re.finditer(
+        r'ArgKind::Pointer, kArgOffset_\w+, "(m_axi_\w+)", (\d+),', header)}
+    cu = top["module"] + "_1"
+    check(f"nk={top['module']}:1:{cu}" in lines, f"link.cfg: nk={top['module']}:1:{cu}")
+    sp = {}
+    for l in lines:
+        m = re.match(rf"^sp={cu}\.(m_axi_\w+):HBM\[(\d+)\]$", l)
+        if m:
+            check(m.group(1) not in sp, f"link.cfg: {m.group(1)} mapped once")
+            sp[m.group(1)] = int(m.group(2))
+    check(set(sp) == set(top["maxi"]), f"link.cfg: sp= for every m_axi of the top: {sorted(sp)} "
+          f"vs {sorted(top['maxi'])}")
+    check(sp == channel_of, f"link.cfg channels {sp} vs the kernel header's {channel_of}")
+    check(all(0 <= c < 32 for c in sp.values()), "link.cfg: HBM pseudo-channels 0..31")
+    # A refill reads what its spill wrote: both ports on the one channel of that buffer.
+    for m in re.finditer(r'"(fill_\w+)", ArgKind::Pointer', header):
+        spill = "m_axi_spill_" + m.group(1)[len("fill_"):]
+        check(sp.get("m_axi_" + m.group(1)) == sp.get(spill) is not None,
+              f"link.cfg: m_axi_{m.group(1)} on the channel of {spill}")
+    check(f"slr={cu}:SLR0" in lines, f"link.cfg: slr={cu}:SLR0")
+    check(f"freqHz={mhz * 1000000}:{cu}" in lines, f"link.cfg: freqHz={mhz * 1000000}:{cu}")
+    print(f"link.cfg: " + ", ".join(f"{p}->HBM[{c}]" for p, c in sp.items()))
+    return sp
+
+
+def check_makefile(design, top, platform):
+    rc, out = run(["make", "-n", "-C", os.path.join(design, "vitis"), "xo", "xclbin"])
+    check(rc == 0, f"make -n xo xclbin: exit {rc}: {out}")
+    check(re.search(r"vivado .*-source package_kernel.tcl -tclargs " + top["module"] + r"\.xo",
+                    out) is not None, "Makefile xo: vivado -source package_kernel.tcl")
+    check(re.search(r"v\+\+ -l -t hw --platform " + re.escape(platform) +
+                    r" --config link.cfg .*-o " + top["module"] + r"\.hw\.xclbin", out, re.S)
+          is not None, f"Makefile xclbin: v++ -l --platform {platform} --config link.cfg")
+
+
+def check_host(design, work):
+    include = os.path.join(design, "include")
+    host = os.path.join(design, "host", "host.cpp")
+    cmd = ["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror",
+           "-I", os.path.join(HERE, "xrt_decls")]
+    rc, out = run(cmd + ["-I", include, host])
+    check(rc == 0, f"host.cpp compiles against the XRT declarations and the header:\n{out}")
+    # Plant a drift: rename the first offset constant in a copy of the header.
+    drift = os.path.join(work, "drift_include")
+    shutil.rmtree(drift, ignore_errors=True)
+    shutil.copytree(include, drift)
+    name = os.listdir(drift)[0]
+    text = open(os.path.join(drift, name)).read()
+    m = re.search(r"kArgOffset_(\w+) =", text)
+    check(m is not None, "the header defines kArgOffset_<arg> constants")
+    text = text.replace(f"kArgOffset_{m.group(1)}", f"kArgOffset_{m.group(1)}_renamed")
+    open(os.path.join(drift, name), "w").write(text)
+    rc, out = run(cmd + ["-I", drift, host])
+    check(rc != 0 and f"kArgOffset_{m.group(1)}" in out,
+          "host.cpp must not compile against a header whose offset constant was renamed")
+    print(f"host.cpp: compiles; with kArgOffset_{m.group(1)} renamed in the header it fails")
+
+
+def check_host_emu(design, top, files, part, mhz, work):
+    """host.cpp linked with the XRT emulation over the Verilated top (tb/xrt_emu): the emulated
+    xclbin is what the tools would put in one: the register map package_kernel.tcl declares and
+    the HBM banks link.cfg assigns (arguments in offset order, as kernel.xml lists them)."""
+    pointers = check_package_tcl(design, top, files, part, mhz)
+    banks = check_link_cfg(design, top, mhz)
+    args = sorted((offset, port) for port, (offset, _) in pointers.items())
+    xclbin = os.path.join(work, "emu.xclbin.json")
+    with open(xclbin, "w") as f:
+        json.dump({"kernel": top["module"],
+                   "args": [{"offset": o, "group": banks[p]} for o, p in args]}, f)
+    tb = os.path.join(design, "tb")
+    build = os.path.join(tb, "build")
+    exe = os.path.join(build, "host_emu_" + top["module"])
+    rc, out = run(["cmake", "-S", tb, "-B", build, "-G", "Ninja"])
+    check(rc == 0, f"configure the testbench: {out[-2000:]}")
+    rc, out = run(["cmake", "--build", build, "--target", "host_emu_" + top["module"], "-j2"])
+    check(rc == 0, f"build host_emu_{top['module']}: {out[-3000:]}")
+    if rc != 0:
+        return
+
+    def host(xclbin_path, design_dir):
+        rc, out = run([exe, xclbin_path, design_dir])
+        lines = [l for l in out.splitlines() if l.startswith("{")]
+        return rc, out, json.loads(lines[-1]) if lines else None
+
+    rc, out, result = host(xclbin, design)
+    print(out.strip())
+    check(rc == 0 and result is not None and result["bit_exact"],
+          "host.cpp on the emulated card: bit-exact outputs")
+    # Planted faults the host must report: an xclbin whose register map differs from the
+    # header, and an input that does not match the expected outputs.
+    bad = dict(json.load(open(xclbin)))
+    bad["args"] = [dict(a) for a in bad["args"]]
+    bad["args"][-1]["offset"] += 4
+    bad_path = os.path.join(work, "bad_offsets.xclbin.json")
+    json.dump(bad, open(bad_path, "w"))
+    rc, out, _ = host(bad_path, design)
+    check(rc != 0 and "in the header" in out, f"host.cpp refuses an xclbin whose offsets differ "
+          f"from the header: {out.strip()}")
+    corrupt = os.path.join(work, "corrupt_design")
+    shutil.rmtree(corrupt, ignore_errors=True)
+    shutil.copytree(os.path.join(tb, "data"), os.path.join(corrupt, "tb", "data"))
+    inputs = sorted(f for f in os.listdir(os.path.join(corrupt, "tb", "data"))
+                    if not f.endswith(".expected.bin"))
+    path = os.path.join(corrupt, "tb", "data", inputs[0])
+    data = bytearray(open(path, "rb").read())
+    data[0] ^= 0x5A
+    open(path, "wb").write(bytes(data))
+    rc, out, result = host(xclbin, corrupt)
+    check(rc != 0 and result is not None and not result["bit_exact"],
+          f"host.cpp reports a mismatch when input {inputs[0]} is corrupted: {out.strip()}")
+    print("host.cpp: refuses a shifted register map; reports a corrupted input as a mismatch")
+
+
+def check_synth(design, top, report_path, args):
+    files = [os.path.join(design, "rtl", f) for f in
+             open(os.path.join(design, "rtl", "filelist.f")).read().split()]
+    rc, out = run([sys.executable, args.synth_check, "--yosys", args.yosys, "--top",
+                   top["module"], "--report", report_path] + files)
+    print(out.strip())
+    check(rc == 0, f"Yosys synth_xilinx -family xcup of {top['module']}: no error, no latch")
+    if rc != 0:
+        return
+    totals = json.load(open(report_path))["totals"]
+    report = json.load(open(os.path.join(design, "report.json")))
+    estimate = report.get("resource_estimate")
+    fifo_bits = report.get("fifo_bits", 0)
+    conv_bits = report.get("converter_bits", 0)
+    print(f"resources of {top['module']}: compiler estimate vs Yosys synth_xilinx -family xcup")
+    print(f"  {'':8} {'estimate':>10} {'yosys':>10}")
+    for kind in ("LUT", "FF", "DSP", "BRAM36", "URAM"):
+        est = estimate.get(kind.lower()) if estimate else None
+        print(f"  {kind:8} {('-' if est is None else f'{est:g}'):>10} {totals[kind]:>10g}")
+    print(f"  on-chip memory the compiler plans: FIFOs {fifo_bits} bits, converters "
+          f"{conv_bits} bits")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--streamtensor", required=True)
+    p.add_argument("--graph", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--source-dir", required=True)
+    p.add_argument("--check", choices=["tcl", "host", "host-emu", "synth"], required=True)
+    p.add_argument("--yosys", default="yosys")
+    p.add_argument("--synth-check", help="tools/rtl_synth_check.py")
+    p.add_argument("--report", help="synth: the JSON report to write")
+    p.add_argument("--memory-budget", help="compile with this on-chip budget (forces a split: "
+                   "spill and refill DMAs sharing a buffer)")
+    args = p.parse_args()
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    design = os.path.join(args.work, "design")
+    extra = ["--memory-budget", args.memory_budget] if args.memory_budget else []
+    rc, out = run([args.streamtensor, "compile", args.graph, "-o", design] + extra)
+    print(out.strip())
+    if rc != 0:
+        sys.exit(f"FAIL: compile exited with {rc}")
+    yaml = os.path.join(args.source_dir, "constraints", "u55c.yaml")
+    part, platform = yaml_value(yaml, "part"), yaml_value(yaml, "vitis_platform")
+    mhz = int(yaml_value(yaml, "default_kernel_clock_mhz"))
+    sv = [f for f in os.listdir(os.path.join(design, "rtl")) if f.endswith("_top.sv")]
+    top = parse_top(os.path.join(design, "rtl", sv[0]))
+    files = open(os.path.join(design, "rtl", "filelist.f")).read().split()
+    if args.check == "tcl":
+        check_package_tcl(design, top, files, part, mhz)
+        check_vivado_tcl(design, top, files, part, mhz)
+        check_link_cfg(design, top, mhz)
+        check_makefile(design, top, platform)
+    elif args.check == "host":
+        check_host(design, args.work)
+    elif args.check == "host-emu":
+        check_host_emu(design, top, files, part, mhz, args.work)
+    else:
+        check_synth(design, top, args.report, args)
+    if failures:
+        sys.exit(f"FAIL: {len(failures)} check(s) failed")
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
