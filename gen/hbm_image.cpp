@@ -125,7 +125,8 @@ int64_t HbmImagePlan::totalBytes() const {
 }
 
 HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel &model,
-                          const HbmDevice &device, int64_t maxContext) {
+                          const HbmDevice &device, int64_t maxContext,
+                          const std::map<std::string, int64_t> &stageLanes) {
   if (maxContext < 1 || maxContext > program.maxPositions)
     throw Error("hbm image", "max context",
                 "1 .. " + std::to_string(program.maxPositions) + " positions, got " +
@@ -148,7 +149,9 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
       b.layers = stage.repeat;
       if (auto *l = std::get_if<numerics::QuantizedLinear>(&first.descriptor)) {
         b.kind = "linear_weights";
-        b.linearParams = linearKernelParamsFor(*l);
+        auto lanes = stageLanes.find(stage.name);
+        b.linearParams = lanes == stageLanes.end() ? linearKernelParamsFor(*l)
+                                                   : linearKernelParamsForLanes(*l, lanes->second);
         const model::LinearParams p = b.linearParams;
         b.layerBytes = (p.nOut / p.rows) * model::linearBlockWords(p) * p.wordBits / 8;
         b.format = "st_linear weight stream (docs/weight-stream.md): W" +

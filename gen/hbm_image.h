@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -60,8 +61,12 @@ struct HbmImagePlan {
 /// goes to the channel with the fewest bytes used that has room, one larger than a channel to
 /// the first run of empty consecutive channels. Throws st::Error ("hbm image", naming the buffer
 /// and the sizes) when a buffer finds no room. The plan refers to `model` (contents).
+/// `stageLanes` (stage name -> codes per vector token, the e2e lowering's lane count): the
+/// linears of a stage listed there use linearKernelParamsForLanes(layer, lanes), the others
+/// linearKernelParamsFor(layer).
 HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const frontend::QuantizedModel &model,
-                          const HbmDevice &device, int64_t maxContext);
+                          const HbmDevice &device, int64_t maxContext,
+                          const std::map<std::string, int64_t> &stageLanes = {});
 
 /// Writes into `directory` (created): hbm_pc<NN>.bin per used channel (its used bytes; zero
 /// regions are left as sparse holes), rope_<op>.mem per RoPE op (writeRopePhaseFile), and

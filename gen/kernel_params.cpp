@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "numerics/weight_stream.h"
 #include "support/error.h"
 
 namespace st::gen {
@@ -51,6 +52,50 @@ model::LinearParams linearKernelParamsFor(const numerics::QuantizedLinear &layer
                 "a Rows/KLanes choice that st_linear accepts with " +
                     std::to_string(kLinearStreamWordBits) + "-bit words");
   return best;
+}
+
+model::LinearParams linearKernelParamsForLanes(int64_t k, int64_t nOut, int64_t weightBits,
+                                               int64_t activationBits, int64_t groupSize,
+                                               int64_t outputBits, int64_t lanes) {
+  model::LinearParams p;
+  p.k = k;
+  p.nOut = nOut;
+  p.rows = lanes;
+  p.lanes = lanes;
+  p.weightBits = weightBits;
+  p.activationBits = activationBits;
+  p.groupSize = groupSize;
+  p.outputBits = outputBits;
+  if (lanes >= 1 && nOut % lanes == 0)
+    for (int64_t kLanes = k; kLanes >= 2; --kLanes) {
+      if (kLanes % 2 != 0 || k % kLanes != 0 || kLanes % lanes != 0 ||
+          (groupSize != 0 && groupSize % kLanes != 0))
+        continue;
+      p.kLanes = kLanes;
+      const int64_t payload = numerics::linearStreamPayloadBits(p);
+      if (payload > kLinearStreamWordBits)
+        continue;
+      p.wordBits = 8;
+      while (p.wordBits < payload)
+        p.wordBits *= 2;
+      if (model::linearBlockWords(p) < 5)
+        continue;
+      return p;
+    }
+  throw Error("linear kernel parameters",
+              "layer " + std::to_string(nOut) + "x" + std::to_string(k) + " at " +
+                  std::to_string(lanes) + " lanes",
+              "a KLanes (multiple of the lanes, even, dividing K" +
+                  std::string(groupSize ? " and the group size" : "") + ") whose word fits " +
+                  std::to_string(kLinearStreamWordBits) + " bits");
+}
+
+model::LinearParams linearKernelParamsForLanes(const numerics::QuantizedLinear &layer,
+                                               int64_t lanes) {
+  return linearKernelParamsForLanes(
+      static_cast<int64_t>(layer.cols), static_cast<int64_t>(layer.rows), layer.weightBits,
+      layer.activationBits, layer.perChannel() ? 0 : static_cast<int64_t>(layer.groupSize),
+      layer.outputBits, lanes);
 }
 
 } // namespace st::gen

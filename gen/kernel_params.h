@@ -23,4 +23,16 @@ constexpr int64_t kLinearStreamWordBits = 512;
 /// combination exists.
 model::LinearParams linearKernelParamsFor(const numerics::QuantizedLinear &layer);
 
+/// st_linear parameters for a stage of `lanes` codes per vector token (the e2e lowering's rule,
+/// docs/accelerator.md: one function of (layer, stage lanes) for the lowering and the image):
+/// Rows = Lanes = lanes; KLanes = the largest even divisor of K that is a multiple of lanes (and
+/// divides the group size) whose payload fits 512 bits with header + K/KLanes >= 5 words;
+/// WordBits = the power of two >= the payload (at least 8), so the DMA streams whole words per
+/// beat. Throws st::Error naming the layer when no KLanes fits.
+model::LinearParams linearKernelParamsForLanes(int64_t k, int64_t nOut, int64_t weightBits,
+                                               int64_t activationBits, int64_t groupSize,
+                                               int64_t outputBits, int64_t lanes);
+model::LinearParams linearKernelParamsForLanes(const numerics::QuantizedLinear &layer,
+                                               int64_t lanes);
+
 } // namespace st::gen

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -36,6 +37,7 @@ struct HbmImageOptions {
   int64_t maxContext = 2048;
   int64_t calibrationSequences = 4;
   int64_t calibrationLength = 16;
+  int64_t lanes = 0; ///< 0: linearKernelParamsFor; else every stage at this lane count
   bool randomWeights = false;
 };
 
@@ -79,7 +81,12 @@ int runHbmImage(const HbmImageOptions &o) {
         frontend::quantizeModel(model.program, model.weights, precision, calibration);
     const Mark t3 = now();
     const int64_t maxContext = std::min(o.maxContext, model.program.maxPositions);
-    const gen::HbmImagePlan plan = gen::planHbmImage(model.program, quantized, device, maxContext);
+    std::map<std::string, int64_t> stageLanes;
+    if (o.lanes > 0)
+      for (const ir::DecodeStage &stage : model.program.stages)
+        stageLanes[stage.name] = o.lanes;
+    const gen::HbmImagePlan plan =
+        gen::planHbmImage(model.program, quantized, device, maxContext, stageLanes);
     gen::writeHbmImage(plan, model.program, quantized, o.out);
     const Mark t4 = now();
     int64_t channels = 0;
@@ -113,13 +120,15 @@ void addHbmImageCommands(std::vector<CliCommand> &registry) {
   c.help =
       R"(Usage: streamtensor hbm-image <model-dir> --out DIR [--precision w4a8|w8a8|w8a16]
                               [--max-context N] [--random-weights] [--device YAML]
-                              [--calibration-sequences N --calibration-length L]
+                              [--calibration-sequences N --calibration-length L] [--lanes N]
 
 Reads the model (as `streamtensor eval`), calibrates on <model-dir>/calibration.json or, without
 one or with --random-weights, on N seeded random sequences of L tokens (default 4 x 16), quantizes
 (docs/numerics.md) and writes into DIR one hbm_pc<NN>.bin per used pseudo-channel, the RoPE
 tables and manifest.json (docs/hbm-image.md), with a KV cache of --max-context positions
-(default 2048, at most the model's). Prints the buffers, bytes and the seconds of each phase.
+(default 2048, at most the model's). --lanes N lays the linear weight streams out for stages of
+N codes per vector token (gen::linearKernelParamsForLanes, the e2e lowering's rule); without it
+each linear gets the (Rows, KLanes) with the most weight bits per 512-bit word. Prints the buffers, bytes and the seconds of each phase.
 A model that does not fit the device's HBM gives one error line and exit code 2.
 
 Example:
@@ -132,6 +141,10 @@ Example:
     app.add_option("--precision", o->precision, "w4a8 (default), w8a8 or w8a16");
     app.add_option("--max-context", o->maxContext, "KV-cache positions")
         ->check(CLI::Range(int64_t(1), int64_t(1) << 24));
+    app.add_option("--lanes", o->lanes,
+                   "Codes per vector token of every stage (the lowering's Rows = Lanes); "
+                   "default: the most weight bits per 512-bit word")
+        ->check(CLI::Range(1, 64));
     app.add_option("--device", o->device, "Device constraints YAML")->default_val(o->device);
     app.add_option("--calibration-sequences", o->calibrationSequences,
                    "Random calibration sequences (no calibration.json)")

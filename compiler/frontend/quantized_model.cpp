@@ -50,6 +50,36 @@ numerics::WeightFormat weightFormatFor(numerics::Precision precision, size_t k) 
   return f;
 }
 
+unsigned outputCodeBits(const ir::TensorGraph &graph, ir::OpId opId,
+                        numerics::Precision precision) {
+  const Op &op = graph.op(opId);
+  const unsigned gemvInputBits = num::activationBitsOf(precision);
+  auto feeds = [&](auto isKind) {
+    for (OpId c = 0; c < graph.numOps(); ++c)
+      for (const auto &in : graph.op(c).inputs)
+        if (in.tensor == op.output.tensor && isKind(graph.op(c).llm))
+          return true;
+    return false;
+  };
+  const auto &a = op.llm;
+  if (std::holds_alternative<NormAttrs>(a))
+    return feeds([](const LlmAttributes &c) { return std::holds_alternative<LinearAttrs>(c); })
+               ? gemvInputBits
+               : 16;
+  if (std::holds_alternative<LinearAttrs>(a))
+    return feeds([](const LlmAttributes &c) { return std::holds_alternative<AttentionAttrs>(c); })
+               ? 8
+               : 16;
+  if (std::holds_alternative<RopeAttrs>(a))
+    return 8;
+  if (std::holds_alternative<AttentionAttrs>(a) || std::holds_alternative<ActivationAttrs>(a) ||
+      std::holds_alternative<GatedAttrs>(a))
+    return gemvInputBits;
+  if (std::holds_alternative<ArgmaxAttrs>(a))
+    return 32;
+  return 16; // embedding, add: the residual stream
+}
+
 const QuantizedOp &QuantizedModel::op(const std::string &stage, int64_t run,
                                       const std::string &name) const {
   auto it = ops.find(key(stage, run, name));
@@ -105,16 +135,6 @@ QuantizedModel quantizeModel(const DecodeProgram &program, const WeightStore &we
   for (const DecodeStage &stage : program.stages) {
     const TensorGraph &g = stage.graph;
     const std::vector<OpId> order = g.topologicalOrder();
-    std::vector<std::vector<OpId>> consumers(static_cast<size_t>(g.numTensors()));
-    for (OpId o = 0; o < g.numOps(); ++o)
-      for (const auto &in : g.op(o).inputs)
-        consumers[static_cast<size_t>(in.tensor)].push_back(o);
-    auto feeds = [&](TensorId t, auto isKind) {
-      for (OpId c : consumers[static_cast<size_t>(t)])
-        if (isKind(g.op(c).llm))
-          return true;
-      return false;
-    };
     for (int64_t run = 0; run < stage.repeat; ++run) {
       const LayerBinding &binding = stage.bindings[static_cast<size_t>(run)];
       std::map<TensorId, CodeFormat> formats;
@@ -138,22 +158,7 @@ QuantizedModel quantizeModel(const DecodeProgram &program, const WeightStore &we
                         std::to_string(bits) + "-bit codes, got " +
                             std::to_string(inFormat(i).bits));
         };
-        // The output format (docs/numerics.md §1), from the op kind and its consumers.
-        const bool feedsLinear = feeds(
-            out, [](const LlmAttributes &a) { return std::holds_alternative<LinearAttrs>(a); });
-        const bool feedsAttention = feeds(
-            out, [](const LlmAttributes &a) { return std::holds_alternative<AttentionAttrs>(a); });
-        unsigned bits = 16;
-        if (std::holds_alternative<NormAttrs>(attrs))
-          bits = feedsLinear ? gemvInputBits : 16;
-        else if (std::holds_alternative<LinearAttrs>(attrs))
-          bits = feedsAttention ? 8 : 16;
-        else if (std::holds_alternative<RopeAttrs>(attrs))
-          bits = 8;
-        else if (std::holds_alternative<AttentionAttrs>(attrs) ||
-                 std::holds_alternative<ActivationAttrs>(attrs) ||
-                 std::holds_alternative<GatedAttrs>(attrs))
-          bits = gemvInputBits;
+        const unsigned bits = outputCodeBits(g, o, precision);
         QuantizedOp q;
         q.stage = stage.name;
         q.run = run;

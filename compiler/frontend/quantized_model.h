@@ -36,6 +36,12 @@ std::string precisionName(numerics::Precision precision);
 /// multiple of 32); W8A8 and W8A16 quantize per output channel.
 numerics::WeightFormat weightFormatFor(numerics::Precision precision, size_t k);
 
+/// The signed code width of the output of op `opId` of a stage graph at `precision` (the table
+/// at the top of this file; 32 for argmax's index): the one per-edge width rule, for the
+/// quantizer and the e2e lowering's stream widths alike. Depends on the op kind and its
+/// consumers only, so it is the same for every run (layer) of the stage.
+unsigned outputCodeBits(const ir::TensorGraph &graph, ir::OpId opId, numerics::Precision precision);
+
 /// Descriptors of the ops that have no numerics:: descriptor type of their own.
 struct QuantizedEmbeddingOp {
   numerics::QuantizedEmbedding table; ///< int8 codes, per-tensor scale tableScale

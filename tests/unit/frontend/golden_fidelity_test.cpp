@@ -133,6 +133,30 @@ TEST(GoldenExecutorTest, TapsDescriptorsAndArgmaxAgree) {
   }
 }
 
+// outputCodeBits is the width rule: every op of the QuantizedModel has it, per precision.
+TEST(QuantizedModelTest, OutputCodeBitsIsTheQuantizersWidthRule) {
+  const std::string dir = std::string(ST_FIXTURE_DIR) + "/gpt2_tiny";
+  LoadedModel model = loadModel(dir);
+  const Calibration calibration =
+      calibrate(model.program, model.weights,
+                readCalibrationSequences(dir + "/calibration.json", model.program.vocabSize));
+  for (numerics::Precision p : {numerics::Precision::W4A8, numerics::Precision::W8A16}) {
+    const QuantizedModel q = quantizeModel(model.program, model.weights, p, calibration);
+    for (const ir::DecodeStage &stage : model.program.stages)
+      for (ir::OpId o = 0; o < stage.graph.numOps(); ++o)
+        for (int64_t run = 0; run < stage.repeat; ++run)
+          EXPECT_EQ(q.op(stage.name, run, stage.graph.op(o).name).outputBits,
+                    outputCodeBits(stage.graph, o, p))
+              << stage.graph.op(o).name;
+    const unsigned a = p == numerics::Precision::W8A16 ? 16 : 8;
+    EXPECT_EQ(q.op("block", 0, "attn_norm").outputBits, a);  // GEMV input
+    EXPECT_EQ(q.op("block", 0, "q_proj").outputBits, 8u);    // into attention (no RoPE)
+    EXPECT_EQ(q.op("block", 0, "up_proj").outputBits, 16u);  // into GELU
+    EXPECT_EQ(q.op("block", 0, "activation").outputBits, a); // GEMV input
+    EXPECT_EQ(q.op("prologue", 0, "token_embedding").outputBits, 16u);
+  }
+}
+
 TEST(CalibrationTest, BadCalibrationFileNamesTheField) {
   const std::string file = ::testing::TempDir() + "/calibration.json";
   std::ofstream(file) << R"({"sequences": [[1, 2, 300]]})";

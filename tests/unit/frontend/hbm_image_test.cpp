@@ -6,6 +6,7 @@
 // st_linear's rules.
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -60,8 +61,8 @@ std::vector<uint8_t> readImage(const std::string &dir, int64_t channelBytes, int
 
 /// Writes the image and checks every buffer's bytes, non-overlap and channel bounds.
 void checkImage(const Quantized &m, const HbmDevice &device, int64_t maxContext,
-                const std::string &tag) {
-  const HbmImagePlan plan = planHbmImage(m.model.program, m.q, device, maxContext);
+                const std::string &tag, const std::map<std::string, int64_t> &stageLanes = {}) {
+  const HbmImagePlan plan = planHbmImage(m.model.program, m.q, device, maxContext, stageLanes);
   const std::string dir = ::testing::TempDir() + "/hbm_image_" + tag;
   std::filesystem::remove_all(dir);
   writeHbmImage(plan, m.model.program, m.q, dir);
@@ -97,8 +98,13 @@ void checkImage(const Quantized &m, const HbmDevice &device, int64_t maxContext,
       std::vector<uint8_t> expected;
       if (kind == "linear_weights") {
         const auto &layer = m.q.get<numerics::QuantizedLinear>(stage, l, op);
-        expected = numerics::linearWeightStreamBytes(layer, linearKernelParamsFor(layer));
-        EXPECT_EQ(b["linear_params"]["Rows"].get<int64_t>(), linearKernelParamsFor(layer).rows);
+        const model::LinearParams params =
+            stageLanes.count(stage) ? linearKernelParamsForLanes(layer, stageLanes.at(stage))
+                                    : linearKernelParamsFor(layer);
+        expected = numerics::linearWeightStreamBytes(layer, params);
+        EXPECT_EQ(b["linear_params"]["Rows"].get<int64_t>(), params.rows);
+        EXPECT_EQ(b["linear_params"]["KLanes"].get<int64_t>(), params.kLanes);
+        EXPECT_EQ(b["linear_params"]["WordBits"].get<int64_t>(), params.wordBits);
         ++linears;
       } else if (kind == "embedding_table") {
         expected =
@@ -151,6 +157,36 @@ TEST(HbmImageTest, RoundTripOnTheU55c) {
   EXPECT_EQ(u55c.pseudoChannelBytes, int64_t(512) << 20);
   checkImage(quantizedFixture("gemma3_tiny", numerics::Precision::W4A8), u55c, 64, "gemma_w4a8");
   checkImage(quantizedFixture("gpt2_tiny", numerics::Precision::W8A16), u55c, 32, "gpt2_w8a16");
+}
+
+// With the e2e lowering's lane count per stage (Rows = Lanes = lanes, power-of-two words).
+TEST(HbmImageTest, RoundTripWithStageLanes) {
+  const HbmDevice u55c = loadHbmDevice(ST_CONSTRAINTS_FILE);
+  checkImage(quantizedFixture("gemma3_tiny", numerics::Precision::W4A8), u55c, 64, "gemma_lanes",
+             {{"block", 8}, {"epilogue", 8}});
+  checkImage(quantizedFixture("qwen2_tiny_mqa", numerics::Precision::W8A16), u55c, 64, "qwen_lanes",
+             {{"block", 4}, {"epilogue", 4}});
+}
+
+TEST(HbmImageTest, LanesRuleByHand) {
+  // W4 g128, 8 lanes: 8 rows x (4 KLanes + 16) <= 512 -> KLanes 8, payload 384 -> 512-bit words.
+  model::LinearParams p = linearKernelParamsForLanes(2048, 2048, 4, 8, 128, 16, 8);
+  EXPECT_EQ(p.rows, 8);
+  EXPECT_EQ(p.lanes, 8);
+  EXPECT_EQ(p.kLanes, 8);
+  EXPECT_EQ(p.wordBits, 512);
+  // W8 per channel, 4 lanes: 4 x 8 x KLanes <= 512 -> KLanes 16, payload 512.
+  p = linearKernelParamsForLanes(2048, 896, 8, 16, 0, 16, 4);
+  EXPECT_EQ(p.kLanes, 16);
+  EXPECT_EQ(p.wordBits, 512);
+  // K = 48 per channel at W4, 4 lanes: KLanes 48 (768 bits) does not fit; KLanes 24 (384 bits,
+  // one 512-bit header word + 2 weight words = 3 < 5) is too short; KLanes 16: 256 bits ->
+  // 256-bit words, 2 header words + 3 weight words.
+  p = linearKernelParamsForLanes(48, 48, 4, 8, 0, 16, 4);
+  EXPECT_EQ(p.kLanes, 16);
+  EXPECT_EQ(p.wordBits, 256);
+  EXPECT_NO_THROW(model::checkLinearParams(p));
+  EXPECT_THROW(linearKernelParamsForLanes(48, 44, 4, 8, 0, 16, 8), Error); // 8 does not divide 44
 }
 
 TEST(HbmImageTest, BuffersSpanChannelsOnASmallDevice) {
