@@ -6,8 +6,10 @@
 #include <numeric>
 #include <set>
 
+#include "frontend/quantized_model.h"
+#include "gen/kernel_params.h"
+#include "model/linear_model.h"
 #include "model/llm_kernel_catalog.h"
-#include "numerics/weight_stream.h"
 #include "support/error.h"
 
 namespace st::llm {
@@ -21,7 +23,7 @@ using ir::Op;
 using ir::TensorId;
 using ir::TensorRole;
 
-/// Bits of one bus word of the kernels' AXI masters (weight words are at most this wide).
+/// Bits of one bus word of the kernels' AXI masters.
 constexpr int64_t kBusBits = 512;
 /// Width of the position sideband of st_rope.
 constexpr int64_t kPositionBits = 32;
@@ -75,84 +77,48 @@ int64_t largestPowerOfTwoDividing(int64_t n, int64_t limit) {
   return p;
 }
 
-/// What a consumer port needs of a streamed tensor: its code width (docs/numerics.md §1).
-unsigned bitsNeededBy(const Op &consumer, unsigned activationBits) {
-  return std::visit(
-      [&](const auto &a) -> unsigned {
-        using A = std::decay_t<decltype(a)>;
-        if constexpr (std::is_same_v<A, ir::LinearAttrs>)
-          return activationBits; // GEMV inputs
-        else if constexpr (std::is_same_v<A, ir::AttentionAttrs>)
-          return 8; // q, k, v after RoPE and the KV cache: s8
-        else if constexpr (std::is_same_v<A, ir::EmbeddingAttrs>)
-          return 32; // the token or position index
-        else
-          return 16; // norm, rope, activations, adds and argmax read s16 codes
-      },
-      consumer.llm);
+/// What a consumer port requires of a streamed tensor's code width, if anything: a GEMV reads
+/// A-bit codes, the attention kernel s8, the embedding gather a 32-bit index.
+std::optional<unsigned> bitsRequiredBy(const Op &consumer, unsigned activationBits) {
+  if (std::holds_alternative<ir::LinearAttrs>(consumer.llm))
+    return activationBits;
+  if (std::holds_alternative<ir::AttentionAttrs>(consumer.llm))
+    return 8u;
+  if (std::holds_alternative<ir::EmbeddingAttrs>(consumer.llm))
+    return 32u;
+  return std::nullopt;
 }
 
-/// The code width of every streamed tensor, from what its consumers need.
-std::map<std::string, unsigned> codeBitsOf(const ir::DecodeStage &stage, unsigned activationBits) {
+/// The code width of every streamed tensor: an op's output by the one per-edge rule
+/// (frontend::outputCodeBits), an exchanged stage input as its producer stage writes it (the
+/// s16 residual stream; 32-bit token and position). Checks that every consumer gets the width
+/// its kernel reads.
+std::map<std::string, unsigned> codeBitsOf(const ir::DecodeStage &stage,
+                                           numerics::Precision precision) {
   const ir::TensorGraph &g = stage.graph;
   std::map<std::string, unsigned> bits;
   for (TensorId t = 0; t < g.numTensors(); ++t) {
     const ir::TensorInfo &info = g.tensor(t);
     if (info.role == TensorRole::Constant || info.role == TensorRole::State)
       continue;
-    std::optional<unsigned> need;
-    std::string firstConsumer;
+    auto p = g.producer(t);
+    const unsigned b = p ? frontend::outputCodeBits(g, *p, precision)
+                         : (info.shape == std::vector<int64_t>{1} ? 32u : 16u);
     for (ir::OpId c : g.consumers(t)) {
       const Op &op = g.op(c);
-      for (unsigned i = 0; i < op.inputs.size(); ++i) {
-        if (op.inputs[i].tensor != t)
-          continue;
-        // A runtime scalar read as a sideband (RoPE and attention positions) sets no width.
-        if (info.shape == std::vector<int64_t>{1} &&
-            !std::holds_alternative<ir::EmbeddingAttrs>(op.llm))
-          continue;
-        const unsigned b = bitsNeededBy(op, activationBits);
-        if (need && *need != b)
-          throw Error("lowering", where(stage, "tensor '" + info.name + "'"),
-                      "one code width for all consumers, got " + std::to_string(*need) +
-                          " bits for '" + firstConsumer + "' and " + std::to_string(b) + " for '" +
-                          op.name + "'");
-        need = b;
-        firstConsumer = op.name;
-      }
+      // A runtime scalar read as a sideband (RoPE and attention positions) is not a stream.
+      if (info.shape == std::vector<int64_t>{1} &&
+          !std::holds_alternative<ir::EmbeddingAttrs>(op.llm))
+        continue;
+      const auto need = bitsRequiredBy(op, numerics::activationBitsOf(precision));
+      if (need && *need != b)
+        throw Error("lowering", where(stage, "tensor '" + info.name + "'"),
+                    std::to_string(*need) + "-bit codes for '" + op.name + "', got " +
+                        std::to_string(b));
     }
-    if (!need) {
-      auto p = g.producer(t);
-      const bool isIndex = p && std::holds_alternative<ir::ArgmaxAttrs>(g.op(*p).llm);
-      need = isIndex || info.shape == std::vector<int64_t>{1} ? 32u : 16u;
-    }
-    bits[info.name] = *need;
+    bits[info.name] = b;
   }
   return bits;
-}
-
-/// The stage's lane count: the largest power of two up to maxLanes that divides every vector,
-/// every RoPE half head and attention head, and the 64 codes of a bus word (embedding rows).
-int64_t stageLanes(const ir::DecodeStage &stage, int64_t maxLanes) {
-  const ir::TensorGraph &g = stage.graph;
-  int64_t common = 64;
-  for (TensorId t = 0; t < g.numTensors(); ++t) {
-    const ir::TensorInfo &info = g.tensor(t);
-    if (info.role == TensorRole::Constant || info.role == TensorRole::State ||
-        info.shape.size() != 1 || info.shape[0] == 1)
-      continue;
-    common = std::gcd(common, info.shape[0]);
-  }
-  for (ir::OpId id = 0; id < g.numOps(); ++id) {
-    const Op &op = g.op(id);
-    if (auto *r = std::get_if<ir::RopeAttrs>(&op.llm))
-      common = std::gcd(common, r->headDim / 2);
-    if (auto *a = std::get_if<ir::AttentionAttrs>(&op.llm))
-      common = std::gcd(common, a->headDim);
-    if (auto *n = std::get_if<ir::NormAttrs>(&op.llm); n && n->groups > 1)
-      common = std::gcd(common, g.tensor(op.output.tensor).shape[0] / n->groups);
-  }
-  return largestPowerOfTwoDividing(common, maxLanes);
 }
 
 /// Number of distinct RoPE variants (bases or frequency sets) an op takes over the stage's runs.
@@ -173,7 +139,7 @@ public:
   StageLowerer(const ir::DecodeStage &stage, const StageLoweringOptions &o)
       : stage_(stage), g_(stage.graph), o_(o) {
     out_.lanes = stageLanes(stage, o.maxLanes);
-    out_.codeBits = codeBitsOf(stage, numerics::activationBitsOf(o.precision));
+    out_.codeBits = codeBitsOf(stage, o.precision);
     out_.dataflow.source = &g_;
   }
 
@@ -320,17 +286,19 @@ private:
 
   void lower(const Op &op, const ir::LinearAttrs &) {
     const TensorId x = op.inputs[0].tensor, w = op.inputs[1].tensor;
+    const int64_t k = tensor(w).shape.at(1), nOut = tensor(w).shape.at(0);
+    const numerics::WeightFormat format =
+        frontend::weightFormatFor(o_.precision, static_cast<size_t>(k));
     model::LinearParams p;
-    p.k = tensor(w).shape.at(1);
-    p.nOut = tensor(w).shape.at(0);
-    p.rows = out_.lanes;
-    p.lanes = out_.lanes;
-    p.weightBits = numerics::weightBitsOf(o_.precision);
-    p.activationBits = bits(x);
-    p.groupSize = linearGroupSize(o_.precision, p.k);
-    p.outputBits = bits(op.output.tensor);
-    chooseWeightWord(op, p);
-    const ir::NodeId k = addKernel(
+    try {
+      p = gen::linearKernelParamsForLanes(
+          k, nOut, format.bits, bits(x),
+          format.groupSize == static_cast<size_t>(k) ? 0 : static_cast<int64_t>(format.groupSize),
+          bits(op.output.tensor), out_.lanes);
+    } catch (const Error &e) {
+      throw Error("lowering", where(stage_, "linear '" + op.name + "'"), e.expected());
+    }
+    const ir::NodeId n = addKernel(
         op, "st_linear",
         {param("K", p.k), param("NOut", p.nOut), param("Rows", p.rows), param("KLanes", p.kLanes),
          param("Lanes", p.lanes), param("WBits", p.weightBits), param("ABits", p.activationBits),
@@ -338,33 +306,10 @@ private:
          param("WordBits", p.wordBits)},
         {{"x", vectorOf(x)},
          {"w", recordType((p.nOut / p.rows) * model::linearBlockWords(p), p.wordBits / 8)}});
-    feed(x, {k, 0});
+    feed(x, {n, 0});
     const ir::NodeId dma =
-        addReadDma("rd_" + op.name + "_w", w, df().node(k).inputs[1].type, kAttrWeightStream);
-    df().connect({dma, 0}, {k, 1}, op.name + "_w");
-  }
-
-  /// The widest weight word that fits a bus word: KLanes codes of Rows rows per word, a power
-  /// of two word width so that the read DMA streams the image's words one per beat.
-  void chooseWeightWord(const Op &op, model::LinearParams &p) {
-    for (int64_t kLanes = p.k; kLanes >= 2; --kLanes) {
-      p.kLanes = kLanes;
-      if (kLanes % 2 != 0 || p.k % kLanes != 0 || kLanes % p.lanes != 0 ||
-          (p.groupSize != 0 && p.groupSize % kLanes != 0))
-        continue;
-      const int64_t payload = numerics::linearStreamPayloadBits(p);
-      if (payload > kBusBits)
-        continue;
-      p.wordBits = 8;
-      while (p.wordBits < payload)
-        p.wordBits *= 2;
-      if (model::linearBlockWords(p) < 5)
-        continue;
-      return;
-    }
-    throw Error("lowering", where(stage_, "linear '" + op.name + "'"),
-                "a weight word of at most " + std::to_string(kBusBits) + " bits for K = " +
-                    std::to_string(p.k) + " at " + std::to_string(p.rows) + " rows per block");
+        addReadDma("rd_" + op.name + "_w", w, df().node(n).inputs[1].type, kAttrWeightStream);
+    df().connect({dma, 0}, {n, 1}, op.name + "_w");
   }
 
   void lower(const Op &op, const ir::RopeAttrs &a) {
@@ -485,13 +430,26 @@ private:
 
 } // namespace
 
-int64_t linearGroupSize(numerics::Precision precision, int64_t k) {
-  if (numerics::weightBitsOf(precision) == 8)
-    return 0;
-  for (int64_t g : {128, 64, 32})
-    if (k % g == 0)
-      return g;
-  return 0;
+int64_t stageLanes(const ir::DecodeStage &stage, int64_t maxLanes) {
+  const ir::TensorGraph &g = stage.graph;
+  int64_t common = 64;
+  for (TensorId t = 0; t < g.numTensors(); ++t) {
+    const ir::TensorInfo &info = g.tensor(t);
+    if (info.role == TensorRole::Constant || info.role == TensorRole::State ||
+        info.shape.size() != 1 || info.shape[0] == 1)
+      continue;
+    common = std::gcd(common, info.shape[0]);
+  }
+  for (ir::OpId id = 0; id < g.numOps(); ++id) {
+    const Op &op = g.op(id);
+    if (auto *r = std::get_if<ir::RopeAttrs>(&op.llm))
+      common = std::gcd(common, r->headDim / 2);
+    if (auto *a = std::get_if<ir::AttentionAttrs>(&op.llm))
+      common = std::gcd(common, a->headDim);
+    if (auto *n = std::get_if<ir::NormAttrs>(&op.llm); n && n->groups > 1)
+      common = std::gcd(common, g.tensor(op.output.tensor).shape[0] / n->groups);
+  }
+  return largestPowerOfTwoDividing(common, maxLanes);
 }
 
 LoweredStage lowerStage(const ir::DecodeStage &stage, const StageLoweringOptions &options) {

@@ -4,9 +4,10 @@
 // linear (docs/weight-stream.md words), a parameter read DMA per norm, K/V cache read DMAs and
 // append write DMAs for attention, and DMAs standing for the stage's exchanged vectors (in the
 // accelerator the layer loop and the token source drive those ports). Runtime scalars (position,
-// per-layer scales) are sidebands, not streams. The stream code widths follow
-// docs/numerics.md §1 from the precision. The result is ready for insert-forks and size-fifos,
-// which give the stage's FIFO depths and predicted cycles.
+// per-layer scales) are sidebands, not streams. The result is ready for insert-forks and
+// size-fifos, which give the stage's FIFO depths and predicted cycles. The widths come from the
+// quantizer's per-edge rule (frontend::outputCodeBits) and each linear's parameters from
+// gen::linearKernelParamsForLanes, the functions the QuantizedModel and the HBM image use.
 #pragma once
 
 #include <cstdint>
@@ -47,10 +48,11 @@ struct LoweredStage {
   std::map<std::string, unsigned> codeBits;
 };
 
-/// The group size of a linear's weights along K for a precision (docs/numerics.md §1, §3):
-/// int4 uses groups of 128 (or 64, 32 when K is not a multiple), int8 one scale per output
-/// channel (0).
-int64_t linearGroupSize(numerics::Precision precision, int64_t k);
+/// The stage's lane count: the largest power of two up to `maxLanes` that divides every vector
+/// of the stage, every RoPE half head, attention head and per-head norm, and 64 (a bus word of
+/// embedding codes). The HBM image takes it per stage (planHbmImage's stageLanes) so that its
+/// weight streams are the words the lowered kernels read.
+int64_t stageLanes(const ir::DecodeStage &stage, int64_t maxLanes);
 
 /// Lowers `stage` (its graph must outlive the result: the dataflow graph points at it). Throws
 /// st::Error naming the op or tensor when the stage cannot be mapped onto the templates (a vector

@@ -8,10 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <tuple>
 
 #include "frontend/calibration.h"
 #include "frontend/decode_builder.h"
 #include "frontend/quantized_model.h"
+#include "gen/hbm_image.h"
 #include "gen/hbm_layout.h"
 #include "model/llm_kernel_catalog.h"
 #include "numerics/weight_stream.h"
@@ -181,6 +183,57 @@ TEST(StageLowering, StreamWidthsEqualTheQuantizedModelsFormats) {
         }
       }
     }
+  }
+}
+
+// The HBM image planned with the lowering's lane counts holds, for every linear, exactly the
+// weight stream its lowered kernel reads: the same st_linear parameters and as many bytes per
+// layer as the weight DMA streams.
+TEST(StageLowering, HbmImageHoldsTheStreamsTheLoweredKernelsRead) {
+  for (const char *fixture : {"llama_tiny_gqa", "gpt2_tiny"}) {
+    SCOPED_TRACE(fixture);
+    const std::string dir = std::string(ST_FIXTURE_DIR) + "/" + fixture;
+    frontend::LoadedModel m = frontend::loadModel(dir);
+    const frontend::QuantizedModel q = frontend::quantizeModel(
+        m.program, m.weights, numerics::Precision::W4A8,
+        frontend::calibrate(
+            m.program, m.weights,
+            frontend::readCalibrationSequences(dir + "/calibration.json", m.program.vocabSize)));
+    StageLoweringOptions o;
+    o.maxContext = m.program.maxPositions;
+    std::map<std::string, int64_t> lanes;
+    for (const ir::DecodeStage &stage : m.program.stages)
+      lanes[stage.name] = stageLanes(stage, o.maxLanes);
+    const gen::HbmImagePlan plan =
+        gen::planHbmImage(m.program, q, gen::HbmDevice{}, o.maxContext, lanes);
+    int64_t linears = 0;
+    for (const ir::DecodeStage &stage : m.program.stages) {
+      const LoweredStage lowered = lowerStage(stage, o);
+      EXPECT_EQ(lowered.lanes, lanes.at(stage.name));
+      const ir::DataflowGraph &df = lowered.dataflow;
+      for (ir::NodeId id : df.nodes()) {
+        const ir::DataflowNode &node = df.node(id);
+        if (node.module != "st_linear")
+          continue;
+        SCOPED_TRACE(node.name);
+        ++linears;
+        const gen::HbmBuffer *buffer = nullptr;
+        for (const gen::HbmBuffer &b : plan.buffers)
+          if (b.kind == "linear_weights" && b.stage == stage.name && b.op == node.name)
+            buffer = &b;
+        ASSERT_NE(buffer, nullptr);
+        const model::LinearParams p = model::linearParamsOf(node);
+        const model::LinearParams &img = buffer->linearParams;
+        EXPECT_EQ(std::tie(img.k, img.nOut, img.rows, img.kLanes, img.lanes, img.weightBits,
+                           img.activationBits, img.groupSize, img.outputBits, img.wordBits),
+                  std::tie(p.k, p.nOut, p.rows, p.kLanes, p.lanes, p.weightBits, p.activationBits,
+                           p.groupSize, p.outputBits, p.wordBits));
+        const ir::ITensorType &w = df.srcPort(df.stream(*df.streamInto({id, 1}))).type;
+        EXPECT_EQ(buffer->layerBytes, w.numTokens() * w.elementsPerToken());
+        EXPECT_EQ(buffer->layers, stage.repeat);
+      }
+    }
+    EXPECT_GT(linears, 0);
   }
 }
 
