@@ -22,10 +22,13 @@ int64_t symmetricMaxCode(unsigned bits) {
 int32_t quantizeValue(double value, double scale, unsigned bits) {
   if (scale <= 0)
     throw std::invalid_argument("quantizeValue: scale must be positive");
+  // Called once per weight of a full-size model (~10^9 times): no libm call but llround, the
+  // saturation inline.
   const double ratio = value / scale;
-  const double limit = std::ldexp(1.0, static_cast<int>(bits)); // beyond any code
-  const double clamped = std::max(-limit, std::min(limit, ratio));
-  return static_cast<int32_t>(saturateSigned(roundHalfAwayFromZero(clamped), bits));
+  const double limit = static_cast<double>(int64_t(1) << bits); // beyond any code
+  const int64_t rounded = std::llround(std::max(-limit, std::min(limit, ratio)));
+  const int64_t hi = (int64_t(1) << (bits - 1)) - 1;
+  return static_cast<int32_t>(std::max(-hi - 1, std::min(hi, rounded)));
 }
 
 std::vector<int32_t> quantizeVector(const std::vector<float> &values, double scale, unsigned bits) {
