@@ -186,7 +186,8 @@ void writeDesign(const passes::CompileState &state, const DesignWriteOptions &op
     throw Error("emitter", "design '" + options.designName + "'",
                 "at most 32 DMAs (one per HBM pseudo-channel), got " +
                     std::to_string(top.dmas.size()));
-  const std::vector<std::string> rtlFiles = writeRtl(dir / "rtl", df, top, emitTop(df, top), options);
+  const std::vector<std::string> rtlFiles =
+      writeRtl(dir / "rtl", df, top, emitTop(df, top), options);
 
   // ---- test data: seeded random inputs, reference outputs ----
   std::mt19937_64 rng(options.dataSeed);
@@ -260,8 +261,7 @@ void writeDesign(const passes::CompileState &state, const DesignWriteOptions &op
     searchManifest["fifos"] = fifos;
     writeText(sdir / "tb" / "design.json", searchManifest.dump(2) + "\n");
     writeText(sdir / "tb" / "tb_main.cpp", testbenchMain(top, fifos.size()));
-    writeText(sdir / "tb" / "CMakeLists.txt",
-              testbenchCmake(top, options.sourceDir, searchFiles));
+    writeText(sdir / "tb" / "CMakeLists.txt", testbenchCmake(top, options.sourceDir, searchFiles));
   }
 
   // ---- reports ----

@@ -109,8 +109,7 @@ std::string reportMarkdown(const nlohmann::json &r) {
     os << "| " << s["name"].get<std::string>() << " | " << s["from"].get<std::string>() << " | "
        << s["to"].get<std::string>() << " | `" << s["itensor"].get<std::string>() << "` | "
        << s["tokens"].get<int64_t>() << " | " << s["token_bits"].get<int64_t>() << " | "
-       << s["fifo_depth"].get<int64_t>() << " | " << s["searched_min_depth"].get<int64_t>()
-       << " |";
+       << s["fifo_depth"].get<int64_t>() << " | " << s["searched_min_depth"].get<int64_t>() << " |";
     if (rtl)
       os << " " << s.value("rtl_searched_min_depth", int64_t{-1}) << " |";
     os << "\n";

@@ -173,9 +173,10 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top,
   if (search) {
     size_t k = 0;
     for (ir::StreamId s : df.streams())
-      os << "    input  wire [" << fifoLimitBits(fifoSearchPhysicalDepth(*search, df.stream(s).fifoDepth)) - 1
-         << ":0] fifo_limit_" << k++ << ", // search build: run-time depth of "
-         << df.stream(s).name << "\n";
+      os << "    input  wire ["
+         << fifoLimitBits(fifoSearchPhysicalDepth(*search, df.stream(s).fifoDepth)) - 1
+         << ":0] fifo_limit_" << k++ << ", // search build: run-time depth of " << df.stream(s).name
+         << "\n";
   }
   const unsigned aw = top.controlAddrBits;
   os << "    input  wire [" << aw - 1 << ":0] s_axi_control_awaddr,\n"

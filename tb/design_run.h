@@ -80,17 +80,16 @@ std::vector<SearchFifo> loadSearchFifos(const std::string &manifestPath);
 /// Returns {"cycles_sized", "cycles_deep", "budget_cycles", "sized_ok", "trials", "fifos": [
 /// {"name", "sized_depth", "searched_min_depth" (-1: even the sized depth misses), "token_bits"}],
 /// "sized_fifo_bits", "searched_fifo_bits"}.
-nlohmann::json searchFifoDepths(
-    const std::vector<SearchFifo> &fifos, double tolerance,
-    const std::function<nlohmann::json(const std::vector<uint64_t> &, uint64_t)> &run);
+nlohmann::json
+searchFifoDepths(const std::vector<SearchFifo> &fifos, double tolerance,
+                 const std::function<nlohmann::json(const std::vector<uint64_t> &, uint64_t)> &run);
 
 /// `bind(model, memories)` creates one AxiMemory per DMA port (in manifest order) on the
 /// model's pins and returns them; the runner shares their storage and drives the rest.
 /// `setLimits` (search builds only) drives the FIFOs' run-time depths; with it, the option
 /// `--fifo-search <results.json>` runs searchFifoDepths instead of one run.
 template <class Model>
-int runDesign(int argc, char **argv,
-              const std::function<AxiLitePins(Model &)> &controlPins,
+int runDesign(int argc, char **argv, const std::function<AxiLitePins(Model &)> &controlPins,
               const std::function<std::vector<AxiPins>(Model &)> &dmaPins,
               const std::function<void(Model &, const std::vector<uint64_t> &)> &setLimits = {}) {
   DesignRunOptions run;
@@ -159,8 +158,7 @@ int runDesign(int argc, char **argv,
                                                        options.seed * 1000 + i, cfg));
         if (i)
           memories[i]->shareStorageWith(*memories[0]);
-        checkers.push_back(
-            std::make_unique<AxiProtocolChecker>(manifest.buffers[i].name, pins[i]));
+        checkers.push_back(std::make_unique<AxiProtocolChecker>(manifest.buffers[i].name, pins[i]));
         h.add(*memories[i]);
         h.add(*checkers[i]);
       }
@@ -197,8 +195,8 @@ int runDesign(int argc, char **argv,
         for (size_t k = 0; k < want.size() && k < got.size(); ++k)
           if (want[k] != got[k]) {
             exact = false;
-            mismatches.push_back({{"buffer", b.name}, {"byte", k}, {"expected", want[k]},
-                                  {"actual", got[k]}});
+            mismatches.push_back(
+                {{"buffer", b.name}, {"byte", k}, {"expected", want[k]}, {"actual", got[k]}});
             break;
           }
       }

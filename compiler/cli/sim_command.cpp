@@ -146,11 +146,11 @@ int runSim(const SimOptions &o) {
     if (o.json) {
       std::cout << result.dump() << "\n";
     } else {
-      std::cout << top << ": FIFO-depth search in RTL (seed " << o.seed << ", "
-                << result["trials"] << " runs): LP depths " << result["cycles_sized"]
-                << " cycles, deep " << result["cycles_deep"] << " cycles (budget "
-                << result["budget_cycles"] << "); FIFO bits LP " << result["sized_fifo_bits"]
-                << ", searched minima " << result["searched_fifo_bits"] << "\n";
+      std::cout << top << ": FIFO-depth search in RTL (seed " << o.seed << ", " << result["trials"]
+                << " runs): LP depths " << result["cycles_sized"] << " cycles, deep "
+                << result["cycles_deep"] << " cycles (budget " << result["budget_cycles"]
+                << "); FIFO bits LP " << result["sized_fifo_bits"] << ", searched minima "
+                << result["searched_fifo_bits"] << "\n";
       for (const auto &f : result["fifos"])
         std::cout << "  " << f["name"].get<std::string>() << ": LP depth " << f["sized_depth"]
                   << ", searched minimum " << f["searched_min_depth"] << "\n";

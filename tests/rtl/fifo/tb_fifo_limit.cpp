@@ -73,10 +73,9 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
       if (rr != lr || rv != lv || rc != lc || (rv && rd != ld))
         h.fail("depth " + std::to_string(kDepths[k]) + ": Depth=D FIFO ready " +
                std::to_string(rr) + " valid " + std::to_string(rv) + " count " +
-               std::to_string(rc) + " data " + std::to_string(rd) +
-               ", limited deep FIFO ready " + std::to_string(lr) + " valid " +
-               std::to_string(lv) + " count " + std::to_string(lc) + " data " +
-               std::to_string(ld));
+               std::to_string(rc) + " data " + std::to_string(rd) + ", limited deep FIFO ready " +
+               std::to_string(lr) + " valid " + std::to_string(lv) + " count " +
+               std::to_string(lc) + " data " + std::to_string(ld));
       if (offering[k] && rr) {
         offering[k] = false;
         ++accepted[k];
