@@ -22,6 +22,10 @@ struct DesignWriteOptions {
   /// Where the directory will finally live (it may be written under a temporary name first):
   /// the $readmemh paths of converter tables point there.
   std::string finalDir;
+  /// Also write search/: the FIFO-depth search build (gen::FifoSearchTop; run by
+  /// `streamtensor sim --fifo-search`, see docs/fifo-sizing.md), its FIFOs this deep at least.
+  bool fifoSearch = false;
+  int64_t searchPhysicalDepth = 8192;
 };
 
 /// Writes everything into `dir` (which must exist and be empty). Throws st::Error.

@@ -95,17 +95,33 @@ std::string reportMarkdown(const nlohmann::json &r) {
        << n["module"].get<std::string>() << " | " << n["fusion_group"].get<int64_t>() << " | "
        << ports << " |\n";
   }
+  const bool rtl = r.contains("rtl_search");
   os << "\n## Streams\n\nFIFO depth: the LP's. Searched minimum: the smallest depth that keeps "
      << "the cycles within 2 % of very deep FIFOs in the cycle-level timing simulation (bisection, "
-     << "every other FIFO at its LP depth).\n\n"
-     << "| stream | from | to | itensor | tokens | bits | FIFO depth | searched minimum |\n"
-     << "|---|---|---|---|---|---|---|---|\n";
-  for (const auto &s : r["streams"])
+     << "every other FIFO at its LP depth).";
+  if (rtl)
+    os << " RTL minimum: the same search in Verilator on the generated RTL (`streamtensor sim "
+       << "--fifo-search`); -1: even the LP depth misses.";
+  os << "\n\n| stream | from | to | itensor | tokens | bits | FIFO depth | searched minimum |"
+     << (rtl ? " RTL minimum |" : "") << "\n|---|---|---|---|---|---|---|---|"
+     << (rtl ? "---|" : "") << "\n";
+  for (const auto &s : r["streams"]) {
     os << "| " << s["name"].get<std::string>() << " | " << s["from"].get<std::string>() << " | "
        << s["to"].get<std::string>() << " | `" << s["itensor"].get<std::string>() << "` | "
        << s["tokens"].get<int64_t>() << " | " << s["token_bits"].get<int64_t>() << " | "
-       << s["fifo_depth"].get<int64_t>() << " | " << s["searched_min_depth"].get<int64_t>()
-       << " |\n";
+       << s["fifo_depth"].get<int64_t>() << " | " << s["searched_min_depth"].get<int64_t>() << " |";
+    if (rtl)
+      os << " " << s.value("rtl_searched_min_depth", int64_t{-1}) << " |";
+    os << "\n";
+  }
+  if (rtl) {
+    const auto &x = r["rtl_search"];
+    os << "\nRTL (Verilator, seed " << x["seed"].get<uint64_t>() << ", " << x["trials"]
+       << " runs): " << x["cycles_lp"].get<uint64_t>() << " cycles with the LP depths, "
+       << x["cycles_deep"].get<uint64_t>() << " with very deep FIFOs (budget "
+       << x["budget_cycles"].get<uint64_t>() << "); FIFO bits: LP " << x["lp_fifo_bits"]
+       << ", RTL-searched minima " << x["searched_min_fifo_bits"] << ".\n";
+  }
   os << "\n## Converters\n\n";
   if (r["converters"].empty())
     os << "None: every producer streams in its consumers' order.\n";

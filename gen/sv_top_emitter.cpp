@@ -1,6 +1,7 @@
 // SystemVerilog top emitter: prints the Vitis RTL kernel top of a dataflow graph.
 #include "gen/sv_top_emitter.h"
 
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 
@@ -162,7 +163,19 @@ TopInterface topInterfaceOf(const ir::DataflowGraph &df, const std::string &desi
   return top;
 }
 
-std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top) {
+int64_t fifoSearchPhysicalDepth(const FifoSearchTop &search, int64_t sizedDepth) {
+  return std::max<int64_t>({search.physicalDepth, sizedDepth, 2});
+}
+
+unsigned fifoLimitBits(int64_t physicalDepth) {
+  unsigned bits = 1;
+  while ((int64_t{1} << bits) <= physicalDepth)
+    ++bits; // $clog2(Depth + 1)
+  return bits;
+}
+
+std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top,
+                    const FifoSearchTop *search) {
   std::ostringstream os;
   const size_t numDmas = top.dmas.size();
   // The control slave's arguments: NumArgs, which are pointers, and each DMA's argument.
@@ -182,6 +195,14 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top) {
      << "// 0x10, 12 bytes apart), one AXI4 master per DMA, kernels joined by FIFOs.\n"
      << "`default_nettype none\n\nmodule " << top.module << " (\n"
      << "    input  wire ap_clk,\n    input  wire ap_rst_n,\n";
+  if (search) {
+    size_t k = 0;
+    for (ir::StreamId s : df.streams())
+      os << "    input  wire ["
+         << fifoLimitBits(fifoSearchPhysicalDepth(*search, df.stream(s).fifoDepth)) - 1
+         << ":0] fifo_limit_" << k++ << ", // search build: run-time depth of " << df.stream(s).name
+         << "\n";
+  }
   const unsigned aw = top.controlAddrBits;
   os << "    input  wire [" << aw - 1 << ":0] s_axi_control_awaddr,\n"
      << "    input  wire        s_axi_control_awvalid,\n    output wire        "
@@ -273,18 +294,30 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top) {
   os << "\n  // ---- streams: producer side (_in_*), FIFO, consumer side (_out_*) ----\n"
      << "  // The FIFOs' occupancy and high-water-mark outputs are for profiling; left open here.\n"
      << "  /* verilator lint_off PINCONNECTEMPTY */\n";
+  size_t fifoIndex = 0;
   for (ir::StreamId s : df.streams()) {
     const ir::Stream &st = df.stream(s);
     const int64_t w = df.tokenBits(st);
+    const int64_t depth = std::max<int64_t>(st.fifoDepth, 2);
     const StreamSignals a = producerSide(df, s), b = consumerSide(df, s);
     os << "  // " << st.name << ": " << df.srcPort(st).type.toString() << "\n"
        << "  wire " << a.valid << ", " << a.ready << ", " << b.valid << ", " << b.ready << ";\n"
-       << "  wire [" << w - 1 << ":0] " << a.data << ", " << b.data << ";\n"
-       << "  st_fifo #(.Width(" << w << "), .Depth(" << std::max<int64_t>(st.fifoDepth, 2)
-       << ")) fifo_" << streamSignal(df, s) << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n"
+       << "  wire [" << w - 1 << ":0] " << a.data << ", " << b.data << ";\n";
+    std::string limit = "'0";
+    if (search) {
+      // Deep, limited at run time, with the memory "auto" picks at the sized depth.
+      os << "  st_fifo #(.Width(" << w << "), .Depth(" << fifoSearchPhysicalDepth(*search, depth)
+         << "), .RamStyle(\"" << (depth <= 64 ? "distributed" : "block")
+         << "\"), .LimitPort(1)) fifo_";
+      limit = "fifo_limit_" + std::to_string(fifoIndex);
+    } else {
+      os << "  st_fifo #(.Width(" << w << "), .Depth(" << depth << ")) fifo_";
+    }
+    ++fifoIndex;
+    os << streamSignal(df, s) << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n"
        << "      .valid_i(" << a.valid << "), .ready_o(" << a.ready << "), .data_i(" << a.data
        << "),\n      .valid_o(" << b.valid << "), .ready_i(" << b.ready << "), .data_o(" << b.data
-       << "),\n      .count_o(), .max_count_o()\n  );\n";
+       << "),\n      .count_o(), .max_count_o(), .limit_i(" << limit << ")\n  );\n";
   }
 
   os << "  /* verilator lint_on PINCONNECTEMPTY */\n";

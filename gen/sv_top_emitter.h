@@ -62,7 +62,20 @@ TopInterface topInterfaceOf(const ir::DataflowGraph &df, const std::string &desi
 /// Keeps the characters SystemVerilog identifiers allow.
 std::string svIdentifier(const std::string &name);
 
-/// The top module's text.
-std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top);
+/// The FIFO-depth search variant of the top (a test build, never synthesized; see
+/// docs/fifo-sizing.md): every stream's st_fifo is max(physicalDepth, sized depth) deep with
+/// LimitPort = 1, its run-time depth the top input `fifo_limit_<k>` (k = the stream's index in
+/// df.streams(), fifoLimitBits wide), and with the memory organisation the sized FIFO has
+/// ("auto" at the sized depth: LUTRAM up to 64, else block RAM), so limits equal to the sized
+/// depths reproduce the sized design cycle for cycle.
+struct FifoSearchTop {
+  int64_t physicalDepth = 8192;
+};
+int64_t fifoSearchPhysicalDepth(const FifoSearchTop &search, int64_t sizedDepth);
+unsigned fifoLimitBits(int64_t physicalDepth);
+
+/// The top module's text; with `search`, the FIFO-depth search variant.
+std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top,
+                    const FifoSearchTop *search = nullptr);
 
 } // namespace st::gen

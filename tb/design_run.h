@@ -10,6 +10,10 @@
 //
 // HBM timing is randomized per run from the seed (read/write latency jitter, random ready on
 // every channel), so each run is also a run under random backpressure at the outputs.
+//
+// A FIFO-depth search build (out/search/, `streamtensor compile --fifo-search`) also binds the
+// FIFOs' run-time depths; with --fifo-search <file> it runs the search of searchFifoDepths in
+// one process, every run from a fresh model with the same seed, and prints its JSON instead.
 #pragma once
 
 #include <cstdint>
@@ -71,13 +75,41 @@ struct DesignRunOptions {
   uint64_t timeoutCycles = 2000000;
 };
 
+/// One FIFO of a FIFO-depth search build (manifest "fifos", in fifo_limit_<k> order).
+struct SearchFifo {
+  std::string name;
+  uint64_t sizedDepth = 2;    ///< the compiler's depth: the limit of the sized run
+  uint64_t physicalDepth = 2; ///< the instantiated depth: the limit of the deep run
+  uint64_t tokenBits = 0;
+};
+std::vector<SearchFifo> loadSearchFifos(const std::string &manifestPath);
+
+/// The FIFO-depth search of a search build (docs/fifo-sizing.md). `run(limits, timeout)` runs
+/// the design once from reset with those FIFO limits and returns its JSON result; every run
+/// uses the same seed. Runs every FIFO at its sized depth and at its physical depth, then, for
+/// each FIFO with the others at their sized depth, bisects the smallest limit in
+/// [2, sized depth] whose run is bit-exact and ends within `tolerance` of the deep run's
+/// cycles (a run that exceeds that budget is stopped there: a deadlock ends as quickly).
+/// Returns {"cycles_sized", "cycles_deep", "budget_cycles", "sized_ok", "trials", "fifos": [
+/// {"name", "sized_depth", "searched_min_depth" (-1: even the sized depth misses), "token_bits"}],
+/// "sized_fifo_bits", "searched_fifo_bits"}.
+nlohmann::json
+searchFifoDepths(const std::vector<SearchFifo> &fifos, double tolerance,
+                 const std::function<nlohmann::json(const std::vector<uint64_t> &, uint64_t)> &run);
+
 /// `bind(model, memories)` creates one AxiMemory per DMA port (in manifest order) on the
 /// model's pins and returns them; the runner shares their storage and drives the rest.
+/// `setLimits` (search builds only) drives the FIFOs' run-time depths; with it, the option
+/// `--fifo-search <results.json>` runs searchFifoDepths instead of one run.
+/// `argRegisters` come from the generated <design>_kernel.h (the host program's header).
 template <class Model>
 int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegisters,
               const std::function<AxiLitePins(Model &)> &controlPins,
-              const std::function<std::vector<AxiPins>(Model &)> &dmaPins) {
+              const std::function<std::vector<AxiPins>(Model &)> &dmaPins,
+              const std::function<void(Model &, const std::vector<uint64_t> &)> &setLimits = {}) {
   DesignRunOptions run;
+  std::string searchOutput;
+  double tolerance = 0.02;
   std::vector<char *> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -100,97 +132,135 @@ int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegister
       run.readyProbability = std::stod(value());
     else if (a == "--timeout")
       run.timeoutCycles = std::stoull(value());
+    else if (a == "--fifo-search")
+      searchOutput = value();
+    else if (a == "--search-tolerance")
+      tolerance = std::stod(value());
     else
       rest.push_back(argv[i]);
   }
   TestOptions options = parseTestOptions(static_cast<int>(rest.size()), rest.data());
   DesignManifest manifest = loadDesignManifest(run.manifest);
-  nlohmann::json result{{"top", manifest.top}, {"seed", options.seed}};
-  int exitCode = 0;
   try {
-    Harness<Model> h(options, [](Model &m) { return ClockReset{&m.ap_clk, &m.ap_rst_n}; });
-    AxiLiteMaster host("host", controlPins(h.dut()), options.seed * 7 + 1);
     applyArgRegisters(manifest, argRegisters);
-    std::vector<AxiPins> pins = dmaPins(h.dut());
-    if (pins.size() != manifest.buffers.size())
-      throw TestFailure("the manifest lists " + std::to_string(manifest.buffers.size()) +
-                        " buffers, the top has " + std::to_string(pins.size()) + " DMA ports");
-    AxiMemoryConfig cfg;
-    cfg.kernelClockMhz = manifest.kernelClockMhz;
-    cfg.readLatency = run.readLatency;
-    cfg.readLatencyJitter = run.latencyJitter;
-    cfg.writeLatency = run.readLatency / 2;
-    cfg.writeLatencyJitter = run.latencyJitter;
-    cfg.arreadyProbability = cfg.awreadyProbability = cfg.wreadyProbability =
-        cfg.rvalidProbability = cfg.bvalidProbability = run.readyProbability;
-    std::vector<std::unique_ptr<AxiMemory>> memories;
-    std::vector<std::unique_ptr<AxiProtocolChecker>> checkers;
-    for (size_t i = 0; i < pins.size(); ++i) {
-      memories.push_back(std::make_unique<AxiMemory>(manifest.buffers[i].name, pins[i],
-                                                     options.seed * 1000 + i, cfg));
-      if (i)
-        memories[i]->shareStorageWith(*memories[0]);
-      checkers.push_back(std::make_unique<AxiProtocolChecker>(manifest.buffers[i].name, pins[i]));
-      h.add(*memories[i]);
-      h.add(*checkers[i]);
-    }
-    h.add(host);
-    for (const DesignBuffer &b : manifest.buffers)
-      if (b.isInput) {
-        std::vector<uint8_t> data = readBinaryFile(b.file);
-        memories[0]->write(b.address, data.data(), data.size());
-      }
-    h.reset();
-    for (const DesignBuffer &b : manifest.buffers) {
-      host.write32(h, b.argOffset, static_cast<uint32_t>(b.address));
-      host.write32(h, b.argOffset + 4, static_cast<uint32_t>(b.address >> 32));
-    }
-    const uint64_t startCycle = h.cycle();
-    host.startKernel(h);
-    bool deadlock = false;
-    try {
-      host.waitDone(h, run.timeoutCycles);
-    } catch (const TestFailure &) {
-      deadlock = true;
-    }
-    const uint64_t cycles = h.cycle() - startCycle;
-    bool exact = !deadlock;
-    nlohmann::json mismatches = nlohmann::json::array();
-    for (const DesignBuffer &b : manifest.buffers) {
-      if (b.role != "output")
-        continue;
-      std::vector<uint8_t> got(b.bytes);
-      memories[0]->read(b.address, got.data(), got.size());
-      writeBinaryFile(run.outputDir + "/" + b.name + ".actual.bin", got);
-      std::vector<uint8_t> want = readBinaryFile(b.file);
-      for (size_t k = 0; k < want.size() && k < got.size(); ++k)
-        if (want[k] != got[k]) {
-          exact = false;
-          mismatches.push_back({{"buffer", b.name}, {"byte", k}, {"expected", want[k]},
-                                {"actual", got[k]}});
-          break;
-        }
-    }
-    uint64_t bytesRead = 0, bytesWritten = 0;
-    for (const auto &m : memories) {
-      bytesRead += m->stats().bytesRead;
-      bytesWritten += m->stats().bytesWritten;
-    }
-    result["bit_exact"] = exact;
-    result["deadlock"] = deadlock;
-    result["cycles"] = cycles;
-    result["hbm_bytes_read"] = bytesRead;
-    result["hbm_bytes_written"] = bytesWritten;
-    result["mismatches"] = mismatches;
-    exitCode = exact ? 0 : 1;
   } catch (const TestFailure &e) {
-    result["bit_exact"] = false;
-    result["deadlock"] = false;
-    result["error"] = e.what();
-    exitCode = 1;
+    std::cout << nlohmann::json{{"top", manifest.top},
+                                {"bit_exact", false},
+                                {"deadlock", false},
+                                {"error", e.what()}}
+                     .dump()
+              << std::endl;
+    return 1;
   }
+  std::vector<SearchFifo> fifos;
+  if (setLimits)
+    fifos = loadSearchFifos(run.manifest);
+
+  // One run from a fresh model: reset, program, start, wait for ap_done (at most `timeout`
+  // cycles), compare. Everything random is seeded from options.seed, so runs are comparable.
+  auto runOnce = [&](const std::vector<uint64_t> &limits, uint64_t timeout) {
+    nlohmann::json result{{"top", manifest.top}, {"seed", options.seed}};
+    try {
+      Harness<Model> h(options, [](Model &m) { return ClockReset{&m.ap_clk, &m.ap_rst_n}; });
+      if (setLimits)
+        setLimits(h.dut(), limits);
+      AxiLiteMaster host("host", controlPins(h.dut()), options.seed * 7 + 1);
+      std::vector<AxiPins> pins = dmaPins(h.dut());
+      if (pins.size() != manifest.buffers.size())
+        throw TestFailure("the manifest lists " + std::to_string(manifest.buffers.size()) +
+                          " buffers, the top has " + std::to_string(pins.size()) + " DMA ports");
+      AxiMemoryConfig cfg;
+      cfg.kernelClockMhz = manifest.kernelClockMhz;
+      cfg.readLatency = run.readLatency;
+      cfg.readLatencyJitter = run.latencyJitter;
+      cfg.writeLatency = run.readLatency / 2;
+      cfg.writeLatencyJitter = run.latencyJitter;
+      cfg.arreadyProbability = cfg.awreadyProbability = cfg.wreadyProbability =
+          cfg.rvalidProbability = cfg.bvalidProbability = run.readyProbability;
+      std::vector<std::unique_ptr<AxiMemory>> memories;
+      std::vector<std::unique_ptr<AxiProtocolChecker>> checkers;
+      for (size_t i = 0; i < pins.size(); ++i) {
+        memories.push_back(std::make_unique<AxiMemory>(manifest.buffers[i].name, pins[i],
+                                                       options.seed * 1000 + i, cfg));
+        if (i)
+          memories[i]->shareStorageWith(*memories[0]);
+        checkers.push_back(std::make_unique<AxiProtocolChecker>(manifest.buffers[i].name, pins[i]));
+        h.add(*memories[i]);
+        h.add(*checkers[i]);
+      }
+      h.add(host);
+      for (const DesignBuffer &b : manifest.buffers)
+        if (b.isInput) {
+          std::vector<uint8_t> data = readBinaryFile(b.file);
+          memories[0]->write(b.address, data.data(), data.size());
+        }
+      h.reset();
+      for (const DesignBuffer &b : manifest.buffers) {
+        host.write32(h, b.argOffset, static_cast<uint32_t>(b.address));
+        host.write32(h, b.argOffset + 4, static_cast<uint32_t>(b.address >> 32));
+      }
+      const uint64_t startCycle = h.cycle();
+      host.startKernel(h);
+      bool deadlock = false;
+      try {
+        host.waitDone(h, timeout);
+      } catch (const TestFailure &) {
+        deadlock = true;
+      }
+      const uint64_t cycles = h.cycle() - startCycle;
+      bool exact = !deadlock;
+      nlohmann::json mismatches = nlohmann::json::array();
+      for (const DesignBuffer &b : manifest.buffers) {
+        if (b.role != "output")
+          continue;
+        std::vector<uint8_t> got(b.bytes);
+        memories[0]->read(b.address, got.data(), got.size());
+        if (searchOutput.empty())
+          writeBinaryFile(run.outputDir + "/" + b.name + ".actual.bin", got);
+        std::vector<uint8_t> want = readBinaryFile(b.file);
+        for (size_t k = 0; k < want.size() && k < got.size(); ++k)
+          if (want[k] != got[k]) {
+            exact = false;
+            mismatches.push_back(
+                {{"buffer", b.name}, {"byte", k}, {"expected", want[k]}, {"actual", got[k]}});
+            break;
+          }
+      }
+      uint64_t bytesRead = 0, bytesWritten = 0;
+      for (const auto &m : memories) {
+        bytesRead += m->stats().bytesRead;
+        bytesWritten += m->stats().bytesWritten;
+      }
+      result["bit_exact"] = exact;
+      result["deadlock"] = deadlock;
+      result["cycles"] = cycles;
+      result["hbm_bytes_read"] = bytesRead;
+      result["hbm_bytes_written"] = bytesWritten;
+      result["mismatches"] = mismatches;
+    } catch (const TestFailure &e) {
+      result["bit_exact"] = false;
+      result["deadlock"] = false;
+      result["error"] = e.what();
+    }
+    return result;
+  };
+
+  if (!searchOutput.empty()) {
+    if (!setLimits) {
+      std::cerr << "--fifo-search: this testbench is not a FIFO-depth search build\n";
+      return 2;
+    }
+    const nlohmann::json result = searchFifoDepths(fifos, tolerance, runOnce);
+    std::ofstream(searchOutput) << result.dump(2) << "\n";
+    std::cout << result.dump() << std::endl;
+    return result.value("sized_ok", false) ? 0 : 1;
+  }
+  std::vector<uint64_t> sized;
+  for (const SearchFifo &f : fifos)
+    sized.push_back(f.sizedDepth);
+  const nlohmann::json result = runOnce(sized, run.timeoutCycles);
   std::cout << result.dump() << std::endl;
-  return exitCode;
+  return result.value("bit_exact", false) ? 0 : 1;
 }
 
 } // namespace st::tb

@@ -33,6 +33,7 @@ struct CompileOptions {
   uint64_t dataSeed = 1;
   std::string fifoMode = "lp";
   std::vector<std::string> fifoDepths;
+  bool fifoSearch = false;
 };
 
 void writeFile(const fs::path &path, const std::string &text) {
@@ -90,6 +91,7 @@ int runCompile(const CompileOptions &o) {
     w.sourceDir = ST_SOURCE_DIR;
     w.dataSeed = o.dataSeed;
     w.finalDir = target.string();
+    w.fifoSearch = o.fifoSearch;
     gen::writeDesign(state, w, staging.string());
     publish(staging, target);
     std::cerr << "streamtensor compile: wrote " << target.string() << " ("
@@ -135,6 +137,9 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
        "Example:\n"
        "  streamtensor compile tests/graph/diamond.yaml -o out/diamond\n"
        "  streamtensor compile g.yaml -o out/g --dump-after insert-converters\n\n"
+       "With --fifo-search it also writes search/, a test build of the same design whose FIFOs\n"
+       "are deep and limited at run time; 'streamtensor sim <dir> --fifo-search' runs the\n"
+       "RTL FIFO-depth search in it (docs/fifo-sizing.md).\n\n"
        "Passes (for --dump-after): lower-to-dataflow, insert-converters, insert-forks, fuse,\n"
        "size-fifos.\n",
        [](CLI::App &app) -> CommandRunner {
@@ -155,6 +160,8 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
          app.add_option(
              "--fifo-depth", o->fifoDepths,
              "Force a stream's FIFO depth (STREAM=DEPTH; repeatable), e.g. below the LP's");
+         app.add_flag("--fifo-search", o->fifoSearch,
+                      "Also write search/: the FIFO-depth search build ('sim --fifo-search')");
          app.add_option("--data-seed", o->dataSeed, "Seed of the testbench's random inputs")
              ->default_val(1);
          return [o]() { return runCompile(*o); };

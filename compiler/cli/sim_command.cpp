@@ -2,17 +2,22 @@
 // and ccache make later runs quick) and runs it: the HBM model is loaded with the seeded inputs,
 // the kernel is started through its control registers like a host would, and every output is
 // compared bit for bit with the compiler's reference executor. Prints a summary, or with --json
-// the testbench's one JSON object ({"bit_exact", "cycles", "deadlock", ...}).
+// the testbench's one JSON object ({"bit_exact", "cycles", "deadlock", ...}). With --fifo-search
+// it builds the design's search build (search/, written by `compile --fifo-search`) instead and
+// runs the RTL FIFO-depth search in it (docs/fifo-sizing.md): the results go to
+// search/fifo_search.json and into report.json/report.md beside the LP depths.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/command_registry.h"
+#include "gen/report.h"
 
 namespace st::cli {
 
@@ -29,6 +34,7 @@ struct SimOptions {
   unsigned jitter = 40;
   double readyProbability = 0.8;
   uint64_t timeout = 2000000;
+  bool fifoSearch = false;
 };
 
 /// Runs a shell command, returning its exit status and its standard output.
@@ -51,12 +57,38 @@ std::string quote(const std::string &s) {
   return q + "'";
 }
 
+/// Adds the RTL search results to the design's report.json and rewrites report.md from it.
+void addSearchToReport(const fs::path &design, const nlohmann::json &search, uint64_t seed) {
+  const fs::path reportPath = design / "report.json";
+  nlohmann::json report = nlohmann::json::parse(std::ifstream(reportPath));
+  std::map<std::string, int64_t> found;
+  for (const auto &f : search.at("fifos"))
+    found[f.at("name").get<std::string>()] = f.at("searched_min_depth").get<int64_t>();
+  for (auto &s : report.at("streams")) {
+    auto it = found.find(s.at("name").get<std::string>());
+    if (it != found.end())
+      s["rtl_searched_min_depth"] = it->second;
+  }
+  report["rtl_search"] = {{"seed", seed},
+                          {"cycles_lp", search.at("cycles_sized")},
+                          {"cycles_deep", search.at("cycles_deep")},
+                          {"budget_cycles", search.at("budget_cycles")},
+                          {"lp_within_budget", search.at("sized_ok")},
+                          {"trials", search.at("trials")},
+                          {"lp_fifo_bits", search.at("sized_fifo_bits")},
+                          {"searched_min_fifo_bits", search.at("searched_fifo_bits")}};
+  std::ofstream(reportPath) << report.dump(2) << "\n";
+  std::ofstream(design / "report.md") << gen::reportMarkdown(report);
+}
+
 int runSim(const SimOptions &o) {
-  const fs::path tb = fs::path(o.design) / "tb";
+  const fs::path tb = fs::path(o.design) / (o.fifoSearch ? "search/tb" : "tb");
   if (!fs::exists(tb / "CMakeLists.txt") || !fs::exists(tb / "design.json")) {
-    std::cerr << "streamtensor sim: error: " << o.design
-              << ": design directory: expected tb/CMakeLists.txt and tb/design.json written by "
-                 "'streamtensor compile'\n";
+    std::cerr << "streamtensor sim: error: " << o.design << ": design directory: expected "
+              << (o.fifoSearch ? "search/tb/CMakeLists.txt and search/tb/design.json written by "
+                                 "'streamtensor compile --fifo-search'\n"
+                               : "tb/CMakeLists.txt and tb/design.json written by 'streamtensor "
+                                 "compile'\n");
     return kExitUsage;
   }
   std::string top;
@@ -85,6 +117,9 @@ int runSim(const SimOptions &o) {
       << " --ready-probability " << o.readyProbability << " --timeout " << o.timeout;
   if (!o.trace.empty())
     cmd << " --trace " << quote(o.trace);
+  const fs::path searchResult = fs::path(o.design) / "search" / "fifo_search.json";
+  if (o.fifoSearch)
+    cmd << " --fifo-search " << quote(searchResult.string());
   std::string out;
   const int rc = runCapture(cmd.str() + " 2>&1", out);
   // The testbench's last line is its JSON object; earlier lines are its log.
@@ -100,6 +135,27 @@ int runSim(const SimOptions &o) {
     std::cerr << out << "streamtensor sim: error: " << o.design
               << ": testbench output: expected a JSON result line (exit code " << rc << ")\n";
     return 1;
+  }
+  if (o.fifoSearch) {
+    if (!result.contains("fifos")) {
+      std::cerr << out << "streamtensor sim: error: " << o.design
+                << ": FIFO search: expected the search's JSON result (exit code " << rc << ")\n";
+      return 1;
+    }
+    addSearchToReport(o.design, result, o.seed);
+    if (o.json) {
+      std::cout << result.dump() << "\n";
+    } else {
+      std::cout << top << ": FIFO-depth search in RTL (seed " << o.seed << ", " << result["trials"]
+                << " runs): LP depths " << result["cycles_sized"] << " cycles, deep "
+                << result["cycles_deep"] << " cycles (budget " << result["budget_cycles"]
+                << "); FIFO bits LP " << result["sized_fifo_bits"] << ", searched minima "
+                << result["searched_fifo_bits"] << "\n";
+      for (const auto &f : result["fifos"])
+        std::cout << "  " << f["name"].get<std::string>() << ": LP depth " << f["sized_depth"]
+                  << ", searched minimum " << f["searched_min_depth"] << "\n";
+    }
+    return rc == 0 ? 0 : 1;
   }
   if (o.json) {
     std::cout << result.dump() << "\n";
@@ -130,7 +186,11 @@ void addSimCommands(std::vector<CliCommand> &registry) {
        "compiler's reference executor. Exit code 0 only when bit-exact and done.\n\n"
        "Example:\n  streamtensor compile tests/graph/chain.yaml -o out/chain\n"
        "  streamtensor sim out/chain --json\n"
-       "  {\"bit_exact\":true,\"cycles\":116,\"deadlock\":false,...}\n",
+       "  {\"bit_exact\":true,\"cycles\":116,\"deadlock\":false,...}\n\n"
+       "With --fifo-search (after 'compile --fifo-search') it runs, in the search build, the\n"
+       "design with every FIFO at its LP depth and very deep, and for each FIFO bisects the\n"
+       "smallest depth (the others at their LP depth) keeping the cycles within 2 % of deep;\n"
+       "the results go to search/fifo_search.json and into report.json/report.md.\n",
        [](CLI::App &app) -> CommandRunner {
          auto o = std::make_shared<SimOptions>();
          app.add_option("design", o->design, "Design directory written by 'compile'")->required();
@@ -145,6 +205,9 @@ void addSimCommands(std::vector<CliCommand> &registry) {
              ->default_val(0.8);
          app.add_option("--timeout", o->timeout, "Cycles before the run counts as a deadlock")
              ->default_val(2000000);
+         app.add_flag("--fifo-search", o->fifoSearch,
+                      "Run the RTL FIFO-depth search in search/ (compile --fifo-search); "
+                      "adds its results to report.json/md");
          return [o]() { return runSim(*o); };
        }});
 }

@@ -210,7 +210,8 @@ module st_axi_read_dma #(
       .ready_i,
       .data_o,
       .count_o    (buffer_count),
-      .max_count_o(buffer_max_count)
+      .max_count_o(buffer_max_count),
+      .limit_i    ('0)
   );
 
   // ---------------------------------------------------------------------------------------

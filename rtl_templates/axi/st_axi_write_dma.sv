@@ -202,7 +202,8 @@ module st_axi_write_dma #(
       .ready_i    (lens_pop),
       .data_o     (lens_len),
       .count_o    (lens_count),
-      .max_count_o(lens_max_count)
+      .max_count_o(lens_max_count),
+      .limit_i    ('0)
   );
 
   logic [7:0] beat_q;  // beats of the current burst already sent

@@ -30,6 +30,15 @@
 // register included); it is registered, so in every cycle it equals the tokens accepted minus
 // the tokens delivered in earlier cycles. max_count_o is the largest count_o since reset,
 // the current cycle's included.
+//
+// Search builds only (LimitPort = 1): the input limit_i (1 .. Depth, held constant from reset
+// on) caps the occupancy at run time: ready_o falls when limit_i tokens are inside, exactly as
+// a FIFO of Depth = limit_i and the same memory organisation would (nothing else depends on
+// Depth). The compiler's FIFO-depth search (docs/fifo-sizing.md) instantiates every FIFO deep
+// with LimitPort = 1 and tries depths without rebuilding. LimitPort = 0 (the default, every
+// synthesized design) ignores limit_i: the RTL is exactly the fixed-depth FIFO. Note that
+// "auto" picks the memory by Depth, not by limit_i: pass the RamStyle the small FIFO would
+// have to reproduce its timing.
 `default_nettype none
 
 module st_fifo #(
@@ -38,7 +47,9 @@ module st_fifo #(
     /// Capacity in tokens (>= 1).
     parameter int unsigned Depth = 16,
     /// Memory primitive: "auto", "registers", "distributed", "block" or "ultra" (see above).
-    parameter RamStyle = "auto"
+    parameter RamStyle = "auto",
+    /// 1: limit_i caps the occupancy (search builds); 0: limit_i is ignored (see above).
+    parameter int unsigned LimitPort = 0
 ) (
     input  wire                        clk_i,
     input  wire                        rst_ni,      // synchronous, active low
@@ -52,7 +63,9 @@ module st_fifo #(
     output logic [          Width-1:0] data_o,
     // profiling
     output logic [$clog2(Depth+1)-1:0] count_o,     // tokens inside now
-    output logic [$clog2(Depth+1)-1:0] max_count_o  // high-water mark of count_o since reset
+    output logic [$clog2(Depth+1)-1:0] max_count_o, // high-water mark of count_o since reset
+    // run-time depth (LimitPort = 1 only; tie to '0 otherwise)
+    input  wire  [$clog2(Depth+1)-1:0] limit_i
 );
 
   // ---------------------------------------------------------------------------------------
@@ -95,6 +108,9 @@ module st_fifo #(
   if (Depth < 1) begin : gen_bad_depth
     $fatal(1, "st_fifo: Depth must be >= 1");
   end
+  if (LimitPort == 0) begin : gen_no_limit
+    wire unused_limit = ^limit_i;
+  end
   if (Style == StyleUnknown) begin : gen_bad_style
     $fatal(1, "st_fifo: RamStyle must be auto, registers, distributed, block or ultra");
   end
@@ -124,7 +140,8 @@ module st_fifo #(
       // count_q moves by at most one per cycle and never exceeds max_count_q, so the
       // high-water mark rises exactly when a push without a pop happens at the mark.
       if (push && !pop && count_q == max_count_q) max_count_q <= count_d;
-      full_q <= count_d == FullCount;
+      // Full at Depth tokens, or at limit_i in a search build.
+      full_q <= LimitPort != 0 ? count_d >= limit_i : count_d == FullCount;
     end
   end
 
@@ -269,6 +286,14 @@ module st_fifo #(
       assert (count_q <= FullCount);
       /* verilator lint_on CMPCONST */
       if (count_q == FullCount) assert (!ready_o);
+      if (LimitPort != 0) begin
+        // Constant when Depth + 1 is a power of two (limit_i cannot exceed Depth at all).
+        /* verilator lint_off CMPCONST */
+        assert (limit_i >= 1 && limit_i <= FullCount);
+        /* verilator lint_on CMPCONST */
+        assert (count_q <= limit_i);
+        if (count_q == limit_i) assert (!ready_o);
+      end
     end
   end
 `endif

@@ -1,9 +1,17 @@
 #!/usr/bin/env python3
-"""One synthetic-graph test (CTest label `graph`): compiles a graph with `streamtensor compile`,
-runs its generated Verilator testbench with `streamtensor sim --json` under random HBM latency
-and ready, and asserts that every output is bit-exact against the reference executor and that
-the run finished (no deadlock). With --compare-deep it compiles the graph again with every FIFO
-very deep and asserts that the LP-sized design's cycles are within 2 % of the deep design's."""
+"""One synthetic-graph test (CTest label `graph`): compiles a graph with `streamtensor compile
+--fifo-search` and asserts, all in RTL (Verilator):
+  1. the LP-sized design (`streamtensor sim --json`, random HBM latency and ready) is bit-exact
+     against the reference executor and finishes (no deadlock);
+  2. the search build (`sim --fifo-search`, same seed) reproduces that run's cycles exactly with
+     every FIFO limited to its LP depth (the limit is cycle-exact), and its cycles are within 2 %
+     of the same build with every FIFO very deep;
+  3. under a deterministic HBM (fixed latency, always ready: the full-rate streaming the LP
+     sizes for, and no jitter to hide a 2 % difference in) the LP depths keep the cycles within
+     2 % of deep, and the LP's FIFO bits are <= 1.25 x the RTL-searched minima (per FIFO, the
+     smallest depth keeping the cycles within 2 % of deep, the others at their LP depth).
+The per-FIFO table (LP depth, timing-model minimum, RTL minimum) is printed and written to the
+design's report.md."""
 import argparse
 import json
 import os
@@ -17,22 +25,15 @@ def run(cmd):
     return proc.returncode, proc.stdout
 
 
-def compile_and_sim(args, mode, seed):
-    out = os.path.join(args.work, mode)
-    rc, log = run([args.streamtensor, "compile", args.graph, "-o", out, "--fifo-mode", mode])
-    print(log.strip())
-    if rc != 0:
-        sys.exit(f"FAIL: compile ({mode}) exited with {rc}")
-    with open(os.path.join(out, "report.json")) as f:
-        report = json.load(f)
-    rc, log = run([args.streamtensor, "sim", out, "--json", "--seed", str(seed)])
+def sim(args, design, extra, what):
+    rc, log = run([args.streamtensor, "sim", design, "--json", "--seed", str(args.seed)] + extra)
     lines = [l for l in log.splitlines() if l.startswith("{")]
     if not lines:
         print(log)
-        sys.exit(f"FAIL: sim ({mode}) printed no JSON result (exit {rc})")
+        sys.exit(f"FAIL: sim ({what}) printed no JSON result (exit {rc})")
     result = json.loads(lines[-1])
-    print(f"{mode}: {json.dumps(result)}")
-    return report, result
+    print(f"{what}: {json.dumps(result)}")
+    return result
 
 
 def main():
@@ -41,33 +42,65 @@ def main():
     p.add_argument("--graph", required=True)
     p.add_argument("--work", required=True)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--compare-deep", action="store_true")
+    p.add_argument("--fifo-depth", action="append", default=[],
+                   help="STREAM=DEPTH passed to compile (to plant an undersized FIFO)")
     args = p.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
 
-    report, lp = compile_and_sim(args, "lp", args.seed)
+    design = os.path.join(args.work, "lp")
+    cmd = [args.streamtensor, "compile", args.graph, "-o", design, "--fifo-search"]
+    for f in args.fifo_depth:
+        cmd += ["--fifo-depth", f]
+    rc, log = run(cmd)
+    print(log.strip())
+    if rc != 0:
+        sys.exit(f"FAIL: compile exited with {rc}")
+
+    # 1. The LP-sized design itself: bit-exact, no deadlock.
+    lp = sim(args, design, [], "LP design, random HBM")
     if lp.get("deadlock") or not lp.get("bit_exact"):
-        sys.exit(f"FAIL: LP-sized design: bit_exact={lp.get('bit_exact')} deadlock={lp.get('deadlock')}"
-                 f" mismatches={lp.get('mismatches')} error={lp.get('error')}")
-    print(f"LP: predicted {report['predicted_cycles']} cycles, measured {lp['cycles']}, "
-          f"FIFO bits {report['fifo_bits']} (searched minima {report['searched_min_fifo_bits']}), "
+        sys.exit(f"FAIL: LP-sized design: bit_exact={lp.get('bit_exact')} "
+                 f"deadlock={lp.get('deadlock')} mismatches={lp.get('mismatches')} "
+                 f"error={lp.get('error')}")
+
+    # 2. The search build under the same random HBM.
+    rnd = sim(args, design, ["--fifo-search"], "search build, random HBM")
+    if rnd.get("cycles_sized") != lp["cycles"] or not rnd.get("sized_bit_exact"):
+        sys.exit(f"FAIL: the search build at the LP depths took {rnd.get('cycles_sized')} cycles "
+                 f"(bit_exact {rnd.get('sized_bit_exact')}), the LP design {lp['cycles']}: the "
+                 f"run-time limit must reproduce the sized FIFOs cycle for cycle")
+    ratio = rnd["cycles_sized"] / rnd["cycles_deep"]
+    print(f"random HBM: cycles LP {rnd['cycles_sized']} vs deep {rnd['cycles_deep']} "
+          f"(ratio {ratio:.4f})")
+    if not rnd.get("sized_ok"):
+        sys.exit(f"FAIL: random HBM: LP-sized FIFOs take {ratio:.4f}x the cycles of deep FIFOs "
+                 f"(> 1.02) or deadlock (deadlock={rnd.get('sized_deadlock')})")
+
+    # 3. The search under a deterministic HBM; its results go into the report.
+    det = sim(args, design, ["--fifo-search", "--jitter", "0", "--ready-probability", "1"],
+              "search build, deterministic HBM")
+    with open(os.path.join(design, "report.json")) as f:
+        report = json.load(f)
+    ratio = det["cycles_sized"] / max(det["cycles_deep"], 1)
+    print(f"deterministic HBM: cycles LP {det['cycles_sized']} vs deep {det['cycles_deep']} "
+          f"(ratio {ratio:.4f}), {det['trials']} runs; predicted {report['predicted_cycles']}; "
           f"LP solve {report['fifo_lp_solve_seconds']:.4f} s")
-    for s in report["streams"]:
-        print(f"  FIFO {s['name']}: LP depth {s['fifo_depth']}, searched minimum "
-              f"{s['searched_min_depth']}")
-    if report["searched_min_fifo_bits"] > 0 and \
-            report["fifo_bits"] > 1.25 * report["searched_min_fifo_bits"]:
-        sys.exit(f"FAIL: LP FIFO bits {report['fifo_bits']} exceed 1.25 x the searched minima "
-                 f"({report['searched_min_fifo_bits']})")
-    if args.compare_deep:
-        _, deep = compile_and_sim(args, "deep", args.seed)
-        if deep.get("deadlock") or not deep.get("bit_exact"):
-            sys.exit("FAIL: deep-FIFO design did not run bit-exactly")
-        ratio = lp["cycles"] / deep["cycles"]
-        print(f"cycles: LP {lp['cycles']} vs deep {deep['cycles']} (ratio {ratio:.4f})")
-        if ratio > 1.02:
-            sys.exit(f"FAIL: LP-sized FIFOs take {ratio:.4f}x the cycles of deep FIFOs (> 1.02)")
+    timing = {s["name"]: s["searched_min_depth"] for s in report["streams"]}
+    for f in det["fifos"]:
+        print(f"  FIFO {f['name']}: {f['token_bits']} bits, LP depth {f['sized_depth']}, "
+              f"RTL-searched minimum {f['searched_min_depth']} (timing model "
+              f"{timing.get(f['name'])})")
+    print(f"FIFO bits: LP {det['sized_fifo_bits']}, RTL-searched minima "
+          f"{det['searched_fifo_bits']}, timing-model minima {report['searched_min_fifo_bits']}")
+    if not det.get("sized_ok"):
+        sys.exit(f"FAIL: deterministic HBM: LP-sized FIFOs take {ratio:.4f}x the cycles of deep "
+                 f"FIFOs (> 1.02) or deadlock (deadlock={det.get('sized_deadlock')}, "
+                 f"bit_exact={det.get('sized_bit_exact')})")
+    if det["sized_fifo_bits"] > 1.25 * det["searched_fifo_bits"]:
+        sys.exit(f"FAIL: LP FIFO bits {det['sized_fifo_bits']} exceed 1.25 x the RTL-searched "
+                 f"minima ({det['searched_fifo_bits']})")
+    print(f"LP bits / searched bits = {det['sized_fifo_bits'] / det['searched_fifo_bits']:.3f}")
     print("PASS")
 
 
