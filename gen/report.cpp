@@ -86,8 +86,10 @@ nlohmann::json reportJson(const passes::CompileState &state, const std::string &
   };
   report["resource_estimate"] = kinds(res.total);
   report["resource_estimate_fifos"] = kinds(res.fifos);
-  report["resources_available"] = {{"lut", dev.availableLut},       {"ff", dev.availableFf},
-                                   {"bram36", dev.availableBram36}, {"dsp", dev.availableDsp},
+  report["resources_available"] = {{"lut", dev.availableLut},
+                                   {"ff", dev.availableFf},
+                                   {"bram36", dev.availableBram36},
+                                   {"dsp", dev.availableDsp},
                                    {"uram", dev.availableUram}};
   return report;
 }
