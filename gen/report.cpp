@@ -1,6 +1,9 @@
 // Compile report: JSON and Markdown views of a compiled dataflow graph.
 #include "gen/report.h"
 
+#include "gen/design_resources.h"
+
+#include <cstdio>
 #include <sstream>
 
 namespace st::gen {
@@ -59,7 +62,7 @@ nlohmann::json reportJson(const passes::CompileState &state, const std::string &
                        {"searched_min_depth", searched}});
     searchedBits += std::max<int64_t>(searched, 0) * df.tokenBits(st);
   }
-  return {{"design", designName},
+  nlohmann::json report = {{"design", designName},
           {"device", state.device.name},
           {"part", state.device.part},
           {"kernel_clock_mhz", state.device.kernelClockMhz},
@@ -74,6 +77,21 @@ nlohmann::json reportJson(const passes::CompileState &state, const std::string &
           {"fifo_bits", fifoBits},
           {"searched_min_fifo_bits", searchedBits},
           {"deep_fifo_cycles", state.deepCycles}};
+  // Resource estimate of the whole top (gen/design_resources.h) beside the device budget.
+  const DesignResources res = designResources(df);
+  const passes::DeviceConstraints &dev = state.device;
+  auto kinds = [](const model::ResourceEstimate &e) {
+    return nlohmann::json{
+        {"lut", e.lut}, {"ff", e.ff}, {"bram36", e.bram36}, {"dsp", e.dsp}, {"uram", e.uram}};
+  };
+  report["resource_estimate"] = kinds(res.total);
+  report["resource_estimate_fifos"] = kinds(res.fifos);
+  report["resources_available"] = {{"lut", dev.availableLut},
+                                   {"ff", dev.availableFf},
+                                   {"bram36", dev.availableBram36},
+                                   {"dsp", dev.availableDsp},
+                                   {"uram", dev.availableUram}};
+  return report;
 }
 
 std::string reportMarkdown(const nlohmann::json &r) {
@@ -139,6 +157,20 @@ std::string reportMarkdown(const nlohmann::json &r) {
      << " bits (searched minima: " << r["searched_min_fifo_bits"].get<int64_t>()
      << " bits; deep FIFOs take " << r["deep_fifo_cycles"].get<int64_t>()
      << " cycles in the timing simulation).\n";
+  if (r.contains("resource_estimate")) {
+    os << "\n## Resources\n\nEstimate of the whole top from the templates' resource models "
+       << "(kernels, converters, forks, DMA streams, one FIFO per stream, control slave), against "
+       << "the device's resources_available:\n\n| resource | estimate | available | share |\n"
+       << "|---|---|---|---|\n";
+    for (const char *k : {"lut", "ff", "bram36", "uram", "dsp"}) {
+      const double est = r["resource_estimate"][k].get<double>();
+      const double avail = r["resources_available"][k].get<double>();
+      char share[32];
+      std::snprintf(share, sizeof share, "%.2f %%", avail > 0 ? 100.0 * est / avail : 0.0);
+      os << "| " << k << " | " << r["resource_estimate"][k].dump() << " | "
+         << r["resources_available"][k].dump() << " | " << share << " |\n";
+    }
+  }
   return os.str();
 }
 

@@ -35,6 +35,9 @@ struct DeviceConstraints {
   int64_t onChipMemoryBits = 0;
   int64_t hbmPseudoChannels = 0;
   int64_t kernelAxiDataBits = 0;
+  /// resources_available: the budget the report's resource estimate is a percentage of.
+  int64_t availableLut = 0, availableFf = 0, availableDsp = 0, availableBram36 = 0,
+          availableUram = 0;
 };
 
 /// Reads the device YAML; throws st::Error naming the file and the missing or malformed key.

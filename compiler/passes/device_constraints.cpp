@@ -58,6 +58,11 @@ DeviceConstraints loadDeviceConstraints(const std::string &path) {
                            requireInt(root, "memories.uram_bits", path);
   d.hbmPseudoChannels = requireInt(root, "hbm.pseudo_channels", path);
   d.kernelAxiDataBits = requireInt(root, "hbm.kernel_axi_data_bits", path);
+  d.availableLut = requireInt(root, "resources_available.lut", path);
+  d.availableFf = requireInt(root, "resources_available.ff", path);
+  d.availableDsp = requireInt(root, "resources_available.dsp", path);
+  d.availableBram36 = requireInt(root, "resources_available.bram36", path);
+  d.availableUram = requireInt(root, "resources_available.uram", path);
   return d;
 }
 

@@ -353,6 +353,10 @@ def check_host_emu(design, top, files, part, mhz, work):
     print("host.cpp: refuses a shifted register map; reports a corrupted input as a mismatch")
 
 
+# The compiler's whole-design LUT and FF estimates must lie within this factor of Yosys.
+RESOURCE_FACTOR = 1.25
+
+
 def check_synth(design, top, report_path, args):
     files = [os.path.join(design, "rtl", f) for f in
              open(os.path.join(design, "rtl", "filelist.f")).read().split()]
@@ -368,12 +372,24 @@ def check_synth(design, top, report_path, args):
     fifo_bits = report.get("fifo_bits", 0)
     conv_bits = report.get("converter_bits", 0)
     print(f"resources of {top['module']}: compiler estimate vs Yosys synth_xilinx -family xcup")
-    print(f"  {'':8} {'estimate':>10} {'yosys':>10}")
+    print(f"  {'':8} {'estimate':>10} {'yosys':>10} {'ratio':>8}")
     for kind in ("LUT", "FF", "DSP", "BRAM36", "URAM"):
         est = estimate.get(kind.lower()) if estimate else None
-        print(f"  {kind:8} {('-' if est is None else f'{est:g}'):>10} {totals[kind]:>10g}")
+        ratio = f"{est / totals[kind]:.2f}" if est is not None and totals[kind] > 0 else "-"
+        print(f"  {kind:8} {('-' if est is None else f'{est:g}'):>10} {totals[kind]:>10g} "
+              f"{ratio:>8}")
     print(f"  on-chip memory the compiler plans: FIFOs {fifo_bits} bits, converters "
           f"{conv_bits} bits")
+    # The estimate (gen/design_resources.h) must hold LUTs and FFs within the factor measured
+    # and documented in docs/vivado.md ("Resource figures").
+    check(estimate is not None, "report.json has a resource_estimate")
+    for kind in ("LUT", "FF"):
+        if estimate is None or totals[kind] <= 0:
+            continue
+        ratio = estimate[kind.lower()] / totals[kind]
+        check(1 / RESOURCE_FACTOR <= ratio <= RESOURCE_FACTOR,
+              f"{kind} estimate / Yosys = {ratio:.2f} within [1/{RESOURCE_FACTOR}, "
+              f"{RESOURCE_FACTOR}]")
 
 
 def main():

@@ -1,0 +1,89 @@
+// Resource model of the DMA templates (see dma_stream_resources.h). Yosys calibration points
+// (synth_xilinx -family xcup, DataWidth 512, MaxBurstLen 64, MaxOutstanding 4):
+//   st_axi_read_dma NumLoops=4:                LUT 3348  FF 2132  BRAM36 7.5
+//   st_axi_write_dma NumLoops=4:               LUT 2317  FF 2140
+//   st_read_dma_stream NumLoops=1, 32-bit:     LUT 1725  FF 2143  BRAM36 7.5
+//   st_write_dma_stream NumLoops=1, 32-bit:    LUT 1940  FF 3078
+#include "model/dma_stream_resources.h"
+
+#include "model/fifo_resources.h"
+
+namespace st::model {
+
+namespace {
+
+int64_t clog2(int64_t v) {
+  int64_t bits = 0;
+  while ((int64_t{1} << bits) < v)
+    ++bits;
+  return bits;
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+/// st_skid_buffer: two entries of `width` and the choice between them.
+ResourceEstimate skidBuffer(int64_t width) {
+  ResourceEstimate r;
+  r.ff = 2 * width + 2;
+  r.lut = width + 2;
+  return r;
+}
+
+/// Address generator, burst former and channel control of one DMA (excluding the data buffer,
+/// length queue and W slice), fitted on the calibration points above: the first loop's cost
+/// includes the burst former and the AXI handshakes, each further loop adds its counter, stride
+/// adder and latched trip count and stride.
+ResourceEstimate dmaCore(int64_t numLoops, int64_t lutFirst, int64_t ffFirst, int64_t lutPerLoop,
+                         int64_t ffPerLoop) {
+  ResourceEstimate r;
+  r.lut = lutFirst + lutPerLoop * (numLoops - 1);
+  r.ff = ffFirst + ffPerLoop * (numLoops - 1);
+  return r;
+}
+
+int64_t slotAndRunBits(int64_t tokensPerWord, int64_t tokensPerRun) {
+  return (tokensPerWord > 1 ? clog2(tokensPerWord) : 1) +
+         (tokensPerRun > 1 ? clog2(tokensPerRun) : 1);
+}
+
+} // namespace
+
+ResourceEstimate axiReadDmaResources(const DmaParams &p) {
+  ResourceEstimate r = dmaCore(p.numLoops, 471, 493, 598, 192);
+  // The data buffer: every beat of every outstanding burst (its count outputs unused).
+  r += fifoResources(p.dataWidth, p.maxBurstLen * p.maxOutstanding, false);
+  return r;
+}
+
+ResourceEstimate axiWriteDmaResources(const DmaParams &p) {
+  ResourceEstimate r = dmaCore(p.numLoops, 367, 495, 470, 191);
+  r += fifoResources(8, p.maxOutstanding, false); // burst lengths in flight
+  r += skidBuffer(p.dataWidth + 1);               // the W channel slice {wlast, wdata}
+  return r;
+}
+
+ResourceEstimate readDmaStreamResources(const DmaParams &p, const DmaStreamTokens &t) {
+  ResourceEstimate r = axiReadDmaResources(p);
+  // st_stream_unpack: the held word, slot and run counters, the token select (a
+  // TokensPerWord:1 multiplexer, one LUT6 per 4 inputs per bit) and the output slice.
+  const int64_t tokensPerWord = p.dataWidth / t.paddedTokenBits;
+  r.ff += p.dataWidth + slotAndRunBits(tokensPerWord, t.tokensPerRun) + 2;
+  r.lut += t.paddedTokenBits * ceilDiv(tokensPerWord, 4) + 10;
+  r += skidBuffer(t.paddedTokenBits);
+  return r;
+}
+
+ResourceEstimate writeDmaStreamResources(const DmaParams &p, const DmaStreamTokens &t) {
+  ResourceEstimate r = axiWriteDmaResources(p);
+  // st_stream_pack: TokensPerWord - 1 held tokens, the word assembly (one LUT per word bit: the
+  // held token, the new one or zero), slot and run counters and a word-wide output slice.
+  const int64_t tokensPerWord = p.dataWidth / t.paddedTokenBits;
+  r.ff += t.paddedTokenBits * (tokensPerWord - 1) + slotAndRunBits(tokensPerWord, t.tokensPerRun);
+  r.lut += p.dataWidth + 10;
+  r += skidBuffer(p.dataWidth);
+  return r;
+}
+
+} // namespace st::model

@@ -1,0 +1,150 @@
+// Whole-design resource estimate (see design_resources.h).
+#include "gen/design_resources.h"
+
+#include <algorithm>
+
+#include "gen/hbm_layout.h"
+#include "ir/converter_program.h"
+#include "model/axi_lite_ctrl_resources.h"
+#include "model/converter_model.h"
+#include "model/dma_stream_resources.h"
+#include "model/elementwise_generated_model.h"
+#include "model/fifo_resources.h"
+#include "model/fork_resources.h"
+#include "model/llm_kernel_catalog.h"
+#include "model/matmul_model.h"
+#include "model/reduce_model.h"
+#include "support/error.h"
+
+namespace st::gen {
+
+namespace {
+
+int64_t requireParam(const ir::DataflowNode &node, const std::string &name) {
+  auto v = node.param(name);
+  if (!v)
+    throw Error("resource estimate", "node '" + node.name + "'", "a parameter " + name);
+  return *v;
+}
+
+model::ResourceEstimate dmaResources(const ir::DataflowNode &node) {
+  const bool isRead = node.kind == ir::NodeKind::ReadDma;
+  const HbmTensorLayout layout =
+      hbmLayoutOf(isRead ? node.outputs.at(0).type : node.inputs.at(0).type);
+  model::DmaParams p; // the top leaves MaxBurstLen and MaxOutstanding at their defaults
+  p.numLoops = static_cast<int64_t>(layout.loops.size());
+  p.dataWidth = layout.wordBits;
+  model::DmaStreamTokens t;
+  t.paddedTokenBits = layout.paddedTokenBits;
+  t.tokenBits = layout.tokenBits;
+  t.tokensPerRun = layout.tokensPerRun;
+  return isRead ? model::readDmaStreamResources(p, t) : model::writeDmaStreamResources(p, t);
+}
+
+model::ResourceEstimate kernelResources(const ir::DataflowGraph &df, const ir::DataflowNode &node) {
+  if (auto llm = model::llmKernelResources(node))
+    return *llm;
+  const int64_t outTokens = node.outputs.at(0).type.numTokens();
+  if (node.module == "st_matmul") {
+    model::MatmulParams p;
+    p.tm = requireParam(node, "TM");
+    p.tn = requireParam(node, "TN");
+    p.tk = requireParam(node, "TK");
+    p.kTiles = requireParam(node, "KTiles");
+    p.aBits = requireParam(node, "ABits");
+    p.bBits = requireParam(node, "BBits");
+    p.outBits = requireParam(node, "OutBits");
+    p.outputTiles = outTokens;
+    return model::matmulResources(p);
+  }
+  if (node.module == "st_reduce") {
+    model::ReduceParams p;
+    p.outerLanes = requireParam(node, "OuterLanes");
+    p.reduceLanes = requireParam(node, "ReduceLanes");
+    p.innerLanes = requireParam(node, "InnerLanes");
+    p.tokens = requireParam(node, "Tokens");
+    p.inBits = requireParam(node, "InBits");
+    p.outBits = requireParam(node, "OutBits");
+    p.combiner =
+        requireParam(node, "Combiner") ? model::ReduceCombiner::Max : model::ReduceCombiner::Sum;
+    p.outputTokens = outTokens;
+    return model::reduceResources(p);
+  }
+  if (node.op && df.source && df.source->op(*node.op).kind == ir::OpKind::Elementwise) {
+    const ir::Op &op = df.source->op(*node.op);
+    model::ElementwiseGeneratedParams p;
+    p.body = op.body;
+    p.outputTileShape = node.outputs[0].type.elementShape;
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      p.inputTileShapes.push_back(node.inputs.at(i).type.elementShape);
+      p.inputTypes.push_back(df.source->tensor(op.inputs[i].tensor).dtype);
+    }
+    p.outputType = df.source->tensor(op.output.tensor).dtype;
+    p.tokens = outTokens;
+    return model::elementwiseGeneratedResources(p);
+  }
+  throw Error("resource estimate", "kernel '" + node.name + "'",
+              "a resource model for module " + node.module);
+}
+
+} // namespace
+
+DesignResources designResources(const ir::DataflowGraph &df, const TopInterface *top) {
+  DesignResources r;
+  auto add = [&](std::string name, std::string module, const model::ResourceEstimate &e) {
+    r.total += e;
+    r.parts.push_back({std::move(name), std::move(module), e});
+  };
+  size_t numDmas = 0;
+  for (ir::NodeId n : df.topologicalOrder()) {
+    const ir::DataflowNode &node = df.node(n);
+    switch (node.kind) {
+    case ir::NodeKind::View:
+      break; // wiring (a transpose permutes lanes)
+    case ir::NodeKind::Fork:
+      add(node.name, node.module,
+          model::forkResources(static_cast<int64_t>(node.outputs.size()),
+                               requireParam(node, "Width")));
+      break;
+    case ir::NodeKind::ReadDma:
+    case ir::NodeKind::WriteDma:
+      ++numDmas;
+      add(node.name, node.module, dmaResources(node));
+      break;
+    case ir::NodeKind::Converter: {
+      const ir::ConverterProgram program = ir::buildConverterProgram(
+          node.inputs.at(0).type, node.outputs.at(0).type,
+          ir::inferConverterBuffer(node.inputs[0].type, node.outputs[0].type));
+      add(node.name, node.module,
+          model::layoutConverterResources(ir::converterLimitsOf(program), &program));
+      break;
+    }
+    case ir::NodeKind::Kernel:
+      add(node.name, node.module, kernelResources(df, node));
+      break;
+    }
+  }
+  for (ir::StreamId s : df.streams()) {
+    const ir::Stream &st = df.stream(s);
+    // The top gives every FIFO at least depth 2 and leaves its occupancy outputs open.
+    const model::ResourceEstimate e =
+        model::fifoResources(df.tokenBits(st), std::max<int64_t>(st.fifoDepth, 2), false);
+    r.fifos += e;
+    add("fifo " + st.name, "st_fifo", e);
+  }
+  const TopInterface derived = top ? TopInterface{} : topInterfaceOf(df, "design");
+  const TopInterface &t = top ? *top : derived;
+  uint64_t argIs64 = 0;
+  for (size_t a = 0; a < t.args.size() && a < 64; ++a)
+    if (t.args[a].isPointer)
+      argIs64 |= uint64_t{1} << a;
+  model::ResourceEstimate control =
+      model::axiLiteCtrlResources(static_cast<int64_t>(t.args.size()), argIs64);
+  // The top's DMA sequencing: running_q, and per DMA started_q, done_q and their logic.
+  control.ff += 1 + 2 * static_cast<int64_t>(numDmas);
+  control.lut += 2 + 3 * static_cast<int64_t>(numDmas);
+  add("control", "st_axi_lite_ctrl", control);
+  return r;
+}
+
+} // namespace st::gen
