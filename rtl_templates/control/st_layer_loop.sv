@@ -107,7 +107,8 @@ module st_layer_loop #(
         .ready_i    (fifo_out_ready),
         .data_o     (fifo_out_data),
         .count_o    (fifo_count),
-        .max_count_o(fifo_max_count)
+        .max_count_o(fifo_max_count),
+        .limit_i    ('0)
     );
 
     // ---- mux: layer 0 from `first`, layers 1 .. Layers-1 from the loop ----
