@@ -8,12 +8,10 @@
 #include "model/axi_lite_ctrl_resources.h"
 #include "model/converter_model.h"
 #include "model/dma_stream_resources.h"
-#include "model/elementwise_generated_model.h"
 #include "model/fifo_resources.h"
 #include "model/fork_resources.h"
+#include "model/graph_kernel_params.h"
 #include "model/llm_kernel_catalog.h"
-#include "model/matmul_model.h"
-#include "model/reduce_model.h"
 #include "support/error.h"
 
 namespace st::gen {
@@ -44,45 +42,12 @@ model::ResourceEstimate dmaResources(const ir::DataflowNode &node) {
 model::ResourceEstimate kernelResources(const ir::DataflowGraph &df, const ir::DataflowNode &node) {
   if (auto llm = model::llmKernelResources(node))
     return *llm;
-  const int64_t outTokens = node.outputs.at(0).type.numTokens();
-  if (node.module == "st_matmul") {
-    model::MatmulParams p;
-    p.tm = requireParam(node, "TM");
-    p.tn = requireParam(node, "TN");
-    p.tk = requireParam(node, "TK");
-    p.kTiles = requireParam(node, "KTiles");
-    p.aBits = requireParam(node, "ABits");
-    p.bBits = requireParam(node, "BBits");
-    p.outBits = requireParam(node, "OutBits");
-    p.outputTiles = outTokens;
-    return model::matmulResources(p);
-  }
-  if (node.module == "st_reduce") {
-    model::ReduceParams p;
-    p.outerLanes = requireParam(node, "OuterLanes");
-    p.reduceLanes = requireParam(node, "ReduceLanes");
-    p.innerLanes = requireParam(node, "InnerLanes");
-    p.tokens = requireParam(node, "Tokens");
-    p.inBits = requireParam(node, "InBits");
-    p.outBits = requireParam(node, "OutBits");
-    p.combiner =
-        requireParam(node, "Combiner") ? model::ReduceCombiner::Max : model::ReduceCombiner::Sum;
-    p.outputTokens = outTokens;
-    return model::reduceResources(p);
-  }
-  if (node.op && df.source && df.source->op(*node.op).kind == ir::OpKind::Elementwise) {
-    const ir::Op &op = df.source->op(*node.op);
-    model::ElementwiseGeneratedParams p;
-    p.body = op.body;
-    p.outputTileShape = node.outputs[0].type.elementShape;
-    for (size_t i = 0; i < op.inputs.size(); ++i) {
-      p.inputTileShapes.push_back(node.inputs.at(i).type.elementShape);
-      p.inputTypes.push_back(df.source->tensor(op.inputs[i].tensor).dtype);
-    }
-    p.outputType = df.source->tensor(op.output.tensor).dtype;
-    p.tokens = outTokens;
-    return model::elementwiseGeneratedResources(p);
-  }
+  if (node.module == "st_matmul")
+    return model::matmulResources(model::matmulParamsOf(node));
+  if (node.module == "st_reduce")
+    return model::reduceResources(model::reduceParamsOf(node));
+  if (auto p = model::elementwiseGeneratedParamsOf(df, node))
+    return model::elementwiseGeneratedResources(*p);
   throw Error("resource estimate", "kernel '" + node.name + "'",
               "a resource model for module " + node.module);
 }

@@ -7,10 +7,8 @@
 #include "ir/converter_program.h"
 #include "model/converter_model.h"
 #include "model/dma_stream_model.h"
-#include "model/elementwise_generated_model.h"
+#include "model/graph_kernel_params.h"
 #include "model/llm_kernel_catalog.h"
-#include "model/matmul_model.h"
-#include "model/reduce_model.h"
 #include "passes/dataflow_timing_sim.h"
 #include "passes/fifo_sizing.h"
 #include "passes/pass_pipeline.h"
@@ -19,13 +17,6 @@
 namespace st::passes {
 
 namespace {
-
-int64_t requireParam(const ir::DataflowNode &node, const std::string &name) {
-  auto v = node.param(name);
-  if (!v)
-    throw Error("timing", "node '" + node.name + "'", "a parameter " + name);
-  return *v;
-}
 
 model::KernelTiming timingOf(const ir::DataflowGraph &df, const ir::DataflowNode &node) {
   switch (node.kind) {
@@ -47,45 +38,12 @@ model::KernelTiming timingOf(const ir::DataflowGraph &df, const ir::DataflowNode
   }
   if (auto llm = model::llmKernelTiming(node))
     return *llm;
-  const int64_t outTokens = node.outputs[0].type.numTokens();
-  if (node.module == "st_matmul") {
-    model::MatmulParams p;
-    p.tm = requireParam(node, "TM");
-    p.tn = requireParam(node, "TN");
-    p.tk = requireParam(node, "TK");
-    p.kTiles = requireParam(node, "KTiles");
-    p.aBits = requireParam(node, "ABits");
-    p.bBits = requireParam(node, "BBits");
-    p.outBits = requireParam(node, "OutBits");
-    p.outputTiles = outTokens;
-    return model::matmulTiming(p);
-  }
-  if (node.module == "st_reduce") {
-    model::ReduceParams p;
-    p.outerLanes = requireParam(node, "OuterLanes");
-    p.reduceLanes = requireParam(node, "ReduceLanes");
-    p.innerLanes = requireParam(node, "InnerLanes");
-    p.tokens = requireParam(node, "Tokens");
-    p.inBits = requireParam(node, "InBits");
-    p.outBits = requireParam(node, "OutBits");
-    p.combiner =
-        requireParam(node, "Combiner") ? model::ReduceCombiner::Max : model::ReduceCombiner::Sum;
-    p.outputTokens = outTokens;
-    return model::reduceTiming(p);
-  }
-  if (node.op && df.source->op(*node.op).kind == ir::OpKind::Elementwise) {
-    const ir::Op &op = df.source->op(*node.op);
-    model::ElementwiseGeneratedParams p;
-    p.body = op.body;
-    p.outputTileShape = node.outputs[0].type.elementShape;
-    for (size_t i = 0; i < op.inputs.size(); ++i) {
-      p.inputTileShapes.push_back(node.inputs[i].type.elementShape);
-      p.inputTypes.push_back(df.source->tensor(op.inputs[i].tensor).dtype);
-    }
-    p.outputType = df.source->tensor(op.output.tensor).dtype;
-    p.tokens = outTokens;
-    return model::elementwiseGeneratedTiming(p);
-  }
+  if (node.module == "st_matmul")
+    return model::matmulTiming(model::matmulParamsOf(node));
+  if (node.module == "st_reduce")
+    return model::reduceTiming(model::reduceParamsOf(node));
+  if (auto p = model::elementwiseGeneratedParamsOf(df, node))
+    return model::elementwiseGeneratedTiming(*p);
   throw Error("timing", "kernel '" + node.name + "'", "a timing model for module " + node.module);
 }
 
