@@ -39,4 +39,9 @@ std::vector<std::string> writeRtlSources(const std::string &rtlDir, const ir::Da
                                          const std::string &topModule, const std::string &topText,
                                          const std::string &sourceDir);
 
+/// The CMakeLists.txt of a generated testbench directory: Verilates the files of ../rtl (in
+/// order) into top `topModule` and links tb_main.cpp with the st_tb support library.
+std::string testbenchCmakeLists(const std::string &topModule, const std::string &sourceDir,
+                                const std::vector<std::string> &rtlFiles);
+
 } // namespace st::gen
