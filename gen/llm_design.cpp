@@ -278,7 +278,7 @@ LlmDesign planLlmDesign(const frontend::LoadedModel &model, const frontend::Quan
       d.graph, options.designName,
       [&](const std::string &name) {
         const HbmBuffer &b = planBuffer(plan, name);
-        return BufferPlacement{b.layerStride, static_cast<unsigned>(b.channels.at(0))};
+        return BufferPlacement{b.layerStride, static_cast<unsigned>(b.channels.at(0)), b.rowBytes};
       },
       [&](ir::NodeId n) { return bufferOf(d.graph, n); });
   d.kernels = kernelConfigs(d.graph, q, tableDir, tablePrefix);

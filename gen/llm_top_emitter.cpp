@@ -23,11 +23,13 @@ std::string hex64(int64_t v) {
   return os.str();
 }
 
-/// The type of one row of a stream whose outer loop walks rows: the stream with its outermost
-/// loop dropped (an id, a KV row, a tap vector).
+/// The type of one row of a stream whose outermost loop walks rows (a KV-cache read): that loop
+/// dropped, or cut to one trip when it is the only loop (a row of one token).
 ir::ITensorType rowTypeOf(const ir::ITensorType &stream, bool dropOuterLoop) {
   ir::ITensorType t = stream;
-  if (dropOuterLoop && t.loops.size() > 1) {
+  if (dropOuterLoop && t.loops.size() == 1) {
+    t.loops[0].tripCount = 1;
+  } else if (dropOuterLoop) {
     t.loops.erase(t.loops.begin());
     for (auto &m : t.iterMap)
       if (m) {
@@ -577,6 +579,11 @@ llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
       port.rowLayout = hbmLayoutOf(rowTypeOf(type, rows && role == AcceleratorRole::KvCacheRead),
                                    kWordBytes * 8);
       port.rowBytes = port.rowLayout.bytes();
+      const bool kv = role == AcceleratorRole::KvCacheRead || role == AcceleratorRole::KvAppend;
+      if (kv && placement.rowBytes != port.rowBytes)
+        throw Error("emitter", "KV DMA '" + node.name + "'",
+                    "rows of " + std::to_string(placement.rowBytes) + " bytes (buffer '" +
+                        port.buffer + "'), got " + std::to_string(port.rowBytes));
     }
     const unsigned index = static_cast<unsigned>(top.dmas.size());
     top.dmas.push_back(

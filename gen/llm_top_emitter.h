@@ -60,6 +60,7 @@ struct LlmTopInterface {
 struct BufferPlacement {
   int64_t layerStride = 0;
   unsigned channel = 0;
+  int64_t rowBytes = 0; ///< a row-structured buffer's row (KV caches); 0: not checked
 };
 LlmTopInterface
 llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
