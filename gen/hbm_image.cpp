@@ -39,14 +39,9 @@ int64_t yamlInt(const YAML::Node &root, const std::string &section, const std::s
   }
 }
 
-/// Bits one norm parameter element occupies in HBM: gamma s16 (+ beta s(OutBits+8) for
-/// LayerNorm), rounded up to a power of two.
+/// Bits one norm parameter element occupies in HBM (kernel_params.h).
 int64_t normSlotBits(const numerics::QuantizedNorm &n) {
-  const int64_t bits = 16 + (n.kind == numerics::NormKind::LayerNorm ? n.outputBits + 8 : 0);
-  int64_t slot = 16;
-  while (slot < bits)
-    slot *= 2;
-  return slot;
+  return normParamSlotBits(n.kind == numerics::NormKind::LayerNorm, n.outputBits);
 }
 
 std::vector<uint8_t> normParamBytes(const numerics::QuantizedNorm &n, int64_t layerBytes) {

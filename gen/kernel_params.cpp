@@ -98,4 +98,12 @@ model::LinearParams linearKernelParamsForLanes(const numerics::QuantizedLinear &
       layer.outputBits, lanes);
 }
 
+int64_t normParamSlotBits(bool layerNorm, unsigned outBits) {
+  const int64_t bits = 16 + (layerNorm ? outBits + 8 : 0);
+  int64_t slot = 16;
+  while (slot < bits)
+    slot *= 2;
+  return slot;
+}
+
 } // namespace st::gen

@@ -35,4 +35,9 @@ model::LinearParams linearKernelParamsForLanes(int64_t k, int64_t nOut, int64_t 
 model::LinearParams linearKernelParamsForLanes(const numerics::QuantizedLinear &layer,
                                                int64_t lanes);
 
+/// Bits one norm parameter element occupies in HBM and in st_norm's ParamSlotBits: gamma s16
+/// (+ beta s(outBits + 8) above it for LayerNorm), rounded up to a power of two so that the
+/// image packs whole slots into bus words. The one rule of the image and the lowering.
+int64_t normParamSlotBits(bool layerNorm, unsigned outBits);
+
 } // namespace st::gen

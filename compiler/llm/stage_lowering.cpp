@@ -257,18 +257,15 @@ private:
     const int64_t n = length(x) / a.groups;
     const bool layerNorm = a.kind == ir::NormKind::LayerNorm;
     const unsigned outBits = bits(op.output.tensor);
-    // Per lane: gamma s16, and for LayerNorm beta in output LSBs with 8 fraction bits.
-    const int64_t recordBits = 16 + (layerNorm ? outBits + 8 : 0);
-    if (recordBits % 8 != 0)
-      throw Error("lowering", where(stage_, "norm '" + op.name + "'"),
-                  "a whole number of bytes per parameter record, got " +
-                      std::to_string(recordBits) + " bits");
-    const ITensorType paramType = recordType(n, recordBits / 8, out_.lanes);
-    const ir::NodeId k =
-        addKernel(op, "st_norm",
-                  {param("LayerNorm", layerNorm), param("N", n), param("Lanes", out_.lanes),
-                   param("InBits", bits(x)), param("OutBits", outBits)},
-                  {{"in", vectorOf(x)}, {"param", paramType}});
+    // Per lane: gamma s16, and for LayerNorm beta in output LSBs with 8 fraction bits, in a
+    // power-of-two slot (the image's layout).
+    const int64_t slotBits = gen::normParamSlotBits(layerNorm, outBits);
+    const ITensorType paramType = recordType(n, slotBits / 8, out_.lanes);
+    const ir::NodeId k = addKernel(op, "st_norm",
+                                   {param("LayerNorm", layerNorm), param("N", n),
+                                    param("Lanes", out_.lanes), param("InBits", bits(x)),
+                                    param("OutBits", outBits), param("ParamSlotBits", slotBits)},
+                                   {{"in", vectorOf(x)}, {"param", paramType}});
     df().node(k).attributes[model::kAttrInvocations] = a.groups;
     feed(x, {k, 0});
     // A per-head norm reads the same head-sized parameters once per head.

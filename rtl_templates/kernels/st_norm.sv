@@ -42,7 +42,10 @@ module st_norm #(
     /// Output code width (2 .. 16), signed; beta is OutBits + 8 bits wide.
     parameter int unsigned OutBits = 8,
     /// $readmemh file of the rsqrt table: <build>/tables/rsqrt.mem (target st_tables). Mandatory.
-    parameter TableFile = ""
+    parameter TableFile = "",
+    /// Bits of one element's slot on param_data_i (>= 16 + LayerNorm * (OutBits + 8)): the
+    /// record in the low bits, the rest ignored (the HBM image pads records to a power of two).
+    parameter int unsigned ParamSlotBits = 16 + LayerNorm * (OutBits + 8)
 ) (
     input  wire                                              clk_i,
     input  wire                                              rst_ni,           // synchronous, active low
@@ -57,7 +60,9 @@ module st_norm #(
     // gamma (and beta) per element, consumed in pass 2
     input  wire                                              param_valid_i,
     output logic                                             param_ready_o,
-    input  wire  [Lanes*(16+LayerNorm*(OutBits+8))-1:0] param_data_i,
+    /* verilator lint_off UNUSEDSIGNAL */  // a slot's bits above the record
+    input  wire  [             Lanes*ParamSlotBits-1:0] param_data_i,
+    /* verilator lint_on UNUSEDSIGNAL */
     // normalized output
     output logic                                             valid_o,
     input  wire                                              ready_i,
@@ -304,6 +309,11 @@ module st_norm #(
   logic s1_valid_q, s2_valid_q, s3_valid_q, s4_valid_q, s5_valid_q, s6_valid_q, s7_valid_q;
   logic [Lanes*InBits-1:0] s1_data_q;
   logic [Lanes*ParamBits-1:0] s1_param_q, s2_param_q, s3_param_q, s4_param_q;
+  // Each lane's record from the low bits of its slot.
+  logic [Lanes*ParamBits-1:0] param_records;
+  for (genvar l = 0; l < Lanes; l++) begin : gen_param_record
+    assign param_records[l*ParamBits+:ParamBits] = param_data_i[l*ParamSlotBits+:ParamBits];
+  end
   // s1_sum1_q and the beta registers are unused (and trimmed) in RMSNorm mode.
   /* verilator lint_off UNUSEDSIGNAL */
   logic signed [Sum1Width-1:0] s1_sum1_q;
@@ -340,7 +350,7 @@ module st_norm #(
   always_ff @(posedge clk_i) begin
     if (advance) begin
       s1_data_q <= buffer_q[rd_addr];
-      s1_param_q <= param_data_i;
+      s1_param_q <= param_records;
       s1_sum1_q <= sum1_bank_q[rd_bank_q];
       s1_root_q <= inv_root_q[rd_bank_q];
       s1_k1_q <= inv_shift_q[rd_bank_q];
