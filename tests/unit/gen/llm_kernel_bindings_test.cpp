@@ -549,6 +549,56 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
     EXPECT_GT(checkedByModule["st_gated_activation"], 0) << "SwiGLU / GeGLU";
 }
 
+/// Expects st::Error whose message names `what`.
+template <typename F> void expectErrorNaming(F f, const std::string &what) {
+  try {
+    f();
+    ADD_FAILURE() << "no error naming " << what;
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+  }
+}
+
+// Bad requests name the node: an unknown module, a kernel whose Function disagrees with the
+// op's descriptor, more RoPE variants than the kernel's NumTables.
+TEST(LlmKernelBindings, ErrorsNameTheNode) {
+  const Loaded l = load("gemma3_tiny", num::Precision::W4A8);
+  const ir::DecodeStage *block = nullptr;
+  for (const ir::DecodeStage &stage : l.model.program.stages)
+    if (stage.repeat > 1)
+      block = &stage;
+  ASSERT_NE(block, nullptr);
+  const llm::LoweredStage lowered = llm::lowerStage(*block, loweringOptions(l));
+  const std::string dir = ::testing::TempDir() + "/bindings_errors";
+  int64_t ropes = 0, gated = 0;
+  for (ir::NodeId id : lowered.dataflow.nodes()) {
+    ir::DataflowNode node = lowered.dataflow.node(id);
+    if (node.kind != ir::NodeKind::Kernel)
+      continue;
+    if (node.module == "st_rope") {
+      for (ir::NodeParam &p : node.params)
+        if (p.name == "NumTables")
+          p.value = 1;
+      expectErrorNaming([&] { kernelTableParams(node, l.q, *block, dir, ""); }, node.name);
+      expectErrorNaming([&] { kernelSidebands(node, l.q, block->name, 1); }, node.name);
+      ++ropes;
+    }
+    if (node.module == "st_gated_activation") {
+      for (ir::NodeParam &p : node.params)
+        if (p.name == "Function")
+          p.value = 2; // Gemma's GeGLU is Function 1
+      expectErrorNaming([&] { kernelTableParams(node, l.q, *block, dir, ""); }, node.name);
+      expectErrorNaming([&] { kernelSidebands(node, l.q, block->name, 0); }, node.name);
+      ++gated;
+    }
+    node.module = "st_unknown";
+    expectErrorNaming([&] { kernelSidebands(node, l.q, block->name, 0); }, node.name);
+    expectErrorNaming([&] { kernelTableParams(node, l.q, *block, dir, ""); }, node.name);
+  }
+  EXPECT_GT(ropes, 0);
+  EXPECT_GT(gated, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, LlmKernelBindingsTest,
                          ::testing::Combine(::testing::ValuesIn(kFixtures),
                                             ::testing::Values(num::Precision::W4A8,
