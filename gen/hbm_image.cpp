@@ -99,6 +99,54 @@ std::vector<RopeOpTables> ropeTablesOf(const ir::DecodeProgram &program,
   return result;
 }
 
+/// Places `b` (its layerStride set) with the planner's rule: a buffer that fits a channel goes to
+/// the channel with the fewest bytes used that still has room, a larger one to the first run of
+/// empty consecutive channels. Throws st::Error naming the buffer when there is no room.
+void placeBuffer(HbmImagePlan &plan, HbmBuffer &b) {
+  const HbmDevice &device = plan.device;
+  const int64_t channelBytes = device.pseudoChannelBytes;
+  const int64_t size = roundUp(b.bytes(), device.alignmentBytes);
+  if (size <= channelBytes) {
+    int64_t best = -1;
+    for (int64_t c = 0; c < device.pseudoChannels; ++c)
+      if (plan.channelBytes[static_cast<size_t>(c)] + size <= channelBytes &&
+          (best < 0 || plan.channelBytes[static_cast<size_t>(c)] <
+                           plan.channelBytes[static_cast<size_t>(best)]))
+        best = c;
+    if (best >= 0) {
+      b.address = best * channelBytes + plan.channelBytes[static_cast<size_t>(best)];
+      b.channels = {best};
+      plan.channelBytes[static_cast<size_t>(best)] += size;
+      return;
+    }
+  } else {
+    const int64_t span = (size + channelBytes - 1) / channelBytes;
+    for (int64_t c = 0; c + span <= device.pseudoChannels; ++c) {
+      bool empty = true;
+      for (int64_t i = c; i < c + span; ++i)
+        empty = empty && plan.channelBytes[static_cast<size_t>(i)] == 0;
+      if (!empty)
+        continue;
+      b.address = c * channelBytes;
+      for (int64_t i = c; i < c + span; ++i) {
+        b.channels.push_back(i);
+        plan.channelBytes[static_cast<size_t>(i)] =
+            std::min(channelBytes, size - (i - c) * channelBytes);
+      }
+      break;
+    }
+    if (!b.channels.empty())
+      return;
+  }
+  int64_t used = 0;
+  for (const HbmBuffer &other : plan.buffers)
+    used += roundUp(other.bytes(), device.alignmentBytes);
+  throw Error("hbm image", "buffer '" + b.name + "' (" + std::to_string(b.bytes()) + " bytes)",
+              "room in " + std::to_string(device.pseudoChannels) + " pseudo-channels of " +
+                  std::to_string(channelBytes) + " bytes; the model's buffers need " +
+                  std::to_string(used) + " bytes in all (reduce --max-context or the model)");
+}
+
 } // namespace
 
 HbmDevice loadHbmDevice(const std::string &path) {
@@ -207,13 +255,13 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
                      " bytes (kv head, then dim), " + std::to_string(maxContext) +
                      " positions, zero at start";
           c.name = stage.name + "/" + op.name + "." + which;
+          c.rowBytes = rowBytes;
           plan.buffers.push_back(std::move(c));
         }
       }
     }
   }
   // Strides and placement.
-  const int64_t channelBytes = device.pseudoChannelBytes;
   plan.channelBytes.assign(static_cast<size_t>(device.pseudoChannels), 0);
   for (HbmBuffer &b : plan.buffers)
     b.layerStride = roundUp(b.layerBytes, device.alignmentBytes);
@@ -222,50 +270,31 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
   std::stable_sort(bySize.begin(), bySize.end(), [&](size_t x, size_t y) {
     return plan.buffers[x].bytes() > plan.buffers[y].bytes();
   });
-  for (size_t index : bySize) {
-    HbmBuffer &b = plan.buffers[index];
-    const int64_t size = roundUp(b.bytes(), device.alignmentBytes);
-    if (size <= channelBytes) {
-      int64_t best = -1;
-      for (int64_t c = 0; c < device.pseudoChannels; ++c)
-        if (plan.channelBytes[static_cast<size_t>(c)] + size <= channelBytes &&
-            (best < 0 || plan.channelBytes[static_cast<size_t>(c)] <
-                             plan.channelBytes[static_cast<size_t>(best)]))
-          best = c;
-      if (best >= 0) {
-        b.address = best * channelBytes + plan.channelBytes[static_cast<size_t>(best)];
-        b.channels = {best};
-        plan.channelBytes[static_cast<size_t>(best)] += size;
-        continue;
-      }
-    } else {
-      const int64_t span = (size + channelBytes - 1) / channelBytes;
-      for (int64_t c = 0; c + span <= device.pseudoChannels; ++c) {
-        bool empty = true;
-        for (int64_t i = c; i < c + span; ++i)
-          empty = empty && plan.channelBytes[static_cast<size_t>(i)] == 0;
-        if (!empty)
-          continue;
-        b.address = c * channelBytes;
-        for (int64_t i = c; i < c + span; ++i) {
-          b.channels.push_back(i);
-          plan.channelBytes[static_cast<size_t>(i)] =
-              std::min(channelBytes, size - (i - c) * channelBytes);
-        }
-        break;
-      }
-      if (!b.channels.empty())
-        continue;
-    }
-    int64_t used = 0;
-    for (const HbmBuffer &other : plan.buffers)
-      used += roundUp(other.bytes(), device.alignmentBytes);
-    throw Error("hbm image", "buffer '" + b.name + "' (" + std::to_string(b.bytes()) + " bytes)",
-                "room in " + std::to_string(device.pseudoChannels) + " pseudo-channels of " +
-                    std::to_string(channelBytes) + " bytes; the model's buffers need " +
-                    std::to_string(used) + " bytes in all (reduce --max-context or the model)");
-  }
+  for (size_t index : bySize)
+    placeBuffer(plan, plan.buffers[index]);
   return plan;
+}
+
+HbmBuffer addRunBuffer(HbmImagePlan &plan, HbmBuffer buffer) {
+  if (buffer.layerBytes < 1)
+    throw Error("hbm image", "run buffer '" + buffer.name + "'",
+                "at least 1 byte, got " + std::to_string(buffer.layerBytes));
+  for (const HbmBuffer &b : plan.buffers)
+    if (b.name == buffer.name)
+      throw Error("hbm image", "run buffer '" + buffer.name + "'",
+                  "a name no other buffer of the plan has");
+  buffer.layers = 1;
+  buffer.layerStride = roundUp(buffer.layerBytes, plan.device.alignmentBytes);
+  buffer.contents = nullptr;
+  buffer.channels.clear();
+  plan.buffers.push_back(std::move(buffer));
+  try {
+    placeBuffer(plan, plan.buffers.back());
+  } catch (...) {
+    plan.buffers.pop_back();
+    throw;
+  }
+  return plan.buffers.back();
 }
 
 namespace {
@@ -305,6 +334,8 @@ std::string hbmManifestJson(const HbmImagePlan &plan, const ir::DecodeProgram &p
     e["layers"] = b.layers;
     e["layer_bytes"] = b.layerBytes;
     e["layer_stride"] = b.layerStride;
+    if (b.rowBytes > 0)
+      e["row_bytes"] = b.rowBytes;
     e["format"] = b.format;
     if (b.kind == "linear_weights") {
       const model::LinearParams &p = b.linearParams;

@@ -32,7 +32,9 @@ HbmDevice loadHbmDevice(const std::string &constraintsPath);
 /// HBM address: channel * pseudoChannelBytes + offset). It occupies `channels` (consecutive).
 struct HbmBuffer {
   std::string name;   ///< "stage/op.kind", e.g. "block/q_proj.weights"
-  std::string kind;   ///< linear_weights, embedding_table, norm_params, k_cache, v_cache
+  /// linear_weights, embedding_table, norm_params, k_cache, v_cache; run buffers the design
+  /// writes during a run (addRunBuffer): run_tokens, run_tap
+  std::string kind;
   std::string format; ///< the element format, for people
   std::string stage, op;
   int64_t layers = 1;
@@ -41,6 +43,7 @@ struct HbmBuffer {
   int64_t address = 0;
   std::vector<int64_t> channels;
   model::LinearParams linearParams; ///< linear_weights only
+  int64_t rowBytes = 0; ///< bytes of one row (KV caches, run buffers); 0: not row-structured
   int64_t bytes() const { return layerStride * (layers - 1) + layerBytes; }
   /// The bytes of layer `l` (empty: zero-filled, e.g. the KV cache).
   std::function<std::vector<uint8_t>(int64_t)> contents;
@@ -67,6 +70,15 @@ struct HbmImagePlan {
 HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const frontend::QuantizedModel &model,
                           const HbmDevice &device, int64_t maxContext,
                           const std::map<std::string, int64_t> &stageLanes = {});
+
+/// Adds a buffer that the design writes while it runs (docs/accelerator.md §4: the generated
+/// tokens, debug taps) to a plan made by planHbmImage: one zero-filled slice of
+/// `buffer.layerBytes` (layers 1, no contents; name, kind, stage, op, format and rowBytes as the
+/// caller sets them), placed by the planner's rule in the room the image's buffers left, so it
+/// overlaps none of them. Returns the placed buffer (also appended to plan.buffers). Throws the
+/// planner's st::Error when it finds no room, and one naming the buffer for a repeated name or a
+/// size below 1.
+HbmBuffer addRunBuffer(HbmImagePlan &plan, HbmBuffer buffer);
 
 /// Writes into `directory` (created): hbm_pc<NN>.bin per used channel (its used bytes; zero
 /// regions are left as sparse holes), rope_<op>.mem per RoPE op (writeRopePhaseFile), and

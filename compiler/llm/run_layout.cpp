@@ -1,0 +1,196 @@
+// Run layout: the tokens, KV-cache and tap regions of a decode run in HBM (see run_layout.h).
+#include "llm/run_layout.h"
+
+#include "numerics/embedding.h"
+#include "support/error.h"
+
+namespace st::llm {
+
+namespace {
+
+const char *const kTokensName = "run/tokens";
+const char *const kTokensKind = "run_tokens";
+const char *const kTapKind = "run_tap";
+
+uint64_t roundUp(uint64_t v, uint64_t to) {
+  return (v + to - 1) / to * to;
+}
+
+std::string tapName(const TapSpec &tap) {
+  return tap.stage + "/" + tap.op + ".tap";
+}
+
+const ir::DecodeStage &stageOf(const ir::DecodeProgram &program, const TapSpec &tap) {
+  for (const ir::DecodeStage &stage : program.stages)
+    if (stage.name == tap.stage)
+      return stage;
+  throw Error("run taps", "tap '" + tap.stage + "/" + tap.op + "'",
+              "a stage of the decode program");
+}
+
+const ir::DecodeStage &stageNamed(const ir::DecodeProgram &program, const std::string &name) {
+  for (const ir::DecodeStage &stage : program.stages)
+    if (stage.name == name)
+      return stage;
+  throw Error("run layout", "stage '" + name + "'", "a stage of the decode program");
+}
+
+/// The tap's region without its address: length, bits, rows per step, row bytes.
+TapRegion tapShape(const ir::DecodeProgram &program, const frontend::QuantizedModel &model,
+                   const TapSpec &tap, int64_t maxSteps) {
+  const ir::DecodeStage &stage = stageOf(program, tap);
+  const ir::TensorGraph &g = stage.graph;
+  for (ir::OpId o = 0; o < g.numOps(); ++o) {
+    const ir::Op &op = g.op(o);
+    if (op.name != tap.op)
+      continue;
+    TapRegion r;
+    r.stage = tap.stage;
+    r.op = tap.op;
+    r.name = tapName(tap);
+    r.length = g.tensor(op.output.tensor).numElements();
+    r.bits = model.op(tap.stage, 0, tap.op).outputBits;
+    for (int64_t run = 1; run < stage.repeat; ++run)
+      if (model.op(tap.stage, run, tap.op).outputBits != r.bits)
+        throw Error("run taps", "tap '" + r.stage + "/" + r.op + "'",
+                    "one code width in every run, got " + std::to_string(r.bits) + " and " +
+                        std::to_string(model.op(tap.stage, run, tap.op).outputBits));
+    if (r.bits != 8 && r.bits != 16 && r.bits != 32)
+      throw Error("run taps", "tap '" + r.stage + "/" + r.op + "'",
+                  "codes of 8, 16 or 32 bits, got " + std::to_string(r.bits));
+    r.rowsPerStep = stage.repeat;
+    r.rowBytes = roundUp(static_cast<uint64_t>(r.length) * r.bits / 8, numerics::kHbmWordBytes);
+    r.maxSteps = maxSteps;
+    return r;
+  }
+  throw Error("run taps", "tap '" + tap.stage + "/" + tap.op + "'",
+              "an op of stage '" + tap.stage + "'");
+}
+
+const gen::HbmBuffer &bufferNamed(const gen::HbmImagePlan &plan, const std::string &name,
+                                  const std::string &kind) {
+  for (const gen::HbmBuffer &b : plan.buffers)
+    if (b.name == name && b.kind == kind)
+      return b;
+  throw Error("run layout", "buffer '" + name + "'",
+              "a " + kind + " buffer in the HBM plan (llm::addRunRegions)");
+}
+
+} // namespace
+
+std::string kvAppendOp(const ir::DecodeStage &stage, const std::string &attentionOp,
+                       const std::string &kind) {
+  const ir::TensorGraph &g = stage.graph;
+  const std::string where = "stage '" + stage.name + "' op '" + attentionOp + "'";
+  if (kind != "k_cache" && kind != "v_cache")
+    throw Error("run layout", where, "a cache kind k_cache or v_cache, got '" + kind + "'");
+  for (ir::OpId o = 0; o < g.numOps(); ++o) {
+    const ir::Op &op = g.op(o);
+    if (op.name != attentionOp)
+      continue;
+    if (!std::holds_alternative<ir::AttentionAttrs>(op.llm) || op.inputs.size() < 3)
+      throw Error("run layout", where, "an attention op (q, k, v, caches, pos)");
+    const ir::TensorId input = op.inputs[kind == "k_cache" ? 1 : 2].tensor;
+    const std::optional<ir::OpId> producer = g.producer(input);
+    if (!producer)
+      throw Error("run layout", where,
+                  "its " + std::string(kind == "k_cache" ? "k" : "v") +
+                      " input produced by an op of the stage");
+    return g.op(*producer).name;
+  }
+  throw Error("run layout", where, "an op of the stage");
+}
+
+std::vector<TapSpec> defaultRunTaps(const ir::DecodeProgram &program) {
+  std::vector<TapSpec> taps;
+  for (const ir::DecodeStage &stage : program.stages) {
+    const ir::TensorGraph &g = stage.graph;
+    for (ir::OpId o : g.topologicalOrder()) {
+      const ir::Op &op = g.op(o);
+      const ir::TensorInfo &out = g.tensor(op.output.tensor);
+      const bool blockOutput = stage.repeat > 1 && out.role == ir::TensorRole::Output;
+      const bool logits = out.name == ir::DecodeProgram::kLogitsOutput &&
+                          out.role == ir::TensorRole::Output;
+      if (blockOutput || logits)
+        taps.push_back({stage.name, op.name});
+    }
+  }
+  return taps;
+}
+
+void addRunRegions(gen::HbmImagePlan &plan, const ir::DecodeProgram &program,
+                   const frontend::QuantizedModel &model, const std::vector<TapSpec> &taps) {
+  gen::HbmBuffer tokens;
+  tokens.name = kTokensName;
+  tokens.kind = kTokensKind;
+  tokens.stage = "run";
+  tokens.op = "tokens";
+  tokens.rowBytes = 4;
+  tokens.layerBytes = plan.maxContext * 4;
+  tokens.format = "generated token ids, u32 little endian, back to back (up to " +
+                  std::to_string(plan.maxContext) + ")";
+  gen::addRunBuffer(plan, tokens);
+  for (const TapSpec &tap : taps) {
+    const TapRegion r = tapShape(program, model, tap, plan.maxContext);
+    gen::HbmBuffer b;
+    b.name = r.name;
+    b.kind = kTapKind;
+    b.stage = r.stage;
+    b.op = r.op;
+    b.rowBytes = static_cast<int64_t>(r.rowBytes);
+    b.layerBytes = plan.maxContext * r.rowsPerStep * b.rowBytes;
+    b.format = std::to_string(r.length) + " s" + std::to_string(r.bits) +
+               " codes per row, packed little endian, zero padded to " +
+               std::to_string(r.rowBytes) + " bytes; " +
+               (r.perLayer() ? "row t * " + std::to_string(r.rowsPerStep) +
+                                   " + layer for step t"
+                             : std::string("row t for step t"));
+    gen::addRunBuffer(plan, b);
+  }
+}
+
+RunLayout runLayoutOf(const gen::HbmImagePlan &plan, const ir::DecodeProgram &program,
+                      const frontend::QuantizedModel &model, const std::vector<TapSpec> &taps) {
+  RunLayout layout;
+  layout.maxContext = plan.maxContext;
+  for (const ir::DecodeStage &stage : program.stages)
+    layout.stages.push_back({stage.name, stage.repeat});
+  const gen::HbmBuffer &tokens = bufferNamed(plan, kTokensName, kTokensKind);
+  layout.tokensAddress = static_cast<uint64_t>(tokens.address);
+  layout.tokensCapacity = tokens.layerBytes / 4;
+  for (const gen::HbmBuffer &b : plan.buffers) {
+    if (b.kind != "k_cache" && b.kind != "v_cache")
+      continue;
+    KvRegion r;
+    r.stage = b.stage;
+    r.op = b.op;
+    r.kind = b.kind;
+    r.name = b.name;
+    r.layers = b.layers;
+    r.address = static_cast<uint64_t>(b.address);
+    r.layerStride = static_cast<uint64_t>(b.layerStride);
+    r.rowBytes = static_cast<uint64_t>(b.rowBytes);
+    r.rows = plan.maxContext;
+    r.appendOp = kvAppendOp(stageNamed(program, b.stage), b.op, b.kind);
+    r.width = static_cast<int64_t>(
+        model.get<frontend::QuantizedAttentionOp>(b.stage, 0, b.op).shape.kvSize());
+    if (r.rowBytes == 0 || static_cast<uint64_t>(r.width) > r.rowBytes)
+      throw Error("run layout", "buffer '" + b.name + "'",
+                  "rows of at least " + std::to_string(r.width) + " bytes");
+    layout.kv.push_back(r);
+  }
+  for (const TapSpec &tap : taps) {
+    TapRegion r = tapShape(program, model, tap, plan.maxContext);
+    const gen::HbmBuffer &b = bufferNamed(plan, r.name, kTapKind);
+    if (static_cast<uint64_t>(b.rowBytes) != r.rowBytes ||
+        b.layerBytes < plan.maxContext * r.rowsPerStep * b.rowBytes)
+      throw Error("run layout", "buffer '" + b.name + "'",
+                  std::to_string(plan.maxContext * r.rowsPerStep) + " rows of " +
+                      std::to_string(r.rowBytes) + " bytes");
+    r.address = static_cast<uint64_t>(b.address);
+    layout.taps.push_back(r);
+  }
+  return layout;
+}
+
+} // namespace st::llm

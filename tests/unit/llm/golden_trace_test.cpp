@@ -1,0 +1,385 @@
+// Golden trace and run check (compiler/llm/golden_trace, run_layout, run_check): the trace's
+// generated ids are the golden model's greedy decode (and Hugging Face's greedy tokens at W8A16,
+// where the golden model agrees with it at every reference position); the run buffers lie
+// in the image plan without overlap; a memory holding the expected regions has no mismatch; one
+// flipped bit in a KV row, a tap row, a token, or a nonzero KV row beyond the run is reported
+// with its tensor, step, layer and element; of two differences the earlier in program order is
+// reported.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "frontend/calibration.h"
+#include "frontend/decode_builder.h"
+#include "frontend/golden_executor.h"
+#include "frontend/quantized_model.h"
+#include "gen/hbm_image.h"
+#include "llm/golden_trace.h"
+#include "llm/run_check.h"
+#include "llm/run_layout.h"
+#include "support/error.h"
+
+namespace st::llm {
+namespace {
+
+struct Quantized {
+  frontend::LoadedModel model;
+  frontend::QuantizedModel q;
+};
+
+Quantized quantizedFixture(const std::string &name, numerics::Precision precision) {
+  const std::string dir = std::string(ST_FIXTURE_DIR) + "/" + name;
+  Quantized r{frontend::loadModel(dir), {}};
+  const auto calibration = frontend::calibrate(
+      r.model.program, r.model.weights,
+      frontend::readCalibrationSequences(dir + "/calibration.json", r.model.program.vocabSize));
+  r.q = frontend::quantizeModel(r.model.program, r.model.weights, precision, calibration);
+  return r;
+}
+
+class GoldenTraceTokensTest : public ::testing::TestWithParam<std::string> {};
+
+// The trace steps the golden model as the accelerator does: its ids are greedyDecode's, and at
+// W8A16 (100 % teacher-forced top-1 on every fixture, golden_fidelity_test) Hugging Face's.
+TEST_P(GoldenTraceTokensTest, GeneratedIdsAreTheGreedyDecode) {
+  const std::string dir = std::string(ST_FIXTURE_DIR) + "/" + GetParam();
+  std::ifstream in(dir + "/reference.json");
+  nlohmann::json ref;
+  in >> ref;
+  ASSERT_EQ(ref["cases"].size(), 2u);
+  for (numerics::Precision precision : {numerics::Precision::W4A8, numerics::Precision::W8A16}) {
+    SCOPED_TRACE(frontend::precisionName(precision));
+    const Quantized m = quantizedFixture(GetParam(), precision);
+    const std::vector<TapSpec> taps = defaultRunTaps(m.model.program);
+    for (const auto &c : ref["cases"]) {
+      const auto prompt = c["prompt"].get<std::vector<int64_t>>();
+      const auto hf = c["greedy_tokens"].get<std::vector<int64_t>>();
+      const int64_t n = static_cast<int64_t>(hf.size());
+      const GoldenTrace trace = runGoldenTrace(m.model.program, m.q, prompt, n, 64, taps);
+      frontend::GoldenExecutor golden(m.model.program, m.q);
+      const frontend::GoldenGreedyResult greedy = frontend::greedyDecode(golden, prompt, n);
+      EXPECT_EQ(trace.generated, greedy.tokens);
+      EXPECT_EQ(trace.numSteps(), static_cast<int64_t>(prompt.size()) + n - 1);
+      if (precision == numerics::Precision::W8A16)
+        EXPECT_EQ(trace.generated, hf);
+      // Step t feeds the prompt, then the previous argmax.
+      for (int64_t t = 0; t < trace.numSteps(); ++t)
+        EXPECT_EQ(trace.steps[static_cast<size_t>(t)].token,
+                  t < static_cast<int64_t>(prompt.size())
+                      ? prompt[static_cast<size_t>(t)]
+                      : trace.steps[static_cast<size_t>(t - 1)].argmax);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTraceTokensTest,
+                         ::testing::Values("gpt2_tiny", "llama_tiny_gqa", "qwen2_tiny_mqa",
+                                           "gemma3_tiny"));
+
+/// llama_tiny_gqa (2 layers, kv 2 x 12, hidden 48, vocab 96) at W4A8, prompt 3,1,4 and 4 new
+/// ids: T = 6 steps in a context of 16.
+class RunCheckTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    model_ = new Quantized(quantizedFixture("llama_tiny_gqa", numerics::Precision::W4A8));
+  }
+  static void TearDownTestSuite() {
+    delete model_;
+    model_ = nullptr;
+  }
+  void SetUp() override {
+    const ir::DecodeProgram &program = model_->model.program;
+    taps_ = defaultRunTaps(program);
+    plan_ = gen::planHbmImage(program, model_->q, gen::HbmDevice{}, kContext);
+    addRunRegions(plan_, program, model_->q, taps_);
+    layout_ = runLayoutOf(plan_, program, model_->q, taps_);
+    trace_ = runGoldenTrace(program, model_->q, {3, 1, 4}, 4, kContext, taps_);
+    memory_ = RegionMemory(checkedRegions(layout_, trace_));
+  }
+
+  const KvRegion &kv(const std::string &kind) const {
+    for (const KvRegion &r : layout_.kv)
+      if (r.kind == kind)
+        return r;
+    throw Error("test", kind, "a KV region");
+  }
+  const TapRegion &tap(const std::string &op) const {
+    for (const TapRegion &r : layout_.taps)
+      if (r.op == op)
+        return r;
+    throw Error("test", op, "a tap");
+  }
+  uint64_t kvAddress(const std::string &kind, int64_t row, int64_t layer, int64_t index) const {
+    const KvRegion &r = kv(kind);
+    return r.address + layer * r.layerStride + row * r.rowBytes + index;
+  }
+  uint64_t tapAddress(const std::string &op, int64_t step, int64_t run, int64_t index) const {
+    const TapRegion &r = tap(op);
+    return r.address + (step * r.rowsPerStep + run) * r.rowBytes + index * (r.bits / 8);
+  }
+  /// Flips bit `bit` of the byte at `address`.
+  void flip(uint64_t address, unsigned bit = 0) {
+    const uint8_t b = memory_.read(address, 1)[0];
+    memory_.write(address, {static_cast<uint8_t>(b ^ (1u << bit))});
+  }
+  std::optional<RunMismatch> check() const {
+    return firstMismatch(trace_, layout_, memory_.reader());
+  }
+
+  static constexpr int64_t kContext = 16;
+  static Quantized *model_;
+  std::vector<TapSpec> taps_;
+  gen::HbmImagePlan plan_;
+  RunLayout layout_;
+  GoldenTrace trace_;
+  RegionMemory memory_;
+};
+Quantized *RunCheckTest::model_ = nullptr;
+
+TEST_F(RunCheckTest, LayoutOfTheRunRegions) {
+  ASSERT_EQ(taps_.size(), 2u);
+  EXPECT_EQ(taps_[0].stage, "block");
+  EXPECT_EQ(taps_[0].op, "x_next");
+  EXPECT_EQ(taps_[1].stage, "epilogue");
+  EXPECT_EQ(taps_[1].op, "logits");
+  const TapRegion &x = tap("x_next"), &logits = tap("logits");
+  EXPECT_EQ(x.length, 48);
+  EXPECT_EQ(x.bits, 16u);
+  EXPECT_EQ(x.rowsPerStep, 2);
+  EXPECT_EQ(x.rowBytes, 128u); // 96 bytes of s16 codes, padded to 64
+  EXPECT_EQ(logits.length, 96);
+  EXPECT_EQ(logits.bits, 16u);
+  EXPECT_EQ(logits.rowsPerStep, 1);
+  EXPECT_EQ(logits.rowBytes, 192u);
+  ASSERT_EQ(layout_.kv.size(), 2u);
+  EXPECT_EQ(layout_.kv[0].kind, "k_cache");
+  EXPECT_EQ(layout_.kv[0].appendOp, "rope_k");
+  EXPECT_EQ(layout_.kv[1].appendOp, "v_proj");
+  EXPECT_EQ(layout_.kv[0].width, 24);
+  EXPECT_EQ(layout_.kv[0].rowBytes, 64u);
+  EXPECT_EQ(layout_.tokensCapacity, kContext);
+  // No two buffers of the plan overlap, run buffers included; each is in its channels.
+  std::vector<std::pair<int64_t, int64_t>> extents;
+  for (const gen::HbmBuffer &b : plan_.buffers) {
+    extents.push_back({b.address, b.address + b.bytes()});
+    EXPECT_EQ(b.address / plan_.device.pseudoChannelBytes, b.channels.front()) << b.name;
+    EXPECT_LE(b.address + b.bytes(),
+              (b.channels.back() + 1) * plan_.device.pseudoChannelBytes) << b.name;
+  }
+  std::sort(extents.begin(), extents.end());
+  for (size_t i = 1; i < extents.size(); ++i)
+    EXPECT_LE(extents[i - 1].second, extents[i].first) << "overlap";
+  // The manifest lists the run buffers with their rows.
+  const nlohmann::json manifest =
+      nlohmann::json::parse(gen::hbmManifestJson(plan_, model_->model.program, model_->q));
+  std::map<std::string, nlohmann::json> byName;
+  for (const auto &b : manifest["buffers"])
+    byName[b["name"].get<std::string>()] = b;
+  ASSERT_TRUE(byName.count("run/tokens"));
+  EXPECT_EQ(byName["run/tokens"]["kind"], "run_tokens");
+  EXPECT_EQ(byName["run/tokens"]["address"].get<uint64_t>(), layout_.tokensAddress);
+  EXPECT_EQ(byName["run/tokens"]["layer_bytes"].get<int64_t>(), kContext * 4);
+  ASSERT_TRUE(byName.count("block/x_next.tap"));
+  EXPECT_EQ(byName["block/x_next.tap"]["kind"], "run_tap");
+  EXPECT_EQ(byName["block/x_next.tap"]["row_bytes"].get<int64_t>(), 128);
+  EXPECT_EQ(byName["block/x_next.tap"]["layer_bytes"].get<int64_t>(), kContext * 2 * 128);
+  EXPECT_EQ(byName["epilogue/logits.tap"]["address"].get<uint64_t>(), logits.address);
+  EXPECT_EQ(byName["block/attention.k_cache"]["row_bytes"].get<int64_t>(), 64);
+}
+
+TEST_F(RunCheckTest, ExpectedRegionsWrittenAndReadBackHaveNoMismatch) {
+  const std::string dir = ::testing::TempDir() + "/run_regions";
+  std::filesystem::remove_all(dir);
+  writeExpectedRegions(layout_, trace_, dir);
+  const std::vector<CheckedRegion> regions = readRegions(dir);
+  EXPECT_EQ(regions.size(), 1u + 2 * 2 + 2); // tokens, K and V of 2 layers, 2 taps
+  EXPECT_EQ(regions.front().bytes.size(), 4u * 4);
+  const RegionMemory fromFiles(regions);
+  EXPECT_FALSE(firstMismatch(trace_, layout_, fromFiles.reader()).has_value());
+  EXPECT_FALSE(check().has_value());
+  // The tokens region holds the generated ids, u32 little endian.
+  const std::vector<uint8_t> tokens = fromFiles.read(layout_.tokensAddress, 16);
+  for (size_t k = 0; k < 4; ++k)
+    EXPECT_EQ(tokens[4 * k] | tokens[4 * k + 1] << 8 | tokens[4 * k + 2] << 16 |
+                  tokens[4 * k + 3] << 24,
+              trace_.generated[k]);
+  // The KV rows hold the appended codes at the stride of each layer, the rest is zero.
+  const std::vector<int32_t> &k = trace_.steps[5].at("block", 1, "rope_k");
+  const std::vector<uint8_t> row = fromFiles.read(kvAddress("k_cache", 5, 1, 0), 64);
+  for (size_t i = 0; i < 64; ++i)
+    EXPECT_EQ(static_cast<int8_t>(row[i]), i < k.size() ? k[i] : 0) << i;
+  const std::vector<uint8_t> tail = fromFiles.read(kvAddress("k_cache", 6, 1, 0), 64 * 10);
+  EXPECT_TRUE(std::all_of(tail.begin(), tail.end(), [](uint8_t b) { return b == 0; }));
+  // An empty HBM: the first thing the run writes is K row 0 of layer 0.
+  const RegionMemory empty;
+  const auto m = firstMismatch(trace_, layout_, empty.reader());
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tensor, "block/attention.k_cache");
+  EXPECT_EQ(m->step, 0);
+  EXPECT_EQ(m->layer, 0);
+  const std::vector<int32_t> &k00 = trace_.steps[0].at("block", 0, "rope_k");
+  const auto nonzero = std::find_if(k00.begin(), k00.end(), [](int32_t c) { return c != 0; });
+  EXPECT_EQ(m->index, nonzero - k00.begin());
+}
+
+TEST_F(RunCheckTest, FlippedKvBitIsReportedWithStepLayerAndIndex) {
+  const int64_t i = 7;
+  flip(kvAddress("k_cache", 2, 1, i), 3);
+  const auto m = check();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tensor, "block/attention.k_cache");
+  EXPECT_EQ(m->step, 2);
+  EXPECT_EQ(m->layer, 1);
+  EXPECT_EQ(m->index, i);
+  const int32_t code = trace_.steps[2].at("block", 1, "rope_k")[i];
+  EXPECT_EQ(m->expected, code);
+  EXPECT_EQ(m->actual, static_cast<int8_t>(static_cast<uint8_t>(code) ^ 8));
+  EXPECT_FALSE(m->beyondRun);
+  EXPECT_EQ(m->address, kvAddress("k_cache", 2, 1, i));
+  EXPECT_NE(m->toString().find("block/attention.k_cache step 2 layer 1 element 7"),
+            std::string::npos)
+      << m->toString();
+}
+
+TEST_F(RunCheckTest, FlippedVCacheBitInThePadding) {
+  flip(kvAddress("v_cache", 4, 0, 30)); // codes 0..23, padding 24..63
+  const auto m = check();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tensor, "block/attention.v_cache");
+  EXPECT_EQ(m->step, 4);
+  EXPECT_EQ(m->layer, 0);
+  EXPECT_EQ(m->index, 30);
+  EXPECT_EQ(m->expected, 0);
+  EXPECT_EQ(m->actual, 1);
+}
+
+TEST_F(RunCheckTest, FlippedLogitBitIsReported) {
+  const int64_t j = 41;
+  flip(tapAddress("logits", 3, 0, j) + 1, 7); // the sign bit of the s16 code
+  const auto m = check();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tensor, "epilogue/logits");
+  EXPECT_EQ(m->step, 3);
+  EXPECT_EQ(m->layer, -1);
+  EXPECT_EQ(m->index, j);
+  const int32_t code = trace_.steps[3].at("epilogue", 0, "logits")[j];
+  EXPECT_EQ(m->expected, code);
+  EXPECT_EQ(m->actual, static_cast<int16_t>(static_cast<uint16_t>(code) ^ 0x8000));
+}
+
+TEST_F(RunCheckTest, FlippedBlockOutputBitIsReportedWithItsLayer) {
+  flip(tapAddress("x_next", 1, 1, 47));
+  const auto m = check();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tensor, "block/x_next");
+  EXPECT_EQ(m->step, 1);
+  EXPECT_EQ(m->layer, 1);
+  EXPECT_EQ(m->index, 47);
+  EXPECT_EQ(m->expected, trace_.steps[1].at("block", 1, "x_next")[47]);
+}
+
+TEST_F(RunCheckTest, WrongTokenIsReported) {
+  flip(layout_.tokensAddress + 4 * 2 + 1, 0); // generated id 2 (step P-1+2 = 4), bit 8
+  const auto m = check();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tensor, "tokens");
+  EXPECT_EQ(m->index, 2);
+  EXPECT_EQ(m->step, 4);
+  EXPECT_EQ(m->expected, trace_.generated[2]);
+  EXPECT_EQ(m->actual, trace_.generated[2] ^ 0x100);
+}
+
+TEST_F(RunCheckTest, NonzeroKvRowBeyondTheRunIsReported) {
+  const int64_t steps = trace_.numSteps();
+  ASSERT_EQ(steps, 6);
+  memory_.write(kvAddress("v_cache", steps, 1, 3), {0x80});
+  const auto m = check();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tensor, "block/attention.v_cache");
+  EXPECT_EQ(m->step, steps);
+  EXPECT_EQ(m->layer, 1);
+  EXPECT_EQ(m->index, 3);
+  EXPECT_EQ(m->expected, 0);
+  EXPECT_EQ(m->actual, -128);
+  EXPECT_TRUE(m->beyondRun);
+  EXPECT_NE(m->toString().find("beyond the run"), std::string::npos);
+}
+
+TEST_F(RunCheckTest, TheEarlierOfTwoMismatchesInProgramOrderIsReported) {
+  // Different steps: step 2's logits before step 4's layer-0 K row.
+  flip(kvAddress("k_cache", 4, 0, 0));
+  flip(tapAddress("logits", 2, 0, 90));
+  auto m = check();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tensor, "epilogue/logits");
+  EXPECT_EQ(m->step, 2);
+  // Same step: the block (layer 1's V row) before the epilogue's logits.
+  flip(kvAddress("v_cache", 2, 1, 5));
+  m = check();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tensor, "block/attention.v_cache");
+  EXPECT_EQ(m->layer, 1);
+  // Same step: layer 0's block output before layer 1's V row; within a layer K, V, then x_next.
+  flip(tapAddress("x_next", 2, 0, 3));
+  m = check();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tensor, "block/x_next");
+  EXPECT_EQ(m->layer, 0);
+  flip(kvAddress("v_cache", 2, 0, 23));
+  m = check();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tensor, "block/attention.v_cache");
+  EXPECT_EQ(m->layer, 0);
+  EXPECT_EQ(m->index, 23);
+  flip(kvAddress("k_cache", 2, 0, 23));
+  m = check();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tensor, "block/attention.k_cache");
+  // A token of step 2 (P-1 = 2: generated id 0) comes after all of step 2's rows ...
+  flip(layout_.tokensAddress);
+  m = check();
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tensor, "block/attention.k_cache");
+  // ... and before anything of step 3 or a row beyond the run.
+  RegionMemory fresh(checkedRegions(layout_, trace_));
+  fresh.write(kvAddress("k_cache", 3, 0, 0), {0x55});
+  fresh.write(kvAddress("k_cache", 10, 0, 0), {0x55});
+  fresh.write(layout_.tokensAddress, {0xff});
+  m = firstMismatch(trace_, layout_, fresh.reader());
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tensor, "tokens");
+  EXPECT_EQ(m->step, 2);
+  EXPECT_EQ(m->index, 0);
+}
+
+TEST_F(RunCheckTest, BadRequestsAreOneError) {
+  const ir::DecodeProgram &program = model_->model.program;
+  // T = 14 + 4 - 1 = 17 steps do not fit a context of 16.
+  EXPECT_THROW(runGoldenTrace(program, model_->q, std::vector<int64_t>(14, 1), 4, kContext, taps_),
+               Error);
+  EXPECT_THROW(runGoldenTrace(program, model_->q, {}, 4, kContext, taps_), Error);
+  EXPECT_THROW(runGoldenTrace(program, model_->q, {96}, 4, kContext, taps_), Error);
+  EXPECT_THROW(runGoldenTrace(program, model_->q, {1}, 0, kContext, taps_), Error);
+  try {
+    runGoldenTrace(program, model_->q, {1}, 1, kContext, {{"block", "no_such_op"}});
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("block/no_such_op"), std::string::npos) << e.what();
+  }
+  gen::HbmImagePlan bare = gen::planHbmImage(program, model_->q, gen::HbmDevice{}, kContext);
+  EXPECT_THROW(runLayoutOf(bare, program, model_->q, taps_), Error); // no run buffers added
+  EXPECT_THROW(addRunRegions(bare, program, model_->q, {{"epilogue", "next_token"}, {"x", "y"}}),
+               Error);
+  // A trace longer than a layout planned for 8 positions.
+  gen::HbmImagePlan small = gen::planHbmImage(program, model_->q, gen::HbmDevice{}, 8);
+  addRunRegions(small, program, model_->q, taps_);
+  const RunLayout smallLayout = runLayoutOf(small, program, model_->q, taps_);
+  const GoldenTrace longer = runGoldenTrace(program, model_->q, {3, 1, 4}, 8, kContext, taps_);
+  EXPECT_THROW(firstMismatch(longer, smallLayout, memory_.reader()), Error);
+}
+
+} // namespace
+} // namespace st::llm
