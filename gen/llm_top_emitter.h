@@ -17,24 +17,14 @@
 #include <vector>
 
 #include "gen/hbm_layout.h"
+#include "gen/llm_kernel_bindings.h"
 #include "gen/sv_top_emitter.h"
 #include "llm/accelerator_graph.h"
 
 namespace st::gen {
 
-/// Where a kernel's non-stream input takes its value from.
-enum class SidebandSource {
-  Constant,    ///< `value`, per layer
-  Position,    ///< the step t (the token's position)
-  CacheLength, ///< the cached rows attention reads at step t: min(t, window - 1), or t
-};
-
-struct KernelSideband {
-  std::string port; ///< the RTL input, e.g. "mult_mantissa_i"
-  unsigned bits = 0;
-  SidebandSource source = SidebandSource::Constant;
-  uint64_t value = 0; ///< Constant: the value in `bits` (two's complement)
-};
+/// A kernel's non-stream input and where it takes its value from (gen/llm_kernel_bindings.h).
+using KernelSideband = SidebandValue;
 
 /// What the emitter needs about one kernel beyond its graph node.
 struct LlmKernelConfig {
