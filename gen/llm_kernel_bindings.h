@@ -1,6 +1,6 @@
 // Kernel bindings of the LLM accelerator (docs/accelerator.md §1 "Sidebands"): what the top
 // drives into each kernel's non-stream inputs (the sidebands: FixedScale multipliers, norm
-// epsilon, RoPE position and table select, attention cache length, embedding table base), which
+// epsilon, RoPE position and table select, attention cache length), which
 // table files each kernel takes as parameters, and the constant ties of handshake ports the top
 // does not stream (st_argmax's cfg). Every value comes from the QuantizedModel, the descriptors
 // the GoldenExecutor runs, so the RTL computes the golden bits.
@@ -11,15 +11,16 @@
 //  - (lowered node, QuantizedModel, stage, run) -> ports (kernelSidebands, kernelTableParams,
 //    kernelPortTies): what the LLM top emitter calls for every kernel node of llm::lowerStage.
 //
-// The top gives each kernel a counter of its invocations (step t, layer/run l, and for a per-head
-// norm the head) and drives each sideband with a pure function of (t, l): a Constant of the run,
+// The top gives each kernel a counter of the vectors on its input port 0 (st_vector_counter: step
+// t, layer/run l) and drives each sideband with a pure function of (t, l): a Constant of the run,
 // the Position t, or the CacheLength cacheRowsAt(t). st_embedding_gather's table_base_i is not a
 // sideband here: the top wires it to the embedding table's pointer argument (llm_top_emitter).
 // Sampling points (from the RTL): st_norm, st_rope and st_attention sample with the first token
 // of an input vector on port 0 (data_i, data_i, q); st_activation, st_gated_activation and
 // st_residual_add sample with every token (pair) on port 0 (so the values must be held for the
-// whole vector); st_embedding_gather samples with every id (one per step). st_linear and
-// st_argmax have no sidebands.
+// whole vector); st_embedding_gather samples with every id (one per step). A per-head norm
+// (groups > 1) runs one st_norm vector per head, each sampling the same values, so counting the
+// whole input vector (all heads) is right. st_linear and st_argmax have no sidebands.
 #pragma once
 
 #include <cstdint>
@@ -55,7 +56,7 @@ struct SidebandRuntime {
   int64_t cacheLength = 0; ///< frontend::cacheRowsAt(op, t)
 };
 /// The value driven on `s`'s port: `value` for a Constant, else the runtime value of its source
-/// (truncated to `bits`; throws st::Error naming the port when it does not fit).
+/// (throws st::Error naming the port when it does not fit `bits`).
 uint64_t sidebandValueAt(const SidebandValue &s, const SidebandRuntime &runtime);
 
 // ---- descriptor -> ports (shared with the kernels' testbenches) ----------------------------

@@ -406,7 +406,6 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
   int64_t windowLimited = 0, perHeadNorms = 0;
   // K/V history per attention op and run: row t = the new token's k/v at step t.
   std::map<std::string, std::vector<std::vector<int32_t>>> kRows, vRows;
-  const std::string tableDir = ::testing::TempDir() + "/bindings_values_" + fixture;
   constexpr int64_t kSteps = 7;
   for (int64_t t = 0; t < kSteps; ++t) {
     const int64_t token = (t * 37 + 11) % program.vocabSize;
@@ -450,7 +449,6 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
               out.insert(out.end(), y.begin(), y.end());
             }
           } else if (node.module == "st_rope") {
-            const auto &d = std::get<frontend::QuantizedRopeOp>(qop.descriptor);
             const num::RopeTable table =
                 ropeTables(l.q, stage.name, op.name).at(constantOf(b, "table_sel_i"));
             const uint64_t pos = sidebandValueAt(port(b, "pos_i"), {t, 0});
@@ -463,7 +461,6 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
                   scaleOf(b, "mult_"), static_cast<unsigned>(*node.param("OutBits")));
               out.insert(out.end(), y.begin(), y.end());
             }
-            (void)d;
           } else if (node.module == "st_attention") {
             const auto &d = std::get<frontend::QuantizedAttentionOp>(qop.descriptor);
             num::AttentionScales scales;
@@ -488,7 +485,6 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
             kRows[key].push_back(in.kNew);
             vRows[key].push_back(in.vNew);
           } else if (node.module == "st_activation") {
-            const auto &d = std::get<frontend::QuantizedActivationOp>(qop.descriptor);
             num::ActivationScales s;
             s.inputToFixed = scaleOf(b, "in_");
             s.fixedToOutput = scaleOf(b, "out_");
@@ -498,7 +494,6 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
             out = function == 2
                       ? num::silu(x, s)
                       : num::gelu(x, s, function == 0 ? num::GeluForm::Erf : num::GeluForm::Tanh);
-            (void)d;
           } else if (node.module == "st_gated_activation") {
             num::GatedScales s;
             s.gateToFixed = scaleOf(b, "gate_");
@@ -534,7 +529,6 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
           if (g.tensor(tensor).role == ir::TensorRole::Output)
             exchanged[stage.exportedName(g.tensor(tensor).name)] = valueOf(tensor);
       }
-      (void)tableDir;
     }
   }
   for (const char *module :
