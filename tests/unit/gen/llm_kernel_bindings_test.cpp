@@ -524,6 +524,9 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
           ASSERT_EQ(out, tap) << node.module << " with the decoded bindings differs from the "
                               << "golden executor's tap";
           ++checkedByModule[node.module];
+          for (const char *variant : {"LayerNorm", "Function"})
+            if (auto v = node.param(variant))
+              ++checkedByModule[node.module + "/" + variant + "=" + std::to_string(*v)];
         }
         for (ir::TensorId tensor = 0; tensor < g.numTensors(); ++tensor)
           if (g.tensor(tensor).role == ir::TensorRole::Output)
@@ -541,10 +544,17 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
     EXPECT_GT(windowLimited, 0) << "a sliding window shorter than the decode";
     EXPECT_GT(perHeadNorms, 0) << "per-head q/k norms";
   }
-  if (std::string(fixture) == "gpt2_tiny")
-    EXPECT_GT(checkedByModule["st_activation"], 0) << "GELU";
-  else
-    EXPECT_GT(checkedByModule["st_gated_activation"], 0) << "SwiGLU / GeGLU";
+  // GPT-2: LayerNorm and GELU (tanh form); Gemma 3: GeGLU; Llama / Qwen2: SwiGLU.
+  const std::string f = fixture;
+  if (f == "gpt2_tiny") {
+    EXPECT_GT(checkedByModule["st_norm/LayerNorm=1"], 0);
+    EXPECT_GT(checkedByModule["st_activation/Function=1"], 0);
+  } else {
+    EXPECT_GT(checkedByModule["st_norm/LayerNorm=0"], 0);
+    EXPECT_GT(checkedByModule[f == "gemma3_tiny" ? "st_gated_activation/Function=1"
+                                                 : "st_gated_activation/Function=2"],
+              0);
+  }
 }
 
 // The emitter's view: every kernel of the joined accelerator graph gets its bindings for each of
