@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "passes/compile_state.h"
 
@@ -31,5 +32,16 @@ struct DesignWriteOptions {
 /// Writes everything into `dir` (which must exist and be empty). Throws st::Error.
 void writeDesign(const passes::CompileState &state, const DesignWriteOptions &options,
                  const std::string &dir);
+
+/// Writes the top, the generated kernels of `df`, the templates they use and filelist.f into
+/// `rtlDir` (created); returns the file names in compile order.
+std::vector<std::string> writeRtlSources(const std::string &rtlDir, const ir::DataflowGraph &df,
+                                         const std::string &topModule, const std::string &topText,
+                                         const std::string &sourceDir);
+
+/// The CMakeLists.txt of a generated testbench directory: Verilates the files of ../rtl (in
+/// order) into top `topModule` and links tb_main.cpp with the st_tb support library.
+std::string testbenchCmakeLists(const std::string &topModule, const std::string &sourceDir,
+                                const std::vector<std::string> &rtlFiles);
 
 } // namespace st::gen

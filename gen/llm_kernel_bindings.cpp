@@ -113,6 +113,8 @@ std::string toString(SidebandSource source) {
     return "position";
   case SidebandSource::CacheLength:
     return "cache_length";
+  case SidebandSource::TableBase:
+    return "table_base";
   }
   return "?";
 }
@@ -127,6 +129,9 @@ uint64_t sidebandValueAt(const SidebandValue &s, const SidebandRuntime &runtime)
     break;
   case SidebandSource::CacheLength:
     v = static_cast<uint64_t>(runtime.cacheLength);
+    break;
+  case SidebandSource::TableBase:
+    v = runtime.tableBase;
     break;
   }
   if ((v & ~maskOf(s.bits)) != 0)
@@ -188,8 +193,8 @@ std::vector<SidebandValue> residualAddSidebands(const numerics::ResidualAddScale
   return out;
 }
 
-std::vector<SidebandValue> embeddingSidebands(numerics::FixedScale outputScale) {
-  std::vector<SidebandValue> out;
+std::vector<SidebandValue> embeddingSidebands(numerics::FixedScale outputScale, unsigned addrBits) {
+  std::vector<SidebandValue> out = {{"table_base_i", addrBits, SidebandSource::TableBase, 0}};
   addScale(out, "mult_", outputScale);
   return out;
 }
@@ -273,9 +278,11 @@ std::vector<SidebandValue> kernelSidebands(const ir::DataflowNode &node, const Q
   }
   if (m == "st_residual_add")
     return residualAddSidebands(descriptorOf<numerics::ResidualAddScales>(node, q, stage, run));
-  if (m == "st_embedding_gather")
-    return embeddingSidebands(
-        descriptorOf<frontend::QuantizedEmbeddingOp>(node, q, stage, run).table.outputScale);
+  if (m == "st_embedding_gather") {
+    const auto &d = descriptorOf<frontend::QuantizedEmbeddingOp>(node, q, stage, run);
+    return embeddingSidebands(d.table.outputScale,
+                              static_cast<unsigned>(requireParam(node, "AddrWidth")));
+  }
   if (m == "st_linear") {
     descriptorOf<numerics::QuantizedLinear>(node, q, stage, run);
     return {};

@@ -1,6 +1,6 @@
 // Kernel bindings of the LLM accelerator (docs/accelerator.md §1 "Sidebands"): what the top
 // drives into each kernel's non-stream inputs (the sidebands: FixedScale multipliers, norm
-// epsilon, RoPE position and table select, attention cache length), which
+// epsilon, RoPE position and table select, attention cache length, embedding table base), which
 // table files each kernel takes as parameters, and the constant ties of handshake ports the top
 // does not stream (st_argmax's cfg). Every value comes from the QuantizedModel, the descriptors
 // the GoldenExecutor runs, so the RTL computes the golden bits.
@@ -13,8 +13,7 @@
 //
 // The top gives each kernel a counter of the vectors on its input port 0 (st_vector_counter: step
 // t, layer/run l) and drives each sideband with a pure function of (t, l): a Constant of the run,
-// the Position t, or the CacheLength cacheRowsAt(t). st_embedding_gather's table_base_i is not a
-// sideband here: the top wires it to the embedding table's pointer argument (llm_top_emitter).
+// the Position t, the CacheLength cacheRowsAt(t), or the TableBase of the run's table in HBM.
 // Sampling points (from the RTL): st_norm, st_rope and st_attention sample with the first token
 // of an input vector on port 0 (data_i, data_i, q); st_activation, st_gated_activation and
 // st_residual_add sample with every token (pair) on port 0 (so the values must be held for the
@@ -40,6 +39,7 @@ enum class SidebandSource {
   Constant,    ///< `value`, the same for every step of the run
   Position,    ///< the decode step t (the new token's position)
   CacheLength, ///< cached rows attention reads at step t: frontend::cacheRowsAt(op, t)
+  TableBase,   ///< HBM byte address of the run's table (node.tensor) in the image's layout
 };
 std::string toString(SidebandSource source);
 
@@ -54,6 +54,7 @@ struct SidebandValue {
 struct SidebandRuntime {
   int64_t position = 0;    ///< step t
   int64_t cacheLength = 0; ///< frontend::cacheRowsAt(op, t)
+  uint64_t tableBase = 0;  ///< the table's HBM byte address
 };
 /// The value driven on `s`'s port: `value` for a Constant, else the runtime value of its source
 /// (throws st::Error naming the port when it does not fit `bits`).
@@ -79,8 +80,8 @@ std::vector<SidebandValue> activationSidebands(const numerics::ActivationScales 
 std::vector<SidebandValue> gatedSidebands(const numerics::GatedScales &scales);
 /// st_residual_add: a_mantissa_i/a_shift_i, b_mantissa_i/b_shift_i.
 std::vector<SidebandValue> residualAddSidebands(const numerics::ResidualAddScales &scales);
-/// st_embedding_gather: mult_mantissa_i/mult_shift_i (table_base_i is the table's pointer).
-std::vector<SidebandValue> embeddingSidebands(numerics::FixedScale outputScale);
+/// st_embedding_gather: table_base_i (TableBase, addrBits), mult_mantissa_i/mult_shift_i.
+std::vector<SidebandValue> embeddingSidebands(numerics::FixedScale outputScale, unsigned addrBits);
 
 /// st_rope's table_sel_i width: ceil(log2(numTables)), at least 1.
 unsigned ropeTableSelectBits(int64_t numTables);

@@ -148,7 +148,9 @@ private:
     os_ << "  // ---- control: ap_start starts every sequencer and the token source; ap_done once\n"
         << "  // each has issued its commands and every DMA has finished them ----\n"
         << "  wire ap_start, ap_done, ap_idle;\n"
+        << "  /* verilator lint_off UNUSEDSIGNAL */ // scalars use their low bits\n"
         << "  wire [" << t.args.size() * 64 - 1 << ":0] args;\n"
+        << "  /* verilator lint_on UNUSEDSIGNAL */\n"
         << "  st_axi_lite_ctrl #(\n      .AddrWidth(" << t.controlAddrBits << "),\n      .NumArgs("
         << t.args.size() << "),\n      .ArgIs64(32'h" << std::hex << argIs64 << std::dec
         << ")\n  ) u_control (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n";
@@ -160,6 +162,8 @@ private:
         << "      .ap_idle_i(ap_idle), .ap_ready_i(ap_done), .args_o(args)\n  );\n"
         << "  wire [" << kStepBits - 1 << ":0] n_prompt = " << arg(promptArg_, kStepBits) << ";\n"
         << "  wire [" << kStepBits - 1 << ":0] n_steps = " << arg(stepsArg_, kStepBits) << ";\n"
+        << "  wire [" << kStepBits - 1 << ":0] n_generated = n_steps - n_prompt + " << kStepBits
+        << "'d1;\n"
         << "  logic running_q;\n  wire run_clear = ap_start && !running_q;\n"
         << "  logic [" << ns - 1 << ":0] started_q, finished_q;\n"
         << "  wire [" << ns - 1 << ":0] start_valid, start_ready, finished;\n"
@@ -231,13 +235,12 @@ private:
       os_ << "  // " << node.name << ": the (step, layer) of the vector on its first input\n"
           << "  wire [" << kStepBits - 1 << ":0] " << u << "_step;\n  wire [" << layerBits - 1
           << ":0] " << u << "_layer;\n"
-          << "  /* verilator lint_off PINCONNECTEMPTY */\n  st_vector_counter #(.VecTokens("
-          << node.inputs[0].type.numTokens() << "), .Layers(" << info.layers << "), .StepBits("
-          << kStepBits << ")) " << u << "_counter (\n"
+          << "  st_vector_counter #(.VecTokens(" << node.inputs[0].type.numTokens() << "), .Layers("
+          << info.layers << "), .StepBits(" << kStepBits << ")) " << u << "_counter (\n"
           << "      .clk_i(ap_clk), .rst_ni(ap_rst_n), .clear_i(run_clear),\n      .beat_i("
           << beatOf(n, 0) << "),\n      .step_o(" << u << "_step), .layer_o(" << u
-          << "_layer), .sub_o()\n  );\n  /* verilator lint_on PINCONNECTEMPTY */\n";
-      const std::vector<KernelSideband> &first = cfg->sidebandsByRun[0];
+          << "_layer), .sub_o()\n  );\n";
+      const std::vector<SidebandValue> &first = cfg->sidebandsByRun[0];
       for (size_t i = 0; i < first.size(); ++i)
         connections.push_back("." + first[i].port + "(" + sidebandExpr(n, *cfg, i) + ")");
     }
@@ -275,8 +278,7 @@ private:
       const size_t d = dmaIndex_.at(n);
       tail_ += "  assign dma_cmd[" + std::to_string(d) + "] = 1'b0;\n  assign dma_done[" +
                std::to_string(d) + "] = 1'b0; // its own master: no commands\n";
-      os_ << ",\n      .table_base_i(" << arg(argOfDma_.at(static_cast<int>(d))) << "),\n"
-          << "      .error_o(),\n";
+      os_ << ",\n      .error_o(),\n";
       emitAxiMasterConnections(os_, top_.top.dmas[d].name, true);
       os_ << "  );\n";
     } else {
@@ -319,7 +321,7 @@ private:
   }
 
   std::string sidebandExpr(ir::NodeId n, const LlmKernelConfig &cfg, size_t i) {
-    const KernelSideband &s0 = cfg.sidebandsByRun[0][i];
+    const SidebandValue &s0 = cfg.sidebandsByRun[0][i];
     const std::string u = inst(n);
     const std::string width = std::to_string(s0.bits);
     switch (s0.source) {
@@ -330,6 +332,10 @@ private:
         throw Error("emitter", "attention '" + df_.node(n).name + "'", "a window per layer");
       const std::string arr = windowArray(n, cfg.windowByRun);
       return width + "'(" + cacheRowsExpr(arr, u + "_step", u + "_layer") + ")";
+    }
+    case SidebandSource::TableBase: {
+      const size_t d = dmaIndex_.at(n);
+      return width + "'(" + arg(argOfDma_.at(static_cast<int>(d))) + ")";
     }
     case SidebandSource::Constant:
       break;
@@ -408,7 +414,7 @@ private:
     const unsigned layerBits = layers > 1 ? ceilLog2(layers) : 1;
     os_ << "  wire " << u << "_seq_valid, " << u << "_seq_ready, " << u << "_seq_last;\n"
         << "  wire [" << kStepBits - 1 << ":0] " << u << "_seq_step;\n  wire [" << layerBits - 1
-        << ":0] " << u << "_seq_layer;\n  /* verilator lint_off PINCONNECTEMPTY */\n"
+        << ":0] " << u << "_seq_layer;\n"
         << "  st_step_sequencer #(.Layers(" << layers << "), .Subs(1), .StepBits(" << kStepBits
         << "), .FirstStep(" << firstStep << "), .RomBits(1)";
     if (!gate.empty())
@@ -419,8 +425,7 @@ private:
         << (gate.empty() ? "32'd0" : gate) << "),\n      .valid_o(" << u << "_seq_valid), .ready_i("
         << u << "_seq_ready), .step_o(" << u << "_seq_step), .layer_o(" << u
         << "_seq_layer), .sub_o(), .word_o(),\n      .last_o(" << u
-        << "_seq_last), .done_o(finished[" << s
-        << "])\n  );\n  /* verilator lint_on PINCONNECTEMPTY */\n";
+        << "_seq_last), .done_o(finished[" << s << "])\n  );\n";
   }
 
   void positionSource(ir::NodeId n) {
@@ -466,8 +471,9 @@ private:
       const LlmKernelConfig &cfg = kernels_.at(attention);
       const std::string arr = windowArray(attention, cfg.windowByRun);
       os_ << "  wire [" << kStepBits - 1 << ":0] " << u
-          << "_rows = " << cacheRowsExpr(arr, step, layer) << ";\n";
-      base = ptr + " + " + layerOffset + " + 64'(" + step + " - " + u + "_rows) * " + rowBytes;
+          << "_rows = " << cacheRowsExpr(arr, step, layer) << ";\n  wire [" << kStepBits - 1
+          << ":0] " << u << "_first = " << step << " - " << u << "_rows;\n";
+      base = ptr + " + " + layerOffset + " + 64'(" + u + "_first) * " + rowBytes;
       rows = "32'(" + u + "_rows)";
       break;
     }
@@ -484,7 +490,7 @@ private:
     case AcceleratorRole::TokenWrite:
       sequencer(n, 1, "16'd1", 0, "", 0);
       base = ptr;
-      rows = "32'(n_steps - n_prompt + 16'd1)";
+      rows = "32'(n_generated)";
       break;
     default:
       throw Error("emitter", "node '" + node.name + "'", "a DMA role");
@@ -537,23 +543,10 @@ private:
 
 } // namespace
 
-std::string runBufferName(const llm::AcceleratorGraph &g, ir::NodeId dma) {
-  switch (g.nodes.at(dma).role) {
-  case AcceleratorRole::PromptRead:
-    return "run/prompt";
-  case AcceleratorRole::TokenWrite:
-    return "run/tokens";
-  case AcceleratorRole::Tap:
-    return "run/" + g.dataflow.node(dma).name;
-  default:
-    return "";
-  }
-}
-
 LlmTopInterface
 llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
                   const std::function<BufferPlacement(const std::string &)> &bufferInfo,
-                  const std::function<std::string(ir::NodeId)> &imageBufferOf) {
+                  const std::function<std::string(ir::NodeId)> &bufferOf) {
   LlmTopInterface out;
   TopInterface &top = out.top;
   top.module = svIdentifier(designName) + "_top";
@@ -572,9 +565,7 @@ llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
     LlmDmaPort port;
     port.node = n;
     port.role = role;
-    port.buffer = runBufferName(g, n);
-    if (port.buffer.empty())
-      port.buffer = imageBufferOf(n);
+    port.buffer = bufferOf(n);
     const BufferPlacement placement = bufferInfo(port.buffer);
     port.layerStride = placement.layerStride;
     const bool isRead = node.kind == ir::NodeKind::ReadDma || embedding;

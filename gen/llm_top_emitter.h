@@ -23,19 +23,16 @@
 
 namespace st::gen {
 
-/// A kernel's non-stream input and where it takes its value from (gen/llm_kernel_bindings.h).
-using KernelSideband = SidebandValue;
-
 /// What the emitter needs about one kernel beyond its graph node.
 struct LlmKernelConfig {
   /// Per run (layer) of its stage, the sidebands (the same ports in the same order every run).
-  std::vector<std::vector<KernelSideband>> sidebandsByRun;
+  std::vector<std::vector<SidebandValue>> sidebandsByRun;
   /// Parameters appended to the node's (table files).
   std::vector<ir::NodeParam> extraParams;
   /// Connections pasted into the instance, e.g. ".cfg_valid_i(1'b1)".
   std::vector<std::string> portTies;
-  /// Attention: the sliding window per layer (0: every cached row), for the KV read DMA's
-  /// first row; the CacheLength sideband follows the same rule.
+  /// Attention: the sliding window per layer (0: every cached row). The KV read DMA's rows and
+  /// the CacheLength sideband both follow frontend::cacheRowsAt: min(t, window - 1), or t.
   std::vector<int64_t> windowByRun;
 };
 
@@ -58,12 +55,8 @@ struct LlmTopInterface {
   static constexpr const char *kStepsArg = "n_steps";
 };
 
-/// Run buffers beside the image's: where the prompt ids, the generated ids and the debug taps
-/// live. `buffer` names: "run/prompt", "run/tokens", "run/<tap node name>".
-std::string runBufferName(const llm::AcceleratorGraph &g, ir::NodeId dma);
-
-/// The interface: DMA order = node order; `bufferInfo(name)` gives each buffer's (layer stride,
-/// HBM channel); throws st::Error naming the DMA when its buffer is unknown.
+/// The interface: DMA order = node order. `bufferOf(node)` names the HBM buffer each DMA (and the
+/// embedding gather) addresses, `bufferInfo(name)` gives its layer stride and HBM channel.
 struct BufferPlacement {
   int64_t layerStride = 0;
   unsigned channel = 0;
@@ -71,7 +64,7 @@ struct BufferPlacement {
 LlmTopInterface
 llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
                   const std::function<BufferPlacement(const std::string &)> &bufferInfo,
-                  const std::function<std::string(ir::NodeId)> &imageBufferOf);
+                  const std::function<std::string(ir::NodeId)> &bufferOf);
 
 /// The top module's text. `kernels` holds an entry for every Kernel-role node with sidebands,
 /// tables or ties.

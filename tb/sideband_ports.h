@@ -21,7 +21,7 @@ public:
   /// 24)}).
   explicit SidebandPorts(std::map<std::string, SignalRef> ports) : ports_(std::move(ports)) {}
 
-  /// Writes every value (Position / CacheLength from `runtime`). Throws
+  /// Writes every value (Position / CacheLength / TableBase from `runtime`). Throws
   /// std::runtime_error for a port the map lacks or a width other than the binding's, so a
   /// binding that names no real port or the wrong width fails the testbench.
   void write(const std::vector<gen::SidebandValue> &values,

@@ -6,6 +6,7 @@
 // it builds the design's search build (search/, written by `compile --fifo-search`) instead and
 // runs the RTL FIFO-depth search in it (docs/fifo-sizing.md): the results go to
 // search/fifo_search.json and into report.json/report.md beside the LP depths.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command_registry.h"
+#include "cli/llm_sim.h"
 #include "gen/report.h"
 
 namespace st::cli {
@@ -35,6 +37,8 @@ struct SimOptions {
   double readyProbability = 0.8;
   uint64_t timeout = 2000000;
   bool fifoSearch = false;
+  std::string promptIds; ///< LLM designs: comma-separated prompt ids
+  int64_t tokens = 16;   ///< LLM designs: tokens to generate
 };
 
 /// Runs a shell command, returning its exit status and its standard output.
@@ -82,6 +86,28 @@ void addSearchToReport(const fs::path &design, const nlohmann::json &search, uin
 }
 
 int runSim(const SimOptions &o) {
+  if (isLlmDesign(o.design)) {
+    LlmSimOptions l;
+    l.design = o.design;
+    std::istringstream ids(o.promptIds);
+    try {
+      for (std::string id; std::getline(ids, id, ',');)
+        l.prompt.push_back(std::stoll(id));
+    } catch (const std::exception &) {
+      std::cerr << "streamtensor sim: error: --prompt-ids: '" << o.promptIds
+                << "': expected comma-separated token ids\n";
+      return kExitUsage;
+    }
+    l.newTokens = o.tokens;
+    l.json = o.json;
+    l.seed = o.seed;
+    l.trace = o.trace;
+    l.latency = o.latency;
+    l.jitter = o.jitter;
+    l.readyProbability = o.readyProbability;
+    l.timeout = o.timeout;
+    return runLlmSim(l);
+  }
   const fs::path tb = fs::path(o.design) / (o.fifoSearch ? "search/tb" : "tb");
   if (!fs::exists(tb / "CMakeLists.txt") || !fs::exists(tb / "design.json")) {
     std::cerr << "streamtensor sim: error: " << o.design << ": design directory: expected "
@@ -208,6 +234,9 @@ void addSimCommands(std::vector<CliCommand> &registry) {
          app.add_flag("--fifo-search", o->fifoSearch,
                       "Run the RTL FIFO-depth search in search/ (compile --fifo-search); "
                       "adds its results to report.json/md");
+         app.add_option("--prompt-ids", o->promptIds,
+                        "LLM designs: comma-separated prompt token ids");
+         app.add_option("--tokens", o->tokens, "LLM designs: tokens to generate")->default_val(16);
          return [o]() { return runSim(*o); };
        }});
 }

@@ -311,9 +311,13 @@ AcceleratorGraph buildAcceleratorGraph(const ir::DecodeProgram &program,
   AcceleratorGraph g;
   g.program = &program;
   g.layers = program.stages[1].repeat;
+  // One lane count for the whole design: x crosses every stage boundary unconverted.
+  AcceleratorOptions uniform = options;
+  for (const ir::DecodeStage &stage : program.stages)
+    uniform.maxLanes = std::min(uniform.maxLanes, stageLanes(stage, options.maxLanes));
   for (int i = 0; i < 3; ++i) {
     int64_t cycles = 0;
-    g.stages.push_back(lowerAndSize(program.stages[i], i, options, cycles));
+    g.stages.push_back(lowerAndSize(program.stages[i], i, uniform, cycles));
     g.stageCycles.push_back(cycles);
   }
   Joiner(g, options).run();

@@ -109,8 +109,8 @@ std::vector<TapSpec> defaultRunTaps(const ir::DecodeProgram &program) {
       const ir::Op &op = g.op(o);
       const ir::TensorInfo &out = g.tensor(op.output.tensor);
       const bool blockOutput = stage.repeat > 1 && out.role == ir::TensorRole::Output;
-      const bool logits = out.name == ir::DecodeProgram::kLogitsOutput &&
-                          out.role == ir::TensorRole::Output;
+      const bool logits =
+          out.name == ir::DecodeProgram::kLogitsOutput && out.role == ir::TensorRole::Output;
       if (blockOutput || logits)
         taps.push_back({stage.name, op.name});
     }
@@ -125,9 +125,9 @@ void addRunRegions(gen::HbmImagePlan &plan, const ir::DecodeProgram &program,
   tokens.kind = kTokensKind;
   tokens.stage = "run";
   tokens.op = "tokens";
-  tokens.rowBytes = 4;
-  tokens.layerBytes = plan.maxContext * 4;
-  tokens.format = "generated token ids, u32 little endian, back to back (up to " +
+  tokens.rowBytes = kTokenRowBytes;
+  tokens.layerBytes = plan.maxContext * kTokenRowBytes;
+  tokens.format = "generated token ids, u32 little endian, one per 64-byte row (up to " +
                   std::to_string(plan.maxContext) + ")";
   gen::addRunBuffer(plan, tokens);
   for (const TapSpec &tap : taps) {
@@ -142,8 +142,7 @@ void addRunRegions(gen::HbmImagePlan &plan, const ir::DecodeProgram &program,
     b.format = std::to_string(r.length) + " s" + std::to_string(r.bits) +
                " codes per row, packed little endian, zero padded to " +
                std::to_string(r.rowBytes) + " bytes; " +
-               (r.perLayer() ? "row t * " + std::to_string(r.rowsPerStep) +
-                                   " + layer for step t"
+               (r.perLayer() ? "row t * " + std::to_string(r.rowsPerStep) + " + layer for step t"
                              : std::string("row t for step t"));
     gen::addRunBuffer(plan, b);
   }
@@ -157,7 +156,8 @@ RunLayout runLayoutOf(const gen::HbmImagePlan &plan, const ir::DecodeProgram &pr
     layout.stages.push_back({stage.name, stage.repeat});
   const gen::HbmBuffer &tokens = bufferNamed(plan, kTokensName, kTokensKind);
   layout.tokensAddress = static_cast<uint64_t>(tokens.address);
-  layout.tokensCapacity = tokens.layerBytes / 4;
+  layout.tokensStride = static_cast<uint64_t>(tokens.rowBytes);
+  layout.tokensCapacity = tokens.layerBytes / tokens.rowBytes;
   for (const gen::HbmBuffer &b : plan.buffers) {
     if (b.kind != "k_cache" && b.kind != "v_cache")
       continue;

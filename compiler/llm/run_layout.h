@@ -1,7 +1,8 @@
 // Run layout: where, in HBM, the LLM accelerator leaves what a decode run produced
 // (docs/accelerator.md §4), so that the compiler can check it bit for bit against the golden
 // model. Three kinds of region:
-//   - tokens: the N generated ids, u32 little endian, back to back;
+//   - tokens: the N generated ids, u32 little endian, one per 64-byte row (the token write DMA
+//     writes one bus word per id);
 //   - the KV caches of the HBM image (k_cache / v_cache buffers, layer l at address +
 //     l * layer_stride, row p at p * RowBytes, s8 codes kv head, then dim): after a run of T
 //     steps rows 0 .. T-1 hold each step's appended k / v, the other rows are still zero;
@@ -22,6 +23,9 @@
 #include "ir/decode_program.h"
 
 namespace st::llm {
+
+/// Bytes between two generated ids in the tokens region: one AXI bus word each.
+inline constexpr int64_t kTokenRowBytes = 64;
 
 /// One op whose output codes the design writes to HBM at every step (and run).
 struct TapSpec {
@@ -73,10 +77,11 @@ struct RunLayout {
     int64_t runs = 1;
   };
   std::vector<StageRuns> stages;
-  int64_t maxContext = 0;    ///< rows of every KV cache; steps of a run are at most this
+  int64_t maxContext = 0; ///< rows of every KV cache; steps of a run are at most this
   uint64_t tokensAddress = 0;
-  int64_t tokensCapacity = 0; ///< ids the tokens region holds (maxContext)
-  std::vector<KvRegion> kv;   ///< in program order, K before V of each attention op
+  uint64_t tokensStride = kTokenRowBytes; ///< generated id k at tokensAddress + k * stride
+  int64_t tokensCapacity = 0;             ///< ids the tokens region holds (maxContext)
+  std::vector<KvRegion> kv;               ///< in program order, K before V of each attention op
   std::vector<TapRegion> taps;
 };
 

@@ -6,7 +6,6 @@
 // run with a descriptor rebuilt only from the decoded port values, reproduces the
 // GoldenExecutor's tap of that op bit for bit over a short decode.
 #include "gen/llm_kernel_bindings.h"
-#include "gen/llm_kernel_configs.h"
 
 #include <gtest/gtest.h>
 
@@ -21,7 +20,6 @@
 #include "frontend/calibration.h"
 #include "frontend/decode_builder.h"
 #include "frontend/golden_executor.h"
-#include "llm/accelerator_graph.h"
 #include "llm/stage_lowering.h"
 #include "support/error.h"
 
@@ -304,7 +302,9 @@ class LlmKernelBindingsTest
 TEST_P(LlmKernelBindingsTest, EveryKernelRunGetsBindingsOfTheRtlWidths) {
   const auto [fixture, precision] = GetParam();
   const Loaded l = load(fixture, precision);
-  const std::string tableDir = ::testing::TempDir() + "/bindings_" + fixture;
+  // One directory per test: ctest runs the parameter sets in parallel.
+  const std::string tableDir =
+      ::testing::TempDir() + "/bindings_" + fixture + "_" + frontend::precisionName(precision);
   std::filesystem::remove_all(tableDir);
   std::map<std::string, ModuleHeader> headers;
   int64_t checked = 0;
@@ -325,13 +325,10 @@ TEST_P(LlmKernelBindingsTest, EveryKernelRunGetsBindingsOfTheRtlWidths) {
         for (const char *suffix : {"_valid_i", "_data_i"})
           streamPorts.insert(in.name + suffix);
       streamPorts.insert({"valid_i", "data_i"}); // the first input of some kernels
-      if (node.module == "st_embedding_gather") {
-        // Its AXI master, and its table pointer (the top wires the pointer argument).
+      if (node.module == "st_embedding_gather")
         for (const auto &[p, w] : widths)
           if (p.rfind("m_axi_", 0) == 0)
-            streamPorts.insert(p);
-        streamPorts.insert("table_base_i");
-      }
+            streamPorts.insert(p); // its own AXI master
       std::set<std::string> driven;
       for (const std::string &tie : kernelPortTies(node)) {
         const std::string p = tie.substr(1, tie.find('(') - 1);
@@ -451,7 +448,7 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
           } else if (node.module == "st_rope") {
             const num::RopeTable table =
                 ropeTables(l.q, stage.name, op.name).at(constantOf(b, "table_sel_i"));
-            const uint64_t pos = sidebandValueAt(port(b, "pos_i"), {t, 0});
+            const uint64_t pos = sidebandValueAt(port(b, "pos_i"), {t, 0, 0});
             tableSelects.insert(constantOf(b, "table_sel_i"));
             const std::vector<int32_t> x = valueOf(op.inputs[0].tensor);
             const size_t headDim = static_cast<size_t>(*node.param("HeadDim"));
@@ -468,7 +465,7 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
             scales.output = scaleOf(b, "out_");
             scales.outputBits = static_cast<unsigned>(*node.param("OutBits"));
             const int64_t cacheLen = static_cast<int64_t>(
-                sidebandValueAt(port(b, "cache_len_i"), {t, frontend::cacheRowsAt(d, t)}));
+                sidebandValueAt(port(b, "cache_len_i"), {t, frontend::cacheRowsAt(d, t), 0}));
             // The window rule spelled out: the whole cache, or the window minus the new token.
             EXPECT_EQ(cacheLen, d.slidingWindow > 0 ? std::min(t, d.slidingWindow - 1) : t);
             windowLimited += cacheLen < t;
@@ -515,6 +512,7 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
             num::QuantizedEmbedding e =
                 std::get<frontend::QuantizedEmbeddingOp>(qop.descriptor).table;
             e.outputScale = scaleOf(b, "mult_");
+            EXPECT_EQ(port(b, "table_base_i").source, SidebandSource::TableBase);
             out =
                 num::embeddingGather(e, static_cast<uint32_t>(valueOf(op.inputs[1].tensor).at(0)));
           } else {
@@ -554,65 +552,6 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
     EXPECT_GT(checkedByModule[f == "gemma3_tiny" ? "st_gated_activation/Function=1"
                                                  : "st_gated_activation/Function=2"],
               0);
-  }
-}
-
-// The emitter's view: every kernel of the joined accelerator graph gets its bindings for each of
-// its layers (the block's kernels one entry per layer), attention its window per layer, argmax
-// its cfg tie, and every table-taking kernel its files.
-TEST(LlmKernelBindings, AcceleratorGraphKernelConfigs) {
-  for (const char *fixture : kFixtures) {
-    SCOPED_TRACE(fixture);
-    const Loaded l = load(fixture, num::Precision::W4A8);
-    llm::AcceleratorOptions o;
-    o.maxContext = l.model.program.maxPositions;
-    o.maxLanes = 2; // the joined graph needs one lane count for x in every stage
-    llm::AcceleratorGraph g;
-    try {
-      g = llm::buildAcceleratorGraph(l.model.program, o);
-    } catch (const Error &e) {
-      ADD_FAILURE() << fixture << ": " << e.what();
-      continue;
-    }
-    const std::string dir = ::testing::TempDir() + "/bindings_configs_" + fixture;
-    const std::map<ir::NodeId, LlmKernelConfig> configs = llmKernelConfigs(g, l.q, dir, "t/");
-    int64_t kernels = 0;
-    for (const auto &[id, info] : g.nodes) {
-      if (info.role != llm::AcceleratorRole::Kernel)
-        continue;
-      ++kernels;
-      const ir::DataflowNode &node = llm::stageNodeOf(g, id);
-      SCOPED_TRACE(node.name);
-      const bool plain = node.module == "st_linear";
-      ASSERT_EQ(configs.count(id), plain ? 0u : 1u);
-      if (plain)
-        continue;
-      const LlmKernelConfig &cfg = configs.at(id);
-      const ir::DecodeStage &stage = l.model.program.stages.at(size_t(info.stage));
-      EXPECT_EQ(info.layers, stage.repeat);
-      if (node.module == "st_argmax") {
-        EXPECT_TRUE(cfg.sidebandsByRun.empty());
-        EXPECT_EQ(cfg.portTies, kernelPortTies(node));
-        continue;
-      }
-      ASSERT_EQ(static_cast<int64_t>(cfg.sidebandsByRun.size()), info.layers);
-      for (int64_t run = 0; run < info.layers; ++run) {
-        const std::vector<SidebandValue> expected = kernelSidebands(node, l.q, stage.name, run);
-        ASSERT_EQ(cfg.sidebandsByRun[size_t(run)].size(), expected.size());
-        for (size_t i = 0; i < expected.size(); ++i)
-          EXPECT_EQ(cfg.sidebandsByRun[size_t(run)][i].value, expected[i].value);
-      }
-      if (node.module == "st_attention") {
-        ASSERT_EQ(static_cast<int64_t>(cfg.windowByRun.size()), info.layers);
-        for (int64_t run = 0; run < info.layers; ++run)
-          EXPECT_EQ(
-              cfg.windowByRun[size_t(run)],
-              l.q.get<frontend::QuantizedAttentionOp>(stage.name, run, node.name).slidingWindow);
-      }
-      const bool tables = node.module != "st_residual_add" && node.module != "st_embedding_gather";
-      EXPECT_EQ(cfg.extraParams.empty(), !tables);
-    }
-    EXPECT_GT(kernels, 0);
   }
 }
 

@@ -166,8 +166,8 @@ TEST_F(RunCheckTest, LayoutOfTheRunRegions) {
   for (const gen::HbmBuffer &b : plan_.buffers) {
     extents.push_back({b.address, b.address + b.bytes()});
     EXPECT_EQ(b.address / plan_.device.pseudoChannelBytes, b.channels.front()) << b.name;
-    EXPECT_LE(b.address + b.bytes(),
-              (b.channels.back() + 1) * plan_.device.pseudoChannelBytes) << b.name;
+    EXPECT_LE(b.address + b.bytes(), (b.channels.back() + 1) * plan_.device.pseudoChannelBytes)
+        << b.name;
   }
   std::sort(extents.begin(), extents.end());
   for (size_t i = 1; i < extents.size(); ++i)
@@ -181,7 +181,7 @@ TEST_F(RunCheckTest, LayoutOfTheRunRegions) {
   ASSERT_TRUE(byName.count("run/tokens"));
   EXPECT_EQ(byName["run/tokens"]["kind"], "run_tokens");
   EXPECT_EQ(byName["run/tokens"]["address"].get<uint64_t>(), layout_.tokensAddress);
-  EXPECT_EQ(byName["run/tokens"]["layer_bytes"].get<int64_t>(), kContext * 4);
+  EXPECT_EQ(byName["run/tokens"]["layer_bytes"].get<int64_t>(), kContext * kTokenRowBytes);
   ASSERT_TRUE(byName.count("block/x_next.tap"));
   EXPECT_EQ(byName["block/x_next.tap"]["kind"], "run_tap");
   EXPECT_EQ(byName["block/x_next.tap"]["row_bytes"].get<int64_t>(), 128);
@@ -196,16 +196,17 @@ TEST_F(RunCheckTest, ExpectedRegionsWrittenAndReadBackHaveNoMismatch) {
   writeExpectedRegions(layout_, trace_, dir);
   const std::vector<CheckedRegion> regions = readRegions(dir);
   EXPECT_EQ(regions.size(), 1u + 2 * 2 + 2); // tokens, K and V of 2 layers, 2 taps
-  EXPECT_EQ(regions.front().bytes.size(), 4u * 4);
+  EXPECT_EQ(regions.front().bytes.size(), 4u * kTokenRowBytes);
   const RegionMemory fromFiles(regions);
   EXPECT_FALSE(firstMismatch(trace_, layout_, fromFiles.reader()).has_value());
   EXPECT_FALSE(check().has_value());
-  // The tokens region holds the generated ids, u32 little endian.
-  const std::vector<uint8_t> tokens = fromFiles.read(layout_.tokensAddress, 16);
-  for (size_t k = 0; k < 4; ++k)
-    EXPECT_EQ(tokens[4 * k] | tokens[4 * k + 1] << 8 | tokens[4 * k + 2] << 16 |
-                  tokens[4 * k + 3] << 24,
+  // The tokens region holds the generated ids, u32 little endian, one per 64-byte row.
+  const std::vector<uint8_t> tokens = fromFiles.read(layout_.tokensAddress, 4 * kTokenRowBytes);
+  for (size_t k = 0; k < 4; ++k) {
+    const size_t at = k * kTokenRowBytes;
+    EXPECT_EQ(tokens[at] | tokens[at + 1] << 8 | tokens[at + 2] << 16 | tokens[at + 3] << 24,
               trace_.generated[k]);
+  }
   // The KV rows hold the appended codes at the stride of each layer, the rest is zero.
   const std::vector<int32_t> &k = trace_.steps[5].at("block", 1, "rope_k");
   const std::vector<uint8_t> row = fromFiles.read(kvAddress("k_cache", 5, 1, 0), 64);
@@ -282,7 +283,7 @@ TEST_F(RunCheckTest, FlippedBlockOutputBitIsReportedWithItsLayer) {
 }
 
 TEST_F(RunCheckTest, WrongTokenIsReported) {
-  flip(layout_.tokensAddress + 4 * 2 + 1, 0); // generated id 2 (step P-1+2 = 4), bit 8
+  flip(layout_.tokensAddress + kTokenRowBytes * 2 + 1, 0); // generated id 2 (step P-1+2 = 4), bit 8
   const auto m = check();
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->tensor, "tokens");

@@ -1,0 +1,234 @@
+// `streamtensor sim` on an LLM design directory (see llm_sim.h).
+#include "cli/llm_sim.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command_registry.h"
+#include "cli/subprocess.h"
+#include "frontend/calibration.h"
+#include "frontend/decode_builder.h"
+#include "frontend/quantized_model.h"
+#include "gen/llm_design.h"
+#include "llm/golden_trace.h"
+#include "llm/run_check.h"
+#include "llm/run_layout.h"
+#include "support/error.h"
+
+#ifndef ST_SOURCE_DIR
+#define ST_SOURCE_DIR "."
+#endif
+
+namespace st::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+constexpr const char *kCommand = "streamtensor sim";
+constexpr const char *kDesignFormat = "streamtensor-llm-design-1";
+/// As `compile`: a model without calibration.json calibrates on 4 x 16 seeded random tokens.
+constexpr int64_t kRandomCalibrationSequences = 4;
+constexpr int64_t kRandomCalibrationLength = 16;
+
+nlohmann::json readJson(const fs::path &path) {
+  std::ifstream in(path);
+  if (!in)
+    throw Error(path.string(), "file", "a file written by 'streamtensor compile'");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception &e) {
+    throw Error(path.string(), "JSON", std::string("valid JSON (") + e.what() + ")");
+  }
+}
+
+/// The testbench's last JSON line.
+nlohmann::json lastJsonLine(const std::string &out) {
+  std::string last;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty() && line[0] == '{')
+      last = line;
+  return nlohmann::json::parse(last);
+}
+
+/// What the golden model says about the run, checked against the testbench's dump.
+struct GoldenCheck {
+  std::vector<int64_t> golden;
+  std::vector<int64_t> tokens;
+  std::optional<llm::RunMismatch> mismatch;
+  double predictedCyclesPerStep = 0;
+};
+
+GoldenCheck checkAgainstGolden(const nlohmann::json &design, const nlohmann::json &manifest,
+                               const LlmSimOptions &o, const fs::path &dumpDir) {
+  const std::string modelDir = design.at("model_dir").get<std::string>();
+  const frontend::LoadedModel model = frontend::loadModel(modelDir);
+  const numerics::Precision precision =
+      frontend::parsePrecision(design.at("precision").get<std::string>(), "design.json precision");
+  const frontend::Calibration calibration = frontend::calibrate(
+      model.program, model.weights,
+      frontend::calibrationSetOf(modelDir, model.program.vocabSize, model.program.maxPositions,
+                                 false, kRandomCalibrationSequences, kRandomCalibrationLength));
+  const frontend::QuantizedModel q =
+      frontend::quantizeModel(model.program, model.weights, precision, calibration);
+  gen::LlmDesignOptions w;
+  w.designName = design.at("top").get<std::string>();
+  w.sourceDir = ST_SOURCE_DIR;
+  w.devicePath = std::string(ST_SOURCE_DIR) + "/constraints/u55c.yaml";
+  w.accelerator.precision = precision;
+  w.accelerator.maxContext = design.at("max_context").get<int64_t>();
+  w.accelerator.maxLanes = design.at("max_lanes").get<int64_t>();
+  const fs::path tables = dumpDir / "plan_tables";
+  const gen::LlmDesign plan = gen::planLlmDesign(model, q, w, tables.string(), "");
+  fs::remove_all(tables);
+  const std::vector<llm::TapSpec> taps = llm::defaultRunTaps(model.program);
+  const llm::RunLayout layout = llm::runLayoutOf(plan.plan, model.program, q, taps);
+  GoldenCheck c;
+  c.predictedCyclesPerStep = static_cast<double>(plan.graph.predictedCyclesPerStep());
+  const llm::GoldenTrace trace =
+      llm::runGoldenTrace(model.program, q, o.prompt, o.newTokens, w.accelerator.maxContext, taps);
+  c.golden = trace.generated;
+  llm::RegionMemory memory;
+  for (const auto &r : manifest.at("dump")) {
+    const fs::path file = dumpDir / (r.at("name").get<std::string>() + ".bin");
+    std::ifstream in(file, std::ios::binary);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+    memory.write(r.at("address").get<uint64_t>(), bytes);
+  }
+  for (int64_t k = 0; k < o.newTokens; ++k) {
+    const std::vector<uint8_t> id =
+        memory.read(layout.tokensAddress + static_cast<uint64_t>(k) * layout.tokensStride, 4);
+    c.tokens.push_back(int64_t{id[0]} | int64_t{id[1]} << 8 | int64_t{id[2]} << 16 |
+                       int64_t{id[3]} << 24);
+  }
+  c.mismatch = llm::firstMismatch(trace, layout, memory.reader());
+  return c;
+}
+
+} // namespace
+
+bool isLlmDesign(const std::string &designDir) {
+  const fs::path path = fs::path(designDir) / "design.json";
+  if (!fs::exists(path))
+    return false;
+  try {
+    return nlohmann::json::parse(std::ifstream(path)).value("format", "") == kDesignFormat;
+  } catch (const nlohmann::json::exception &) {
+    return false;
+  }
+}
+
+int runLlmSim(const LlmSimOptions &o) {
+  try {
+    const fs::path dir = o.design;
+    const nlohmann::json design = readJson(dir / "design.json");
+    const fs::path tb = dir / "tb";
+    const nlohmann::json manifest = readJson(tb / "llm_run.json");
+    if (o.prompt.empty())
+      throw Error("--prompt-ids", "(missing)", "at least one prompt token id");
+    if (o.newTokens < 1)
+      throw Error("--tokens", std::to_string(o.newTokens), "at least 1");
+    std::string log;
+    if (!buildTestbench(tb.string(), log)) {
+      std::cerr << log;
+      throw Error(o.design, "testbench build", "the generated testbench to build (log above)");
+    }
+    const fs::path dump = dir / "sim" / "actual";
+    fs::remove_all(dump);
+    fs::create_directories(dump);
+    const std::string top = design.at("top").get<std::string>();
+    std::ostringstream ids;
+    for (size_t i = 0; i < o.prompt.size(); ++i)
+      ids << (i ? "," : "") << o.prompt[i];
+    std::ostringstream cmd;
+    cmd << shellQuote((tb / "build" / ("tb_" + top)).string()) << " --manifest "
+        << shellQuote((tb / "llm_run.json").string()) << " --output-dir "
+        << shellQuote(dump.string()) << " --prompt-ids " << ids.str() << " --new-tokens "
+        << o.newTokens << " --seed " << o.seed << " --latency " << o.latency << " --jitter "
+        << o.jitter << " --ready-probability " << o.readyProbability << " --timeout " << o.timeout;
+    if (!o.trace.empty())
+      cmd << " --trace " << shellQuote(o.trace);
+    std::string out;
+    const int rc = runCapture(cmd.str() + " 2>&1", out);
+    nlohmann::json run;
+    try {
+      run = lastJsonLine(out);
+    } catch (const nlohmann::json::exception &) {
+      std::cerr << out;
+      throw Error(o.design, "testbench output",
+                  "a JSON result line (exit code " + std::to_string(rc) + ")");
+    }
+    const bool deadlock = run.value("deadlock", false);
+    nlohmann::json result;
+    result["top"] = top;
+    result["seed"] = o.seed;
+    result["prompt"] = o.prompt;
+    result["deadlock"] = deadlock;
+    if (run.contains("error"))
+      result["error"] = run["error"];
+    const GoldenCheck check = checkAgainstGolden(design, manifest, o, dump);
+    result["tokens"] = check.tokens;
+    result["golden_tokens"] = check.golden;
+    const bool exact = !deadlock && !run.contains("error") && !check.mismatch;
+    result["bit_exact"] = exact;
+    if (check.mismatch)
+      result["first_mismatch"] = check.mismatch->toString();
+    // Cycles per step: each step ends with the last beat of its logits row.
+    const std::vector<uint64_t> ends = run.value("step_end_cycles", std::vector<uint64_t>{});
+    const int64_t p = static_cast<int64_t>(o.prompt.size());
+    const int64_t steps = p + o.newTokens - 1;
+    if (static_cast<int64_t>(ends.size()) == steps) {
+      result["step_end_cycles"] = ends;
+      result["prompt_cycles_per_token"] = static_cast<double>(ends[p - 1]) / static_cast<double>(p);
+      if (steps > p)
+        result["generated_cycles_per_token"] =
+            static_cast<double>(ends[steps - 1] - ends[p - 1]) / static_cast<double>(steps - p);
+      result["cycles_per_token"] =
+          static_cast<double>(ends[steps - 1]) / static_cast<double>(steps);
+    }
+    result["predicted_cycles_per_token"] = check.predictedCyclesPerStep;
+    const uint64_t cycles = run.value("cycles", uint64_t{0});
+    const uint64_t bytes =
+        run.value("hbm_bytes_read", uint64_t{0}) + run.value("hbm_bytes_written", uint64_t{0});
+    const double mhz = manifest.value("kernel_clock_mhz", 250.0);
+    result["cycles"] = cycles;
+    result["hbm_bytes"] = bytes;
+    result["hbm_gbytes_per_s"] =
+        cycles ? static_cast<double>(bytes) / (static_cast<double>(cycles) / (mhz * 1e6)) / 1e9
+               : 0.0;
+    std::ofstream(dir / "sim" / "result.json") << result.dump(2) << "\n";
+    if (o.json) {
+      std::cout << result.dump() << "\n";
+    } else {
+      std::cout << top << ": " << (exact ? "bit-exact" : "MISMATCH") << " over " << steps
+                << " steps (seed " << o.seed << ")\n  tokens: ";
+      for (int64_t t : check.tokens)
+        std::cout << t << " ";
+      std::cout << "\n  golden: ";
+      for (int64_t t : check.golden)
+        std::cout << t << " ";
+      std::cout << "\n";
+      if (result.contains("cycles_per_token"))
+        std::cout << "  cycles per token: prompt " << result["prompt_cycles_per_token"]
+                  << ", generated " << result.value("generated_cycles_per_token", 0.0)
+                  << ", predicted " << check.predictedCyclesPerStep << "\n";
+      std::cout << "  HBM: " << bytes << " bytes in " << cycles << " cycles ("
+                << result["hbm_gbytes_per_s"] << " GB/s at " << mhz << " MHz)\n";
+      if (check.mismatch)
+        std::cout << "  first mismatch: " << check.mismatch->toString() << "\n";
+      if (deadlock)
+        std::cout << "  DEADLOCK: ap_done never came (" << run.value("error", "") << ")\n";
+    }
+    return exact ? 0 : 1;
+  } catch (const Error &e) {
+    std::cerr << kCommand << ": error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+}
+
+} // namespace st::cli

@@ -1,0 +1,33 @@
+// `streamtensor sim` on an LLM design directory (written by `streamtensor compile <model-dir>`):
+// builds the generated testbench once, decodes the prompt in Verilator under random HBM timing,
+// reruns the golden model on the same prompt and checks every generated token, every step's KV
+// rows and debug taps bit for bit (llm/run_check), and prints tokens, cycles per token (prompt
+// and generated steps apart) beside the prediction, HBM bytes and bandwidth.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace st::cli {
+
+struct LlmSimOptions {
+  std::string design;
+  std::vector<int64_t> prompt;
+  int64_t newTokens = 16;
+  bool json = false;
+  uint64_t seed = 1;
+  std::string trace;
+  unsigned latency = 24;
+  unsigned jitter = 40;
+  double readyProbability = 0.8;
+  uint64_t timeout = 20000000;
+};
+
+/// True when `designDir` holds an LLM design (design.json of format streamtensor-llm-design-1).
+bool isLlmDesign(const std::string &designDir);
+
+/// Runs the simulation and the check; returns the exit code (0: bit-exact and done).
+int runLlmSim(const LlmSimOptions &options);
+
+} // namespace st::cli

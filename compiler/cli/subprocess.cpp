@@ -1,0 +1,38 @@
+// Subprocess helpers of the CLI (see subprocess.h).
+#include "cli/subprocess.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <sys/wait.h>
+
+namespace st::cli {
+
+int runCapture(const std::string &command, std::string &out) {
+  FILE *pipe = ::popen(command.c_str(), "r");
+  if (!pipe)
+    return -1;
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
+    out.append(buffer, n);
+  const int status = ::pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string shellQuote(const std::string &s) {
+  std::string q = "'";
+  for (char c : s)
+    q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+bool buildTestbench(const std::string &tbDir, std::string &log) {
+  const std::filesystem::path build = std::filesystem::path(tbDir) / "build";
+  const std::string configure =
+      "cmake -S " + shellQuote(tbDir) + " -B " + shellQuote(build.string()) +
+      (std::filesystem::exists(build / "CMakeCache.txt") ? "" : " -G Ninja") + " 2>&1";
+  const std::string make = "cmake --build " + shellQuote(build.string()) + " --parallel 2>&1";
+  return runCapture(configure, log) == 0 && runCapture(make, log) == 0;
+}
+
+} // namespace st::cli

@@ -1,0 +1,21 @@
+// Subprocess helpers of the CLI: running a shell command with its output captured, quoting for
+// the shell, and building a generated testbench directory (CMake + Verilator, once; later runs
+// are incremental and ccache helps).
+#pragma once
+
+#include <string>
+
+namespace st::cli {
+
+/// Runs `command` through the shell, appending its standard output to `out`; returns its exit
+/// status (-1 when it could not run or did not exit normally).
+int runCapture(const std::string &command, std::string &out);
+
+/// `s` in single quotes for the shell.
+std::string shellQuote(const std::string &s);
+
+/// Configures (Ninja, once) and builds the testbench in `tbDir` into `tbDir`/build. Returns
+/// false with the tools' output in `log` when either step fails.
+bool buildTestbench(const std::string &tbDir, std::string &log);
+
+} // namespace st::cli

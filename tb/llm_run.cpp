@@ -1,0 +1,80 @@
+// LlmRun: the manifest and the options of the generated LLM testbench (see llm_run.h).
+#include "llm_run.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace st::tb {
+
+LlmRunManifest loadLlmRunManifest(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    throw TestFailure(path + ": expected the testbench manifest written by streamtensor compile");
+  LlmRunManifest m;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(in);
+    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    m.top = j.at("top").get<std::string>();
+    m.kernelClockMhz = j.at("kernel_clock_mhz").get<double>();
+    m.maxContext = j.at("max_context").get<int64_t>();
+    m.promptAddress = j.at("prompt_address").get<uint64_t>();
+    m.stepPort = j.at("step_port").get<int>();
+    m.tokenPort = j.at("token_port").get<int>();
+    for (const auto &f : j.at("files"))
+      m.files.push_back(
+          {(dir / f.at("path").get<std::string>()).string(), f.at("address").get<uint64_t>()});
+    for (const auto &a : j.at("args"))
+      m.args.push_back({a.at("name").get<std::string>(), a.at("offset").get<unsigned>(),
+                        a.at("pointer").get<bool>(), a.value("address", uint64_t{0})});
+    for (const auto &r : j.at("dump"))
+      m.dump.push_back({r.at("name").get<std::string>(), r.at("address").get<uint64_t>(),
+                        r.at("bytes").get<uint64_t>()});
+  } catch (const nlohmann::json::exception &e) {
+    throw TestFailure(path + ": malformed testbench manifest (" + e.what() + ")");
+  }
+  return m;
+}
+
+std::vector<char *> parseLlmRunOptions(int argc, char **argv, LlmRunOptions &run) {
+  std::vector<char *> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << a << " needs a value\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    try {
+      if (a == "--manifest") {
+        run.manifest = value();
+      } else if (a == "--output-dir") {
+        run.outputDir = value();
+      } else if (a == "--prompt-ids") {
+        std::istringstream ids(value());
+        for (std::string id; std::getline(ids, id, ',');)
+          run.prompt.push_back(static_cast<uint32_t>(std::stoul(id)));
+      } else if (a == "--new-tokens") {
+        run.newTokens = std::stoll(value());
+      } else if (a == "--latency") {
+        run.readLatency = static_cast<unsigned>(std::stoul(value()));
+      } else if (a == "--jitter") {
+        run.latencyJitter = static_cast<unsigned>(std::stoul(value()));
+      } else if (a == "--ready-probability") {
+        run.readyProbability = std::stod(value());
+      } else if (a == "--timeout") {
+        run.timeoutCycles = std::stoull(value());
+      } else {
+        rest.push_back(argv[i]);
+      }
+    } catch (const std::exception &) {
+      std::cerr << a << ": expected a number (or comma-separated numbers)\n";
+      std::exit(2);
+    }
+  }
+  return rest;
+}
+
+} // namespace st::tb

@@ -1,0 +1,216 @@
+// LlmRun: the body of the generated testbench of an LLM accelerator (docs/accelerator.md §4). The
+// generated main() binds the Verilated top's AXI ports; this file does the rest, like a host
+// program: it loads the HBM image (tb/llm_run.json, written by `streamtensor compile`: the channel
+// files and their addresses, the argument registers, the run buffers) into the HBM model, writes
+// the prompt ids (one u32 per 64-byte row), programs n_prompt, n_steps and every pointer through
+// AXI4-Lite, starts the kernel and waits for ap_done (or reports a deadlock after --timeout
+// cycles). It records the cycle at which each decode step ends (the last write beat of that
+// step's logits row) and each generated token leaves (its write beat), then dumps the regions the
+// compiler checks (tokens, KV caches, debug taps) as <name>.bin into --output-dir and prints one
+// JSON line: {"cycles", "step_end_cycles", "token_cycles", "deadlock", "hbm_bytes_read",
+// "hbm_bytes_written", "dumped"}. The bit-exact check against the golden model is the
+// compiler's (`streamtensor sim`), which knows the model.
+//
+// HBM timing is randomized from the seed (latency jitter, random ready on every channel).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "axi_checker.h"
+#include "axi_lite_master.h"
+#include "axi_memory.h"
+#include "design_run.h"
+#include "harness.h"
+
+namespace st::tb {
+
+struct LlmRunManifest {
+  std::string top;
+  double kernelClockMhz = 250;
+  struct File {
+    std::string path;
+    uint64_t address = 0;
+  };
+  std::vector<File> files; ///< the HBM image's channel files
+  struct Arg {
+    std::string name;
+    unsigned offset = 0;
+    bool pointer = true;
+    uint64_t address = 0;
+  };
+  std::vector<Arg> args;      ///< n_prompt, n_steps, then one pointer per AXI master (pin order)
+  uint64_t promptAddress = 0; ///< one u32 id per 64-byte row
+  int64_t maxContext = 0;
+  struct Region {
+    std::string name;
+    uint64_t address = 0, bytes = 0;
+  };
+  std::vector<Region> dump; ///< regions written to <output-dir>/<name>.bin after the run
+  int stepPort = -1;        ///< the AXI master (pin index) writing one logits row per step
+  int tokenPort = -1;       ///< the AXI master writing the generated ids
+};
+
+/// Reads tb/llm_run.json; paths are relative to its directory. Throws TestFailure.
+LlmRunManifest loadLlmRunManifest(const std::string &path);
+
+struct LlmRunOptions {
+  std::string manifest = "llm_run.json";
+  std::string outputDir = ".";
+  std::vector<uint32_t> prompt;
+  int64_t newTokens = 1;
+  unsigned readLatency = 24;
+  unsigned latencyJitter = 40;
+  double readyProbability = 0.8;
+  uint64_t timeoutCycles = 20000000;
+};
+
+/// Parses the options above out of argv (--manifest, --output-dir, --prompt-ids 1,2,3,
+/// --new-tokens N, --latency, --jitter, --ready-probability, --timeout) and returns the rest for
+/// parseTestOptions. Exits 2 with a message on a malformed value.
+std::vector<char *> parseLlmRunOptions(int argc, char **argv, LlmRunOptions &options);
+
+/// Records the cycle of every write beat with WLAST on one AXI master (a step's logits row or a
+/// generated token ends there).
+class WriteBeatClock : public Component {
+public:
+  explicit WriteBeatClock(const AxiPins &pins) : pins_(pins) {}
+  void sample(uint64_t cycle) override {
+    if (pins_.wvalid.readBool() && pins_.wready.readBool() && pins_.wlast.readBool())
+      cycles_.push_back(cycle);
+  }
+  void reset() override { cycles_.clear(); }
+  const std::vector<uint64_t> &cycles() const { return cycles_; }
+
+private:
+  AxiPins pins_;
+  std::vector<uint64_t> cycles_;
+};
+
+template <class Model>
+int runLlm(int argc, char **argv, const std::function<AxiLitePins(Model &)> &controlPins,
+           const std::function<std::vector<AxiPins>(Model &)> &masterPins) {
+  LlmRunOptions run;
+  std::vector<char *> rest = parseLlmRunOptions(argc, argv, run);
+  const TestOptions options = parseTestOptions(static_cast<int>(rest.size()), rest.data());
+  nlohmann::json result{{"seed", options.seed}};
+  try {
+    const LlmRunManifest manifest = loadLlmRunManifest(run.manifest);
+    result["top"] = manifest.top;
+    const int64_t promptLength = static_cast<int64_t>(run.prompt.size());
+    const int64_t steps = promptLength + run.newTokens - 1;
+    if (promptLength < 1 || run.newTokens < 1 || steps > manifest.maxContext)
+      throw TestFailure("--prompt-ids and --new-tokens: expected at least one id each and at "
+                        "most " +
+                        std::to_string(manifest.maxContext) +
+                        " steps (prompt + new tokens - 1, the design's max context)");
+    Harness<Model> h(options, [](Model &m) { return ClockReset{&m.ap_clk, &m.ap_rst_n}; });
+    AxiLiteMaster host("host", controlPins(h.dut()), options.seed * 7 + 1);
+    const std::vector<AxiPins> pins = masterPins(h.dut());
+    size_t pointers = 0;
+    for (const auto &a : manifest.args)
+      pointers += a.pointer;
+    if (pins.size() != pointers)
+      throw TestFailure("the manifest lists " + std::to_string(pointers) +
+                        " pointers, the top has " + std::to_string(pins.size()) + " AXI masters");
+    AxiMemoryConfig cfg;
+    cfg.kernelClockMhz = manifest.kernelClockMhz;
+    cfg.readLatency = run.readLatency;
+    cfg.readLatencyJitter = run.latencyJitter;
+    cfg.writeLatency = run.readLatency / 2;
+    cfg.writeLatencyJitter = run.latencyJitter;
+    cfg.arreadyProbability = cfg.awreadyProbability = cfg.wreadyProbability =
+        cfg.rvalidProbability = cfg.bvalidProbability = run.readyProbability;
+    std::vector<std::unique_ptr<AxiMemory>> memories;
+    std::vector<std::unique_ptr<AxiProtocolChecker>> checkers;
+    size_t pin = 0;
+    for (const auto &a : manifest.args) {
+      if (!a.pointer)
+        continue;
+      memories.push_back(
+          std::make_unique<AxiMemory>(a.name, pins[pin], options.seed * 1000 + pin, cfg));
+      if (pin)
+        memories[pin]->shareStorageWith(*memories[0]);
+      checkers.push_back(std::make_unique<AxiProtocolChecker>(a.name, pins[pin]));
+      h.add(*memories[pin]);
+      h.add(*checkers[pin]);
+      ++pin;
+    }
+    h.add(host);
+    std::unique_ptr<WriteBeatClock> stepClock, tokenClock;
+    if (manifest.stepPort >= 0) {
+      stepClock = std::make_unique<WriteBeatClock>(pins.at(manifest.stepPort));
+      h.add(*stepClock);
+    }
+    if (manifest.tokenPort >= 0) {
+      tokenClock = std::make_unique<WriteBeatClock>(pins.at(manifest.tokenPort));
+      h.add(*tokenClock);
+    }
+    for (const auto &f : manifest.files) {
+      const std::vector<uint8_t> data = readBinaryFile(f.path);
+      memories[0]->write(f.address, data.data(), data.size());
+    }
+    for (int64_t i = 0; i < promptLength; ++i) {
+      uint8_t id[4];
+      for (int b = 0; b < 4; ++b)
+        id[b] = static_cast<uint8_t>(run.prompt[i] >> (8 * b));
+      memories[0]->write(manifest.promptAddress + 64 * static_cast<uint64_t>(i), id, 4);
+    }
+    h.reset();
+    for (const auto &a : manifest.args) {
+      const uint64_t value = a.pointer              ? a.address
+                             : a.name == "n_prompt" ? static_cast<uint64_t>(promptLength)
+                                                    : static_cast<uint64_t>(steps);
+      host.write32(h, a.offset, static_cast<uint32_t>(value));
+      if (a.pointer)
+        host.write32(h, a.offset + 4, static_cast<uint32_t>(value >> 32));
+    }
+    const uint64_t startCycle = h.cycle();
+    host.startKernel(h);
+    bool deadlock = false;
+    try {
+      host.waitDone(h, run.timeoutCycles);
+    } catch (const TestFailure &e) {
+      deadlock = true;
+      result["error"] = e.what();
+    }
+    result["cycles"] = h.cycle() - startCycle;
+    result["deadlock"] = deadlock;
+    auto relative = [&](const std::vector<uint64_t> &cycles) {
+      std::vector<uint64_t> r;
+      for (uint64_t c : cycles)
+        r.push_back(c - startCycle);
+      return r;
+    };
+    result["step_end_cycles"] = stepClock ? relative(stepClock->cycles()) : std::vector<uint64_t>{};
+    result["token_cycles"] = tokenClock ? relative(tokenClock->cycles()) : std::vector<uint64_t>{};
+    uint64_t bytesRead = 0, bytesWritten = 0;
+    for (const auto &m : memories) {
+      bytesRead += m->stats().bytesRead;
+      bytesWritten += m->stats().bytesWritten;
+    }
+    result["hbm_bytes_read"] = bytesRead;
+    result["hbm_bytes_written"] = bytesWritten;
+    for (const auto &r : manifest.dump) {
+      std::vector<uint8_t> got(r.bytes);
+      memories[0]->read(r.address, got.data(), got.size());
+      writeBinaryFile(run.outputDir + "/" + r.name + ".bin", got);
+      result["dumped"].push_back(r.name);
+    }
+    std::cout << result.dump() << std::endl;
+    return deadlock ? 1 : 0;
+  } catch (const TestFailure &e) {
+    result["error"] = e.what();
+    result["deadlock"] = false;
+    std::cout << result.dump() << std::endl;
+    return 1;
+  }
+}
+
+} // namespace st::tb
