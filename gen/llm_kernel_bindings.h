@@ -11,14 +11,15 @@
 //  - (lowered node, QuantizedModel, stage, run) -> ports (kernelSidebands, kernelTableParams,
 //    kernelPortTies): what the LLM top emitter calls for every kernel node of llm::lowerStage.
 //
-// The top gives each kernel a counter of its invocations (step t, layer/run l, and for a per-head
-// norm the head) and drives each sideband with a pure function of (t, l): a Constant of the run,
+// The top gives each kernel a counter of the vectors on its input port 0 (st_vector_counter: step
+// t, layer/run l) and drives each sideband with a pure function of (t, l): a Constant of the run,
 // the Position t, the CacheLength cacheRowsAt(t), or the TableBase of the run's table in HBM.
 // Sampling points (from the RTL): st_norm, st_rope and st_attention sample with the first token
 // of an input vector on port 0 (data_i, data_i, q); st_activation, st_gated_activation and
 // st_residual_add sample with every token (pair) on port 0 (so the values must be held for the
-// whole vector); st_embedding_gather samples with every id (one per step). st_linear and
-// st_argmax have no sidebands.
+// whole vector); st_embedding_gather samples with every id (one per step). A per-head norm
+// (groups > 1) runs one st_norm vector per head, each sampling the same values, so counting the
+// whole input vector (all heads) is right. st_linear and st_argmax have no sidebands.
 #pragma once
 
 #include <cstdint>
@@ -56,7 +57,7 @@ struct SidebandRuntime {
   uint64_t tableBase = 0;  ///< the table's HBM byte address
 };
 /// The value driven on `s`'s port: `value` for a Constant, else the runtime value of its source
-/// (truncated to `bits`; throws st::Error naming the port when it does not fit).
+/// (throws st::Error naming the port when it does not fit `bits`).
 uint64_t sidebandValueAt(const SidebandValue &s, const SidebandRuntime &runtime);
 
 // ---- descriptor -> ports (shared with the kernels' testbenches) ----------------------------

@@ -22,6 +22,7 @@
 #include "numerics/attention_golden.h"
 #include "numerics/golden_ops.h"
 #include "passthrough_test.h"
+#include "sideband_ports.h"
 
 using namespace st::tb;
 namespace num = st::numerics;
@@ -51,24 +52,20 @@ struct Sideband {
 /// invocation index is the number of q tokens sent so far divided by the q tokens per call.
 class SidebandDriver : public Component {
 public:
-  SidebandDriver(const StreamDriver &q, uint64_t qTokens, SignalRef cacheLength,
-                 SignalRef scoreMantissa, SignalRef scoreShift, SignalRef outMantissa,
-                 SignalRef outShift)
-      : q_(q), qTokens_(qTokens), cacheLength_(std::move(cacheLength)),
-        scoreMantissa_(std::move(scoreMantissa)), scoreShift_(std::move(scoreShift)),
-        outMantissa_(std::move(outMantissa)), outShift_(std::move(outShift)) {}
+  SidebandDriver(const StreamDriver &q, uint64_t qTokens, SidebandPorts ports,
+                 unsigned cacheLenBits)
+      : q_(q), qTokens_(qTokens), ports_(std::move(ports)), cacheLenBits_(cacheLenBits) {}
   void push(const Sideband &s) { queue.push_back(s); }
   void drive(uint64_t) override {
     const uint64_t index = q_.sent() / qTokens_;
     if (index < queue.size()) {
+      // The LLM top's mapping; cache_len is the CacheLength source's runtime value.
       const Sideband &s = queue[index];
-      cacheLength_.write(s.cacheLength);
-      scoreMantissa_.write(s.scales.scoreToLog2.mantissa);
-      scoreShift_.write(s.scales.scoreToLog2.shift);
-      outMantissa_.write(s.scales.output.mantissa);
-      outShift_.write(s.scales.output.shift);
+      st::gen::SidebandRuntime runtime;
+      runtime.cacheLength = int64_t(s.cacheLength);
+      ports_.write(st::gen::attentionSidebands(s.scales, cacheLenBits_), runtime);
     } else {
-      cacheLength_.write(0);
+      ports_.fill(0);
     }
   }
   std::vector<Sideband> queue;
@@ -76,7 +73,8 @@ public:
 private:
   const StreamDriver &q_;
   uint64_t qTokens_;
-  SignalRef cacheLength_, scoreMantissa_, scoreShift_, outMantissa_, outShift_;
+  SidebandPorts ports_;
+  unsigned cacheLenBits_;
 };
 
 uint64_t interiorOutputs = 0, saturatedOutputs = 0;
@@ -145,10 +143,14 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
   StreamDriver q("q", qPins, seed * 7 + 3), kNew("k_new", kNewPins, seed * 11 + 4),
       vNew("v_new", vNewPins, seed * 13 + 5), kCache("k_cache", kCachePins, seed * 17 + 6),
       vCache("v_cache", vCachePins, seed * 19 + 7);
-  SidebandDriver sideband(
-      q, qTokens, SignalRef(m.cache_len_i, unsigned(st::model::attentionCacheLengthBits(mp))),
-      SignalRef(m.score_mantissa_i, 24), SignalRef(m.score_shift_i, 6),
-      SignalRef(m.out_mantissa_i, 24), SignalRef(m.out_shift_i, 6));
+  const unsigned cacheLenBits = unsigned(st::model::attentionCacheLengthBits(mp));
+  SidebandDriver sideband(q, qTokens,
+                          SidebandPorts({{"cache_len_i", SignalRef(m.cache_len_i, cacheLenBits)},
+                                         {"score_mantissa_i", SignalRef(m.score_mantissa_i, 24)},
+                                         {"score_shift_i", SignalRef(m.score_shift_i, 6)},
+                                         {"out_mantissa_i", SignalRef(m.out_mantissa_i, 24)},
+                                         {"out_shift_i", SignalRef(m.out_shift_i, 6)}}),
+                          cacheLenBits);
   StreamSink sink("out", outPins, seed * 5 + 2);
   Scoreboard board("attention output");
   Watchdog watchdog(options.watchdogCycles);

@@ -9,6 +9,7 @@
 #include "elementwise_bench.h"
 #include "model/elementwise_model.h"
 #include "numerics/golden_ops.h"
+#include "sideband_ports.h"
 #include "synth_compare.h"
 
 using namespace st::tb;
@@ -62,11 +63,13 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
   k.describeScaleSet = [](size_t s) {
     return "(" + std::to_string(kScalePairs[s][0]) + "," + std::to_string(kScalePairs[s][1]) + ")";
   };
-  k.applyScales = [&m, &sets](size_t s) {
-    m.in_mantissa_i = sets[s].inputToFixed.mantissa;
-    m.in_shift_i = sets[s].inputToFixed.shift;
-    m.out_mantissa_i = sets[s].fixedToOutput.mantissa;
-    m.out_shift_i = sets[s].fixedToOutput.shift;
+  // The LLM top's descriptor -> port mapping.
+  SidebandPorts ports({{"in_mantissa_i", SignalRef(m.in_mantissa_i, 24)},
+                       {"in_shift_i", SignalRef(m.in_shift_i, 6)},
+                       {"out_mantissa_i", SignalRef(m.out_mantissa_i, 24)},
+                       {"out_shift_i", SignalRef(m.out_shift_i, 6)}});
+  k.applyScales = [ports, &sets](size_t s) {
+    ports.write(st::gen::activationSidebands(sets[s]));
   };
   k.golden = [&sets, function](size_t s, const std::vector<std::vector<int64_t>> &in) {
     const std::vector<int32_t> x(in[0].begin(), in[0].end());

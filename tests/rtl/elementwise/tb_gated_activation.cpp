@@ -10,6 +10,7 @@
 #include "gated_activation_configs.h"
 #include "model/elementwise_model.h"
 #include "numerics/golden_ops.h"
+#include "sideband_ports.h"
 #include "synth_compare.h"
 
 using namespace st::tb;
@@ -64,14 +65,14 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
     return "(" + std::to_string(kScaleTriples[s][0]) + "," + std::to_string(kScaleTriples[s][1]) +
            "," + std::to_string(kScaleTriples[s][2]) + ")";
   };
-  k.applyScales = [&m, &sets](size_t s) {
-    m.gate_mantissa_i = sets[s].gateToFixed.mantissa;
-    m.gate_shift_i = sets[s].gateToFixed.shift;
-    m.up_mantissa_i = sets[s].upToFixed.mantissa;
-    m.up_shift_i = sets[s].upToFixed.shift;
-    m.product_mantissa_i = sets[s].productToOutput.mantissa;
-    m.product_shift_i = sets[s].productToOutput.shift;
-  };
+  // The LLM top's descriptor -> port mapping.
+  SidebandPorts ports({{"gate_mantissa_i", SignalRef(m.gate_mantissa_i, 24)},
+                       {"gate_shift_i", SignalRef(m.gate_shift_i, 6)},
+                       {"up_mantissa_i", SignalRef(m.up_mantissa_i, 24)},
+                       {"up_shift_i", SignalRef(m.up_shift_i, 6)},
+                       {"product_mantissa_i", SignalRef(m.product_mantissa_i, 24)},
+                       {"product_shift_i", SignalRef(m.product_shift_i, 6)}});
+  k.applyScales = [ports, &sets](size_t s) { ports.write(st::gen::gatedSidebands(sets[s])); };
   k.golden = [&sets, function](size_t s, const std::vector<std::vector<int64_t>> &in) {
     const std::vector<int32_t> gate(in[0].begin(), in[0].end()), up(in[1].begin(), in[1].end());
     const std::vector<int32_t> y =

@@ -9,6 +9,7 @@
 #include "elementwise_bench.h"
 #include "model/elementwise_model.h"
 #include "numerics/golden_ops.h"
+#include "sideband_ports.h"
 #include "residual_add_configs.h"
 #include "synth_compare.h"
 
@@ -60,11 +61,13 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
            ", b " + std::to_string(sets[s].b.mantissa) + ">>" + std::to_string(sets[s].b.shift) +
            ")";
   };
-  k.applyScales = [&m, &sets](size_t s) {
-    m.a_mantissa_i = sets[s].a.mantissa;
-    m.a_shift_i = sets[s].a.shift;
-    m.b_mantissa_i = sets[s].b.mantissa;
-    m.b_shift_i = sets[s].b.shift;
+  // The LLM top's descriptor -> port mapping.
+  SidebandPorts ports({{"a_mantissa_i", SignalRef(m.a_mantissa_i, 24)},
+                       {"a_shift_i", SignalRef(m.a_shift_i, 6)},
+                       {"b_mantissa_i", SignalRef(m.b_mantissa_i, 24)},
+                       {"b_shift_i", SignalRef(m.b_shift_i, 6)}});
+  k.applyScales = [ports, &sets](size_t s) {
+    ports.write(st::gen::residualAddSidebands(sets[s]));
   };
   k.golden = [&sets, outBits](size_t s, const std::vector<std::vector<int64_t>> &in) {
     const std::vector<int32_t> a(in[0].begin(), in[0].end()), b(in[1].begin(), in[1].end());

@@ -16,6 +16,7 @@
 #include "model/embedding_model.h"
 #include "numerics/embedding.h"
 #include "scoreboard.h"
+#include "sideband_ports.h"
 #include "stream_driver.h"
 #include "stream_sink.h"
 #include "synth_compare.h"
@@ -58,19 +59,17 @@ struct IdSideband {
 /// far); garbage once every queued id is taken.
 class SidebandDriver : public Component {
 public:
-  SidebandDriver(StreamPins ids, SignalRef base, SignalRef mantissa, SignalRef shift, uint64_t seed)
-      : ids_(std::move(ids)), base_(std::move(base)), mantissa_(std::move(mantissa)),
-        shift_(std::move(shift)), rng_(seed) {}
+  SidebandDriver(StreamPins ids, SidebandPorts ports, unsigned addrBits, uint64_t seed)
+      : ids_(std::move(ids)), ports_(std::move(ports)), addrBits_(addrBits), rng_(seed) {}
   void add(const IdSideband &s) { queue_.push_back(s); }
   void drive(uint64_t) override {
     if (accepted_ < queue_.size()) {
-      base_.write(queue_[accepted_].base);
-      mantissa_.write(queue_[accepted_].multiplier.mantissa);
-      shift_.write(queue_[accepted_].multiplier.shift);
+      // The LLM top's mapping; the table base is the TableBase source's runtime value.
+      st::gen::SidebandRuntime runtime;
+      runtime.tableBase = queue_[accepted_].base;
+      ports_.write(st::gen::embeddingSidebands(queue_[accepted_].multiplier, addrBits_), runtime);
     } else {
-      base_.write(rng_());
-      mantissa_.write(rng_() & 0xffffff);
-      shift_.write(rng_() & 0x3f);
+      ports_.fill(rng_());
     }
   }
   void sample(uint64_t) override {
@@ -80,7 +79,8 @@ public:
 
 private:
   StreamPins ids_;
-  SignalRef base_, mantissa_, shift_;
+  SidebandPorts ports_;
+  unsigned addrBits_;
   std::mt19937_64 rng_;
   std::vector<IdSideband> queue_;
   uint64_t accepted_ = 0;
@@ -158,8 +158,11 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
   StreamPins outPins{SignalRef(m.valid_o, 1), SignalRef(m.ready_i, 1),
                      SignalRef(m.data_o, unsigned(p.lanes * p.outBits))};
   StreamDriver idDriver("ids", idPins, options.seed * 3 + 1);
-  SidebandDriver sideband(idPins, SignalRef(m.table_base_i, 64), SignalRef(m.mult_mantissa_i, 24),
-                          SignalRef(m.mult_shift_i, 6), options.seed * 13 + 2);
+  SidebandDriver sideband(idPins,
+                          SidebandPorts({{"table_base_i", SignalRef(m.table_base_i, 64)},
+                                         {"mult_mantissa_i", SignalRef(m.mult_mantissa_i, 24)},
+                                         {"mult_shift_i", SignalRef(m.mult_shift_i, 6)}}),
+                          64, options.seed * 13 + 2);
   StreamSink sink("out", outPins, options.seed * 5 + 3);
   Scoreboard board("out");
   Watchdog watchdog(options.watchdogCycles);

@@ -26,6 +26,7 @@
 #include "numerics/golden_ops.h"
 #include "numerics/quantization.h"
 #include "scoreboard.h"
+#include "sideband_ports.h"
 #include "stream_driver.h"
 #include "stream_sink.h"
 #include "synth_compare.h"
@@ -62,23 +63,15 @@ private:
 /// kernel may accept this cycle: vector = (data tokens accepted so far) / tokens per vector.
 class VectorScalarDriver : public Component {
 public:
-  VectorScalarDriver(StreamPins dataIn, SignalRef epsilon, SignalRef mantissa, SignalRef shift,
-                     uint64_t tokensPerVector)
-      : dataIn_(std::move(dataIn)), epsilon_(std::move(epsilon)), mantissa_(std::move(mantissa)),
-        shift_(std::move(shift)), tokensPerVector_(tokensPerVector) {}
+  VectorScalarDriver(StreamPins dataIn, SidebandPorts ports, uint64_t tokensPerVector)
+      : dataIn_(std::move(dataIn)), ports_(std::move(ports)), tokensPerVector_(tokensPerVector) {}
   void add(const num::QuantizedNorm &norm) { norms_.push_back(norm); }
   void drive(uint64_t) override {
     const uint64_t vector = accepted_ / tokensPerVector_;
-    if (vector < norms_.size()) {
-      const num::QuantizedNorm &n = norms_[vector];
-      epsilon_.write(static_cast<uint64_t>(n.epsilonTerm));
-      mantissa_.write(n.outputMultiplier.mantissa);
-      shift_.write(n.outputMultiplier.shift);
-    } else {
-      epsilon_.write(0x5a5a5a5a5a5aull); // garbage: must not be sampled
-      mantissa_.write(0xa5a5a5);
-      shift_.write(0x2a);
-    }
+    if (vector < norms_.size())
+      ports_.write(st::gen::normSidebands(norms_[vector])); // the LLM top's mapping
+    else
+      ports_.fill(0x5a5a5a5a5a5aull); // garbage: must not be sampled
   }
   void sample(uint64_t) override {
     if (dataIn_.valid.readBool() && dataIn_.ready.readBool())
@@ -87,7 +80,7 @@ public:
 
 private:
   StreamPins dataIn_;
-  SignalRef epsilon_, mantissa_, shift_;
+  SidebandPorts ports_;
   uint64_t tokensPerVector_;
   std::vector<num::QuantizedNorm> norms_;
   uint64_t accepted_ = 0;
@@ -239,8 +232,11 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
   const uint64_t seed = options.seed;
   StreamDriver dataDriver("data", in, seed * 3 + 1);
   StreamDriver paramDriver("param", param, seed * 7 + 3);
-  VectorScalarDriver scalars(in, SignalRef(m.epsilon_i, 48), SignalRef(m.mult_mantissa_i, 24),
-                             SignalRef(m.mult_shift_i, 6), tokensPerVector);
+  VectorScalarDriver scalars(in,
+                             SidebandPorts({{"epsilon_i", SignalRef(m.epsilon_i, 48)},
+                                            {"mult_mantissa_i", SignalRef(m.mult_mantissa_i, 24)},
+                                            {"mult_shift_i", SignalRef(m.mult_shift_i, 6)}}),
+                             tokensPerVector);
   StreamSink sink("out", out, seed * 5 + 2);
   Scoreboard board("out");
   Watchdog watchdog(options.watchdogCycles);

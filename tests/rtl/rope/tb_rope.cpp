@@ -14,6 +14,7 @@
 #include "rope_configs.h"
 #include "rope_test_tables.h"
 #include "scoreboard.h"
+#include "sideband_ports.h"
 #include "stream_driver.h"
 #include "stream_sink.h"
 #include "synth_compare.h"
@@ -58,25 +59,21 @@ struct VectorSideband {
 /// tokens, which the kernel must not sample.
 class SidebandDriver : public Component {
 public:
-  SidebandDriver(StreamPins dataIn, SignalRef pos, SignalRef sel, SignalRef mantissa,
-                 SignalRef shift, uint64_t tokensPerVector, uint64_t seed)
-      : dataIn_(std::move(dataIn)), pos_(std::move(pos)), sel_(std::move(sel)),
-        mantissa_(std::move(mantissa)), shift_(std::move(shift)), tokensPerVector_(tokensPerVector),
-        rng_(seed) {}
+  SidebandDriver(StreamPins dataIn, SidebandPorts ports, unsigned selBits, unsigned posBits,
+                 uint64_t tokensPerVector, uint64_t seed)
+      : dataIn_(std::move(dataIn)), ports_(std::move(ports)), selBits_(selBits),
+        posBits_(posBits), tokensPerVector_(tokensPerVector), rng_(seed) {}
   void add(const VectorSideband &s) { vectors_.push_back(s); }
   void drive(uint64_t) override {
     const uint64_t vector = accepted_ / tokensPerVector_;
     if (accepted_ % tokensPerVector_ == 0 && vector < vectors_.size()) {
+      // The LLM top's mapping; the position is the Position source's runtime value.
       const VectorSideband &s = vectors_[vector];
-      pos_.write(s.position);
-      sel_.write(s.table);
-      mantissa_.write(s.multiplier.mantissa);
-      shift_.write(s.multiplier.shift);
+      st::gen::SidebandRuntime runtime;
+      runtime.position = int64_t(s.position);
+      ports_.write(st::gen::ropeSidebands(s.multiplier, s.table, selBits_, posBits_), runtime);
     } else {
-      pos_.write(rng_());
-      sel_.write(0);
-      mantissa_.write(rng_() & 0xffffff);
-      shift_.write(rng_() & 0x3f);
+      ports_.fill(rng_());
     }
   }
   void sample(uint64_t) override {
@@ -86,7 +83,8 @@ public:
 
 private:
   StreamPins dataIn_;
-  SignalRef pos_, sel_, mantissa_, shift_;
+  SidebandPorts ports_;
+  unsigned selBits_, posBits_;
   uint64_t tokensPerVector_;
   std::mt19937_64 rng_;
   std::vector<VectorSideband> vectors_;
@@ -208,14 +206,17 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
                     SignalRef(m.data_i, unsigned(p.lanes * p.inBits))};
   StreamPins outPins{SignalRef(m.valid_o, 1), SignalRef(m.ready_i, 1),
                      SignalRef(m.data_o, unsigned(p.lanes * p.outBits))};
-  const unsigned selBits = p.numTables > 1 ? unsigned(64 - __builtin_clzll(p.numTables - 1)) : 1;
+  const unsigned selBits = st::gen::ropeTableSelectBits(p.numTables);
   const uint64_t seed = options.seed;
   const uint64_t tokensPerVector = uint64_t(timing.inputTokens[0]);
   StreamDriver driver("in", inPins, seed * 3 + 1);
   StreamSink sink("out", outPins, seed * 5 + 3);
-  SidebandDriver sideband(inPins, SignalRef(m.pos_i, unsigned(p.posBits)),
-                          SignalRef(m.table_sel_i, selBits), SignalRef(m.mult_mantissa_i, 24),
-                          SignalRef(m.mult_shift_i, 6), tokensPerVector, seed * 11 + 5);
+  SidebandDriver sideband(inPins,
+                          SidebandPorts({{"pos_i", SignalRef(m.pos_i, unsigned(p.posBits))},
+                                         {"table_sel_i", SignalRef(m.table_sel_i, selBits)},
+                                         {"mult_mantissa_i", SignalRef(m.mult_mantissa_i, 24)},
+                                         {"mult_shift_i", SignalRef(m.mult_shift_i, 6)}}),
+                          selBits, unsigned(p.posBits), tokensPerVector, seed * 11 + 5);
   Scoreboard board("out");
   Watchdog watchdog(options.watchdogCycles);
   watchdog.watch(sink.checker());

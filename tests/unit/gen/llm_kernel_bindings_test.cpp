@@ -302,7 +302,9 @@ class LlmKernelBindingsTest
 TEST_P(LlmKernelBindingsTest, EveryKernelRunGetsBindingsOfTheRtlWidths) {
   const auto [fixture, precision] = GetParam();
   const Loaded l = load(fixture, precision);
-  const std::string tableDir = ::testing::TempDir() + "/bindings_" + fixture;
+  // One directory per test: ctest runs the parameter sets in parallel.
+  const std::string tableDir =
+      ::testing::TempDir() + "/bindings_" + fixture + "_" + frontend::precisionName(precision);
   std::filesystem::remove_all(tableDir);
   std::map<std::string, ModuleHeader> headers;
   int64_t checked = 0;
@@ -326,7 +328,7 @@ TEST_P(LlmKernelBindingsTest, EveryKernelRunGetsBindingsOfTheRtlWidths) {
       if (node.module == "st_embedding_gather")
         for (const auto &[p, w] : widths)
           if (p.rfind("m_axi_", 0) == 0)
-            streamPorts.insert(p);
+            streamPorts.insert(p); // its own AXI master
       std::set<std::string> driven;
       for (const std::string &tie : kernelPortTies(node)) {
         const std::string p = tie.substr(1, tie.find('(') - 1);
@@ -401,7 +403,6 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
   int64_t windowLimited = 0, perHeadNorms = 0;
   // K/V history per attention op and run: row t = the new token's k/v at step t.
   std::map<std::string, std::vector<std::vector<int32_t>>> kRows, vRows;
-  const std::string tableDir = ::testing::TempDir() + "/bindings_values_" + fixture;
   constexpr int64_t kSteps = 7;
   for (int64_t t = 0; t < kSteps; ++t) {
     const int64_t token = (t * 37 + 11) % program.vocabSize;
@@ -445,7 +446,6 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
               out.insert(out.end(), y.begin(), y.end());
             }
           } else if (node.module == "st_rope") {
-            const auto &d = std::get<frontend::QuantizedRopeOp>(qop.descriptor);
             const num::RopeTable table =
                 ropeTables(l.q, stage.name, op.name).at(constantOf(b, "table_sel_i"));
             const uint64_t pos = sidebandValueAt(port(b, "pos_i"), {t, 0, 0});
@@ -458,7 +458,6 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
                   scaleOf(b, "mult_"), static_cast<unsigned>(*node.param("OutBits")));
               out.insert(out.end(), y.begin(), y.end());
             }
-            (void)d;
           } else if (node.module == "st_attention") {
             const auto &d = std::get<frontend::QuantizedAttentionOp>(qop.descriptor);
             num::AttentionScales scales;
@@ -483,7 +482,6 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
             kRows[key].push_back(in.kNew);
             vRows[key].push_back(in.vNew);
           } else if (node.module == "st_activation") {
-            const auto &d = std::get<frontend::QuantizedActivationOp>(qop.descriptor);
             num::ActivationScales s;
             s.inputToFixed = scaleOf(b, "in_");
             s.fixedToOutput = scaleOf(b, "out_");
@@ -493,7 +491,6 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
             out = function == 2
                       ? num::silu(x, s)
                       : num::gelu(x, s, function == 0 ? num::GeluForm::Erf : num::GeluForm::Tanh);
-            (void)d;
           } else if (node.module == "st_gated_activation") {
             num::GatedScales s;
             s.gateToFixed = scaleOf(b, "gate_");
@@ -525,12 +522,14 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
           ASSERT_EQ(out, tap) << node.module << " with the decoded bindings differs from the "
                               << "golden executor's tap";
           ++checkedByModule[node.module];
+          for (const char *variant : {"LayerNorm", "Function"})
+            if (auto v = node.param(variant))
+              ++checkedByModule[node.module + "/" + variant + "=" + std::to_string(*v)];
         }
         for (ir::TensorId tensor = 0; tensor < g.numTensors(); ++tensor)
           if (g.tensor(tensor).role == ir::TensorRole::Output)
             exchanged[stage.exportedName(g.tensor(tensor).name)] = valueOf(tensor);
       }
-      (void)tableDir;
     }
   }
   for (const char *module :
@@ -543,10 +542,67 @@ TEST_P(LlmKernelBindingsTest, DecodedBindingsReproduceTheGoldenTaps) {
     EXPECT_GT(windowLimited, 0) << "a sliding window shorter than the decode";
     EXPECT_GT(perHeadNorms, 0) << "per-head q/k norms";
   }
-  if (std::string(fixture) == "gpt2_tiny")
-    EXPECT_GT(checkedByModule["st_activation"], 0) << "GELU";
-  else
-    EXPECT_GT(checkedByModule["st_gated_activation"], 0) << "SwiGLU / GeGLU";
+  // GPT-2: LayerNorm and GELU (tanh form); Gemma 3: GeGLU; Llama / Qwen2: SwiGLU.
+  const std::string f = fixture;
+  if (f == "gpt2_tiny") {
+    EXPECT_GT(checkedByModule["st_norm/LayerNorm=1"], 0);
+    EXPECT_GT(checkedByModule["st_activation/Function=1"], 0);
+  } else {
+    EXPECT_GT(checkedByModule["st_norm/LayerNorm=0"], 0);
+    EXPECT_GT(checkedByModule[f == "gemma3_tiny" ? "st_gated_activation/Function=1"
+                                                 : "st_gated_activation/Function=2"],
+              0);
+  }
+}
+
+/// Expects st::Error whose message names `what`.
+template <typename F> void expectErrorNaming(F f, const std::string &what) {
+  try {
+    f();
+    ADD_FAILURE() << "no error naming " << what;
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+  }
+}
+
+// Bad requests name the node: an unknown module, a kernel whose Function disagrees with the
+// op's descriptor, more RoPE variants than the kernel's NumTables.
+TEST(LlmKernelBindings, ErrorsNameTheNode) {
+  const Loaded l = load("gemma3_tiny", num::Precision::W4A8);
+  const ir::DecodeStage *block = nullptr;
+  for (const ir::DecodeStage &stage : l.model.program.stages)
+    if (stage.repeat > 1)
+      block = &stage;
+  ASSERT_NE(block, nullptr);
+  const llm::LoweredStage lowered = llm::lowerStage(*block, loweringOptions(l));
+  const std::string dir = ::testing::TempDir() + "/bindings_errors";
+  int64_t ropes = 0, gated = 0;
+  for (ir::NodeId id : lowered.dataflow.nodes()) {
+    ir::DataflowNode node = lowered.dataflow.node(id);
+    if (node.kind != ir::NodeKind::Kernel)
+      continue;
+    if (node.module == "st_rope") {
+      for (ir::NodeParam &p : node.params)
+        if (p.name == "NumTables")
+          p.value = 1;
+      expectErrorNaming([&] { kernelTableParams(node, l.q, *block, dir, ""); }, node.name);
+      expectErrorNaming([&] { kernelSidebands(node, l.q, block->name, 1); }, node.name);
+      ++ropes;
+    }
+    if (node.module == "st_gated_activation") {
+      for (ir::NodeParam &p : node.params)
+        if (p.name == "Function")
+          p.value = 2; // Gemma's GeGLU is Function 1
+      expectErrorNaming([&] { kernelTableParams(node, l.q, *block, dir, ""); }, node.name);
+      expectErrorNaming([&] { kernelSidebands(node, l.q, block->name, 0); }, node.name);
+      ++gated;
+    }
+    node.module = "st_unknown";
+    expectErrorNaming([&] { kernelSidebands(node, l.q, block->name, 0); }, node.name);
+    expectErrorNaming([&] { kernelTableParams(node, l.q, *block, dir, ""); }, node.name);
+  }
+  EXPECT_GT(ropes, 0);
+  EXPECT_GT(gated, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, LlmKernelBindingsTest,
