@@ -20,7 +20,7 @@ struct StreamSignals {
 };
 
 std::string streamSignal(const ir::DataflowGraph &df, ir::StreamId s) {
-  return "s" + std::to_string(s) + "_" + svIdentifier(df.stream(s).name);
+  return streamSignalBase(df, s);
 }
 /// The producer side (before the FIFO) and the consumer side (after it).
 StreamSignals producerSide(const ir::DataflowGraph &df, ir::StreamId s) {
@@ -131,6 +131,21 @@ std::string svIdentifier(const std::string &name) {
   return out;
 }
 
+std::string streamSignalBase(const ir::DataflowGraph &df, ir::StreamId s) {
+  return "s" + std::to_string(s) + "_" + svIdentifier(df.stream(s).name);
+}
+
+int64_t instantiatedFifoDepth(const ir::Stream &stream) {
+  return std::max<int64_t>(stream.fifoDepth, 2);
+}
+
+unsigned fifoCountBits(int64_t depth) {
+  unsigned bits = 1;
+  while ((int64_t{1} << bits) <= depth)
+    ++bits; // $clog2(Depth + 1)
+  return bits;
+}
+
 TopInterface topInterfaceOf(const ir::DataflowGraph &df, const std::string &designName,
                             unsigned hbmPseudoChannels) {
   if (hbmPseudoChannels == 0)
@@ -168,10 +183,7 @@ int64_t fifoSearchPhysicalDepth(const FifoSearchTop &search, int64_t sizedDepth)
 }
 
 unsigned fifoLimitBits(int64_t physicalDepth) {
-  unsigned bits = 1;
-  while ((int64_t{1} << bits) <= physicalDepth)
-    ++bits; // $clog2(Depth + 1)
-  return bits;
+  return fifoCountBits(physicalDepth);
 }
 
 std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top,
@@ -292,17 +304,25 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top,
 
   // ---- streams and FIFOs ----
   os << "\n  // ---- streams: producer side (_in_*), FIFO, consumer side (_out_*) ----\n"
-     << "  // The FIFOs' occupancy and high-water-mark outputs are for profiling; left open here.\n"
-     << "  /* verilator lint_off PINCONNECTEMPTY */\n";
+     << "  // Each FIFO's occupancy and high-water mark go to <stream>_fifo_count and\n"
+     << "  // <stream>_fifo_max_count: nothing in the design reads them (synthesis removes them);\n"
+     << "  // the testbench's stall report and the waveform do.\n";
   size_t fifoIndex = 0;
   for (ir::StreamId s : df.streams()) {
     const ir::Stream &st = df.stream(s);
     const int64_t w = df.tokenBits(st);
-    const int64_t depth = std::max<int64_t>(st.fifoDepth, 2);
+    const int64_t depth = instantiatedFifoDepth(st);
     const StreamSignals a = producerSide(df, s), b = consumerSide(df, s);
+    const std::string count = streamSignal(df, s) + "_fifo_count";
+    const std::string maxCount = streamSignal(df, s) + "_fifo_max_count";
+    const unsigned countBits =
+        fifoCountBits(search ? fifoSearchPhysicalDepth(*search, depth) : depth);
     os << "  // " << st.name << ": " << df.srcPort(st).type.toString() << "\n"
        << "  wire " << a.valid << ", " << a.ready << ", " << b.valid << ", " << b.ready << ";\n"
-       << "  wire [" << w - 1 << ":0] " << a.data << ", " << b.data << ";\n";
+       << "  wire [" << w - 1 << ":0] " << a.data << ", " << b.data << ";\n"
+       << "  /* verilator lint_off UNUSED */\n"
+       << "  wire [" << countBits - 1 << ":0] " << count << ", " << maxCount << ";\n"
+       << "  /* verilator lint_on UNUSED */\n";
     std::string limit = "'0";
     if (search) {
       // Deep, limited at run time, with the memory "auto" picks at the sized depth.
@@ -317,10 +337,10 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top,
     os << streamSignal(df, s) << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n"
        << "      .valid_i(" << a.valid << "), .ready_o(" << a.ready << "), .data_i(" << a.data
        << "),\n      .valid_o(" << b.valid << "), .ready_i(" << b.ready << "), .data_o(" << b.data
-       << "),\n      .count_o(), .max_count_o(), .limit_i(" << limit << ")\n  );\n";
+       << "),\n      .count_o(" << count << "), .max_count_o(" << maxCount << "), .limit_i("
+       << limit << ")\n  );\n";
   }
 
-  os << "  /* verilator lint_on PINCONNECTEMPTY */\n";
   // ---- nodes ----
   os << "\n  // ---- kernels, converters, forks, views and DMAs ----\n"
      << "  // A DMA's error_o (a non-OKAY AXI response) is left open: the testbench's AXI "
