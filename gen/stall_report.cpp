@@ -25,6 +25,15 @@ std::string stallReportMarkdown(const nlohmann::json &report) {
      << (report.value("bit_exact", false) ? "bit-exact" : "NOT bit-exact") << ".\n\n";
   if (report.contains("watchdog")) {
     os << "**Deadlock.** " << report["watchdog"].value("message", std::string()) << "\n\n";
+    const nlohmann::json cycle = report["watchdog"].value("wait_cycle", nlohmann::json::array());
+    if (!cycle.empty()) {
+      os << "Wait-for cycle (each kernel waits for the next):\n\n";
+      for (const auto &c : cycle)
+        os << "1. " << c["kernel"].get<std::string>() << " waits for "
+           << c["waits_for"].get<std::string>() << " (" << c["stream"].get<std::string>() << ", "
+           << c["because"].get<std::string>() << ")\n";
+      os << "\nEvery stream with a stalled handshake:\n\n";
+    }
     for (const auto &w : report["watchdog"].value("blocked_writers", nlohmann::json::array()))
       os << "- kernel " << w["kernel"].get<std::string>() << " blocked writing stream "
          << w["stream"].get<std::string>() << " into kernel " << w["consumer"].get<std::string>()

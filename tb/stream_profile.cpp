@@ -3,6 +3,8 @@
 #include "stream_profile.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 
 #include "harness.h"
 #include "verilated_syms.h"
@@ -126,10 +128,61 @@ nlohmann::json StreamProfiler::report() const {
   return out;
 }
 
+namespace {
+
+/// One edge of the wait-for graph: `from` cannot go on until `to` moves `stream`.
+struct WaitEdge {
+  std::string from, to, stream, why;
+};
+
+/// A cycle of kernels each waiting for the next (a deadlock), or empty. Depth-first search in
+/// the order the edges were found, so the answer is deterministic.
+std::vector<WaitEdge> findWaitCycle(const std::vector<WaitEdge> &edges) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const WaitEdge *>> out;
+  for (const WaitEdge &e : edges) {
+    for (const std::string *n : {&e.from, &e.to})
+      if (!out.count(*n)) {
+        out[*n];
+        order.push_back(*n);
+      }
+    out[e.from].push_back(&e);
+  }
+  std::map<std::string, int> state; // 0 new, 1 on the path, 2 done
+  std::vector<const WaitEdge *> path;
+  std::vector<WaitEdge> cycle;
+  std::function<bool(const std::string &)> visit = [&](const std::string &n) {
+    state[n] = 1;
+    for (const WaitEdge *e : out[n]) {
+      path.push_back(e);
+      if (state[e->to] == 1) {
+        size_t k = 0;
+        while (path[k]->from != e->to)
+          ++k;
+        for (; k < path.size(); ++k)
+          cycle.push_back(*path[k]);
+        return true;
+      }
+      if (state[e->to] == 0 && visit(e->to))
+        return true;
+      path.pop_back();
+    }
+    state[n] = 2;
+    return false;
+  };
+  for (const std::string &n : order)
+    if (state[n] == 0 && visit(n))
+      break;
+  return cycle;
+}
+
+} // namespace
+
 nlohmann::json StreamProfiler::blocked() const {
   nlohmann::json writers = nlohmann::json::array(), readers = nlohmann::json::array(),
                  full = nlohmann::json::array();
   std::string summary;
+  std::vector<WaitEdge> edges;
   auto add = [&](const std::string &line) { summary += (summary.empty() ? "" : "; ") + line; };
   for (size_t i = 0; i < streams_.size(); ++i) {
     const ProbedStream &s = streams_[i];
@@ -143,6 +196,7 @@ nlohmann::json StreamProfiler::blocked() const {
                          {"fifo_depth", s.fifoDepth}});
       add("kernel " + s.producer + " blocked writing stream " + s.name + " into kernel " +
           s.consumer + " (" + fill + ")");
+      edges.push_back({s.producer, s.consumer, s.name, "FIFO full"});
     }
     if (c.outReady && !c.outValid && c.transfersOut < s.tokens) {
       readers.push_back({{"kernel", s.consumer},
@@ -153,6 +207,7 @@ nlohmann::json StreamProfiler::blocked() const {
       add("kernel " + s.consumer + " waiting on stream " + s.name + " from kernel " + s.producer +
           " (FIFO empty, " + std::to_string(c.transfersOut) + " of " + std::to_string(s.tokens) +
           " tokens received)");
+      edges.push_back({s.consumer, s.producer, s.name, "FIFO empty"});
     }
     if (c.count >= s.fifoDepth)
       full.push_back(s.name);
@@ -165,9 +220,22 @@ nlohmann::json StreamProfiler::blocked() const {
   }
   if (summary.empty())
     summary = "no stream has a stalled handshake";
+  // A cycle of kernels each waiting for the next is the deadlock itself: say it first.
+  nlohmann::json cycle = nlohmann::json::array();
+  const std::vector<WaitEdge> waits = findWaitCycle(edges);
+  if (!waits.empty()) {
+    std::string text = "wait-for cycle: " + waits.front().from;
+    for (const WaitEdge &e : waits) {
+      cycle.push_back(
+          {{"kernel", e.from}, {"waits_for", e.to}, {"stream", e.stream}, {"because", e.why}});
+      text += " -> " + e.to + " (" + e.stream + ", " + e.why + ")";
+    }
+    summary = text + "; " + summary;
+  }
   return {{"blocked_writers", writers},
           {"waiting_readers", readers},
           {"full_fifos", full},
+          {"wait_cycle", cycle},
           {"summary", summary}};
 }
 

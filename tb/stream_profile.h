@@ -7,7 +7,8 @@
 // the producer), and the FIFO's high-water mark (st_fifo's max_count_o, checked against the
 // sampled occupancy). When the design stops moving it names what is blocked (blocked()):
 // "kernel X blocked writing stream S into kernel Y", the consumers waiting on empty FIFOs, and
-// the full FIFOs; the Watchdog reports it (watchProgress).
+// the full FIFOs, and a cycle of kernels each waiting for the next (the deadlock itself); the
+// Watchdog reports it (watchProgress).
 #pragma once
 
 #include <cstdint>
@@ -57,7 +58,10 @@ public:
   /// starved_on_valid, producer_idle, consumer_busy, fifo_depth, fifo_high_water, fifo_count.
   nlohmann::json report() const;
   /// What is blocked now: {"blocked_writers": [...], "waiting_readers": [...], "full_fifos":
-  /// [...], "summary": "..."}.
+  /// [...], "wait_cycle": [...], "summary": "..."}. The wait-for graph has an edge X -> Y when
+  /// kernel X is blocked writing into a full FIFO towards Y, or X waits on an empty FIFO from
+  /// Y; "wait_cycle" is a cycle in it ({"kernel", "waits_for", "stream", "because"} per step):
+  /// the kernels of a deadlock, each waiting for the next.
   nlohmann::json blocked() const;
   /// The cycles counted (from start()).
   uint64_t cycles() const { return cycles_; }

@@ -5,7 +5,8 @@ depth 2 (the LP sizes it deeper) deadlocks. `streamtensor sim --trace --json --w
 must
   1. stop at the watchdog, exit non-zero, report "deadlock": true, and name the blocked kernels
      and streams: fork_pre blocked writing the bypass into cvt_pre_1 (its FIFO full, 2/2), and
-     cvt_pre_0 waiting on fork_pre's other output; the printed stall report says so in words;
+     cvt_pre_0 waiting on fork_pre's other output, and the cycle of kernels each waiting for the
+     next through both arms; the printed stall report says so in words;
   2. report the forced FIFO's high-water mark as 2 (its depth), every high-water mark within
      its FIFO's depth, and sim/stall_report.{json,md};
   3. write sim/trace.fst and sim/trace.gtkw, the save file in GTKWave's syntax, every signal it
@@ -109,6 +110,16 @@ def main():
     readers = {(r["kernel"], r["stream"], r["producer"]) for r in dog["waiting_readers"]}
     if ("cvt_pre_0", "fork_pre.out0_to_cvt_pre_0.in", "fork_pre") not in readers:
         fail(f"the watchdog does not name cvt_pre_0 waiting on fork_pre.out0: {sorted(readers)}")
+    # The deadlock itself: a closed cycle of kernels each waiting for the next, through the
+    # bypass (fork_pre can not write it) and the other arm (cvt_pre_0 waits on fork_pre).
+    cycle = dog.get("wait_cycle", [])
+    closed = cycle and all(cycle[i]["waits_for"] == cycle[(i + 1) % len(cycle)]["kernel"]
+                           for i in range(len(cycle)))
+    steps = {(c["kernel"], c["waits_for"], c["stream"]) for c in cycle}
+    if not closed or ("fork_pre", "cvt_pre_1", BYPASS) not in steps or \
+            ("cvt_pre_0", "fork_pre", "fork_pre.out0_to_cvt_pre_0.in") not in steps:
+        fail(f"the watchdog's wait-for cycle is not the bypass deadlock: {cycle}")
+    print("wait-for cycle: " + " -> ".join(c["kernel"] for c in cycle + cycle[:1]))
     if BYPASS not in dog["full_fifos"]:
         fail(f"the bypass FIFO is not among the full FIFOs: {dog['full_fifos']}")
 
