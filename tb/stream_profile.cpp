@@ -32,8 +32,8 @@ std::vector<ProbedStream> loadProbedStreams(const nlohmann::json &manifest,
   return out;
 }
 
-SignalRef scopeSignal(const VerilatedContext &context, const std::string &scope,
-                      const std::string &name) {
+ScopeSignal scopeSignal(const VerilatedContext &context, const std::string &scope,
+                        const std::string &name) {
   const VerilatedScope *sc = context.scopeFind(scope.c_str());
   if (!sc)
     throw TestFailure("the model has no scope '" + scope +
@@ -42,16 +42,12 @@ SignalRef scopeSignal(const VerilatedContext &context, const std::string &scope,
   if (!var)
     throw TestFailure("scope '" + scope + "' has no public signal '" + name +
                       "' (tb/probes.vlt marks the probed signals public_flat_rd)");
-  const unsigned width = static_cast<unsigned>(std::max(var->packed().elements(), 1));
   switch (var->vltype()) {
   case VLVT_UINT8:
-    return SignalRef(*static_cast<CData *>(var->datap()), width);
   case VLVT_UINT16:
-    return SignalRef(*static_cast<SData *>(var->datap()), width);
   case VLVT_UINT32:
-    return SignalRef(*static_cast<IData *>(var->datap()), width);
   case VLVT_UINT64:
-    return SignalRef(*static_cast<QData *>(var->datap()), width);
+    return ScopeSignal(var->datap(), var->vltype());
   default:
     throw TestFailure("signal '" + scope + "." + name + "': expected at most 64 bits");
   }
@@ -77,12 +73,12 @@ void StreamProfiler::sample(uint64_t cycle) {
   for (size_t i = 0; i < streams_.size(); ++i) {
     const Pins &p = pins_[i];
     Counters &c = counters_[i];
-    c.inValid = p.inValid.readBool();
-    c.inReady = p.inReady.readBool();
-    c.outValid = p.outValid.readBool();
-    c.outReady = p.outReady.readBool();
-    c.count = p.count.readU64();
-    c.maxCount = p.maxCount.readU64();
+    c.inValid = p.inValid.read() != 0;
+    c.inReady = p.inReady.read() != 0;
+    c.outValid = p.outValid.read() != 0;
+    c.outReady = p.outReady.read() != 0;
+    c.count = p.count.read();
+    c.maxCount = p.maxCount.read();
     if (c.inValid && c.inReady)
       ++c.transfersIn;
     else if (c.inValid)

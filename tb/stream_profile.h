@@ -18,7 +18,6 @@
 #include <nlohmann/json.hpp>
 
 #include "component.h"
-#include "signal_ref.h"
 #include "verilated.h"
 
 namespace st::tb {
@@ -34,10 +33,34 @@ struct ProbedStream {
 std::vector<ProbedStream> loadProbedStreams(const nlohmann::json &manifest,
                                             const std::string &where);
 
-/// A public signal of a Verilated scope (up to 64 bits), e.g. scope "dut.<top>". Throws
-/// TestFailure naming the scope and signal when the model does not expose it.
-SignalRef scopeSignal(const VerilatedContext &context, const std::string &scope,
-                      const std::string &name);
+/// A read-only view of one public signal of a Verilated scope (up to 64 bits). Read straight
+/// from the model's storage: the profiler reads six per stream every cycle, and SignalRef's
+/// std::function and Bits would cost more than the model's eval() on a small design.
+class ScopeSignal {
+public:
+  ScopeSignal(const void *data, VerilatedVarType type) : data_(data), type_(type) {}
+  uint64_t read() const {
+    switch (type_) {
+    case VLVT_UINT8:
+      return *static_cast<const CData *>(data_);
+    case VLVT_UINT16:
+      return *static_cast<const SData *>(data_);
+    case VLVT_UINT32:
+      return *static_cast<const IData *>(data_);
+    default:
+      return *static_cast<const QData *>(data_);
+    }
+  }
+
+private:
+  const void *data_;
+  VerilatedVarType type_;
+};
+
+/// The public signal `name` of a Verilated scope, e.g. scope "dut.<top>". Throws TestFailure
+/// naming the scope and signal when the model does not expose it or it is wider than 64 bits.
+ScopeSignal scopeSignal(const VerilatedContext &context, const std::string &scope,
+                        const std::string &name);
 
 class StreamProfiler : public Component {
 public:
@@ -68,7 +91,7 @@ public:
 
 private:
   struct Pins {
-    SignalRef inValid, inReady, outValid, outReady, count, maxCount;
+    ScopeSignal inValid, inReady, outValid, outReady, count, maxCount;
   };
   struct Counters {
     uint64_t transfersIn = 0, transfersOut = 0;
