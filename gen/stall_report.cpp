@@ -7,8 +7,8 @@ namespace st::gen {
 
 nlohmann::json stallReportJson(const nlohmann::json &simResult) {
   nlohmann::json report;
-  for (const char *key :
-       {"top", "seed", "cycles", "bit_exact", "deadlock", "profiled_cycles", "watchdog", "error"})
+  for (const char *key : {"top", "seed", "cycles", "bit_exact", "deadlock", "profiled_cycles",
+                          "watchdog", "blocked_at_timeout", "error"})
     if (simResult.contains(key))
       report[key] = simResult.at(key);
   report["streams"] = simResult.value("streams", nlohmann::json::array());
@@ -44,6 +44,9 @@ std::string stallReportMarkdown(const nlohmann::json &report) {
          << " (FIFO empty, " << r["received"] << " of " << r["tokens"] << " tokens)\n";
     os << "\n";
   }
+  if (report.contains("blocked_at_timeout"))
+    os << "**No ap_done within --timeout.** At the timeout: "
+       << report["blocked_at_timeout"].value("summary", std::string()) << "\n\n";
   os << "Per stream, on the producer side of its FIFO: *stalled* = cycles with valid && !ready "
         "(the FIFO was full: back-pressure from the consumer); on the consumer side: *starved* "
         "= cycles with ready && !valid (the FIFO was empty: waiting on the producer). "

@@ -13,7 +13,8 @@
 // cycles stalled on ready and starved on valid, FIFO high-water mark) from ap_start to ap_done,
 // and a Watchdog (--watchdog CYCLES, default 20000; 0: off) ends a run in which no stream moves
 // for that long: "deadlock": true and "watchdog": {"blocked_writers", "waiting_readers",
-// "full_fifos", "summary", "message"} name the blocked kernels and streams.
+// "full_fifos", "wait_cycle", "summary", "message"} name the blocked kernels and streams. A run
+// that reaches --timeout instead has the same diagnosis, taken then, as "blocked_at_timeout".
 //
 // HBM timing is randomized per run from the seed (read/write latency jitter, random ready on
 // every channel), so each run is also a run under random backpressure at the outputs.
@@ -251,6 +252,9 @@ int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegister
         if (watchdog && !watchdog->error().empty()) {
           result["watchdog"] = profiler->blocked();
           result["watchdog"]["message"] = watchdog->error();
+        } else if (profiler && deadlock) {
+          // No ap_done within --timeout although streams kept moving (or the watchdog is off).
+          result["blocked_at_timeout"] = profiler->blocked();
         }
       }
       const uint64_t cycles = h.cycle() - startCycle;
