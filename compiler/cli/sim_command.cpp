@@ -189,6 +189,7 @@ int runSim(const SimOptions &o) {
     std::ofstream(simDir / "stall_report.json") << stall.dump(2) << "\n";
     std::ofstream(simDir / "stall_report.md") << stallMarkdown;
   }
+  std::string waveform;
   if (trace) {
     // The waveform's save file: per producer node its streams and FIFO occupancies.
     try {
@@ -199,8 +200,7 @@ int runSim(const SimOptions &o) {
       save.replace_extension(".gtkw");
       std::ofstream(save) << gen::gtkwaveSaveFile(probes, "dut." + top, tracePath.string(),
                                                   save.string());
-      if (!o.json)
-        std::cout << "waveform: gtkwave " << tracePath.string() << " " << save.string() << "\n";
+      waveform = "waveform: gtkwave " + tracePath.string() + " " + save.string() + "\n";
     } catch (const Error &e) {
       std::cerr << "streamtensor sim: error: " << e.what() << "\n";
       return 1;
@@ -221,6 +221,7 @@ int runSim(const SimOptions &o) {
                 << m["byte"] << ": expected " << m["expected"] << ", got " << m["actual"] << "\n";
     if (result.contains("error"))
       std::cout << "  error: " << result["error"].get<std::string>() << "\n";
+    std::cout << waveform;
   }
   return rc == 0 ? 0 : 1;
 }
