@@ -17,16 +17,25 @@ target_compile_options(st_verilator_runtime PRIVATE -O2 -w)
 target_link_libraries(st_verilator_runtime PUBLIC ZLIB::ZLIB Threads::Threads)
 
 # st_add_verilated_model(<exe-target> PREFIX <Vname> TOP <module> SOURCES <sv...>
-#                        [PARAMS Name=Value ...] [ARGS <extra verilator args>])
+#                        [PARAMS Name=Value ...] [ARGS <extra verilator args>] [NO_TRACE])
 # Verilates TOP with the given parameter overrides (-G) into class PREFIX, linked into the
-# executable. FST tracing is always compiled in; a test turns it on with --trace FILE.
+# executable. FST tracing is compiled in (a test turns it on with --trace FILE) unless NO_TRACE
+# (generated design testbenches: their traced build is separate, `streamtensor sim --trace`).
 function(st_add_verilated_model target)
-  cmake_parse_arguments(M "" "PREFIX;TOP" "SOURCES;PARAMS;ARGS" ${ARGN})
+  cmake_parse_arguments(M "NO_TRACE" "PREFIX;TOP" "SOURCES;PARAMS;ARGS" ${ARGN})
   set(gflags)
   foreach(p ${M_PARAMS})
     list(APPEND gflags "-G${p}")
   endforeach()
-  verilate(${target} TRACE_FST PREFIX ${M_PREFIX} TOP_MODULE ${M_TOP}
+  set(trace TRACE_FST)
+  if(M_NO_TRACE)
+    set(trace)
+    # st_verilator_runtime (with the FST writer) publishes VM_TRACE=1 and VM_TRACE_FST=1; keep
+    # the target's definitions equal. The Harness sees from the model whether it can trace.
+    set_property(TARGET ${target} PROPERTY VERILATOR_TRACE ON)
+    set_property(TARGET ${target} PROPERTY VERILATOR_TRACE_FST ON)
+  endif()
+  verilate(${target} ${trace} PREFIX ${M_PREFIX} TOP_MODULE ${M_TOP}
     SOURCES ${M_SOURCES}
     VERILATOR_ARGS -Wall -Wno-fatal --assert --x-assign unique --x-initial unique ${gflags} ${M_ARGS}
     OPT_FAST -O1 OPT_SLOW -O0 OPT_GLOBAL -O1)

@@ -40,8 +40,9 @@ std::vector<std::string> writeRtlSources(const std::string &rtlDir, const ir::Da
                                          const std::string &sourceDir);
 
 /// The CMakeLists.txt of a generated testbench directory: Verilates the files of ../rtl (in
-/// order) into top `topModule` and links tb_main.cpp with the st_tb support library.
+/// order) into top `topModule` and links tb_main.cpp with the st_tb support library; with
+/// `probes` also tb/probes.vlt, and FST tracing only when ST_TB_TRACE is ON.
 std::string testbenchCmakeLists(const std::string &topModule, const std::string &sourceDir,
-                                const std::vector<std::string> &rtlFiles);
+                                const std::vector<std::string> &rtlFiles, bool probes = false);
 
 } // namespace st::gen

@@ -9,17 +9,13 @@
 
 namespace st::gen {
 
-std::string streamSignal(const ir::DataflowGraph &df, ir::StreamId s) {
-  return "s" + std::to_string(s) + "_" + svIdentifier(df.stream(s).name);
-}
-
 StreamSignals producerSide(const ir::DataflowGraph &df, ir::StreamId s) {
-  std::string b = streamSignal(df, s);
+  std::string b = streamSignalBase(df, s);
   return {b + "_in_valid", b + "_in_ready", b + "_in_data"};
 }
 
 StreamSignals consumerSide(const ir::DataflowGraph &df, ir::StreamId s) {
-  std::string b = streamSignal(df, s);
+  std::string b = streamSignalBase(df, s);
   return {b + "_out_valid", b + "_out_ready", b + "_out_data"};
 }
 
@@ -72,8 +68,8 @@ void emitStreamFifos(std::ostream &os, const ir::DataflowGraph &df, const FifoSe
   for (ir::StreamId s : df.streams()) {
     const ir::Stream &st = df.stream(s);
     const int64_t w = df.tokenBits(st);
-    const int64_t depth = std::max<int64_t>(st.fifoDepth, 2);
-    const std::string stem = streamSignal(df, s);
+    const int64_t depth = instantiatedFifoDepth(st);
+    const std::string stem = streamSignalBase(df, s);
     const StreamSignals a = producerSide(df, s), b = consumerSide(df, s);
     const unsigned countBits =
         fifoLimitBits(search ? fifoSearchPhysicalDepth(*search, depth) : depth);
@@ -81,7 +77,7 @@ void emitStreamFifos(std::ostream &os, const ir::DataflowGraph &df, const FifoSe
        << "  wire " << a.valid << ", " << a.ready << ", " << b.valid << ", " << b.ready << ";\n"
        << "  wire [" << w - 1 << ":0] " << a.data << ", " << b.data << ";\n"
        << "  wire [" << countBits - 1 << ":0] " << stem << "_fifo_count, " << stem
-       << "_fifo_max;\n";
+       << "_fifo_max_count;\n";
     std::string limit = "'0";
     if (search) {
       // Deep, limited at run time, with the memory "auto" picks at the sized depth.
@@ -97,7 +93,7 @@ void emitStreamFifos(std::ostream &os, const ir::DataflowGraph &df, const FifoSe
        << "      .valid_i(" << a.valid << "), .ready_o(" << a.ready << "), .data_i(" << a.data
        << "),\n      .valid_o(" << b.valid << "), .ready_i(" << b.ready << "), .data_o(" << b.data
        << "),\n      .count_o(" << stem << "_fifo_count), .max_count_o(" << stem
-       << "_fifo_max), .limit_i(" << limit << ")\n  );\n";
+       << "_fifo_max_count), .limit_i(" << limit << ")\n  );\n";
   }
 }
 

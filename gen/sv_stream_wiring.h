@@ -20,8 +20,7 @@ struct StreamSignals {
   std::string valid, ready, data;
 };
 
-/// "s<id>_<name>": the stem of every signal of stream `s`.
-std::string streamSignal(const ir::DataflowGraph &df, ir::StreamId s);
+/// The stem of every signal of stream `s` is streamSignalBase (sv_top_emitter.h): "s<id>_<name>".
 /// The producer side (before the FIFO: <stem>_in_*) and the consumer side (after it: _out_*).
 StreamSignals producerSide(const ir::DataflowGraph &df, ir::StreamId s);
 StreamSignals consumerSide(const ir::DataflowGraph &df, ir::StreamId s);
@@ -40,7 +39,8 @@ std::string portPrefix(const ir::DataflowNode &node, unsigned port, bool input);
 void emitParams(std::ostream &os, const std::vector<ir::NodeParam> &params);
 
 /// The wires of every stream and its st_fifo (fifo_<stem>), in df.streams() order. The FIFO's
-/// occupancy and high-water mark drive <stem>_fifo_count / <stem>_fifo_max. With `search`, every
+/// occupancy and high-water mark drive <stem>_fifo_count / <stem>_fifo_max_count (read only by
+/// the testbench's probes and the waveform). With `search`, every
 /// FIFO is the deep, run-time-limited one of the FIFO-depth search build (limit input
 /// fifo_limit_<k>, k the stream's index).
 void emitStreamFifos(std::ostream &os, const ir::DataflowGraph &df, const FifoSearchTop *search);

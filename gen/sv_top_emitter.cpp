@@ -69,6 +69,21 @@ std::string svIdentifier(const std::string &name) {
   return out;
 }
 
+std::string streamSignalBase(const ir::DataflowGraph &df, ir::StreamId s) {
+  return "s" + std::to_string(s) + "_" + svIdentifier(df.stream(s).name);
+}
+
+int64_t instantiatedFifoDepth(const ir::Stream &stream) {
+  return std::max<int64_t>(stream.fifoDepth, 2);
+}
+
+unsigned fifoCountBits(int64_t depth) {
+  unsigned bits = 1;
+  while ((int64_t{1} << bits) <= depth)
+    ++bits; // $clog2(Depth + 1)
+  return bits;
+}
+
 TopInterface topInterfaceOf(const ir::DataflowGraph &df, const std::string &designName,
                             unsigned hbmPseudoChannels) {
   if (hbmPseudoChannels == 0)
@@ -106,10 +121,7 @@ int64_t fifoSearchPhysicalDepth(const FifoSearchTop &search, int64_t sizedDepth)
 }
 
 unsigned fifoLimitBits(int64_t physicalDepth) {
-  unsigned bits = 1;
-  while ((int64_t{1} << bits) <= physicalDepth)
-    ++bits; // $clog2(Depth + 1)
-  return bits;
+  return fifoCountBits(physicalDepth);
 }
 
 std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top,

@@ -62,6 +62,17 @@ TopInterface topInterfaceOf(const ir::DataflowGraph &df, const std::string &desi
 /// Keeps the characters SystemVerilog identifiers allow.
 std::string svIdentifier(const std::string &name);
 
+/// The top's SystemVerilog names for stream `s` all start with this base, s<id>_<stream name>:
+/// <base>_in_{valid,ready,data} is the producer side (into the FIFO), <base>_out_* the consumer
+/// side, fifo_<base> the st_fifo instance, and <base>_fifo_count / <base>_fifo_max_count its
+/// occupancy and high-water mark (wires the testbench and the waveform read; see
+/// gen/stream_probes.h).
+std::string streamSignalBase(const ir::DataflowGraph &df, ir::StreamId s);
+/// The depth of the st_fifo the top instantiates for a stream (the sized depth, at least 2).
+int64_t instantiatedFifoDepth(const ir::Stream &stream);
+/// The width of st_fifo's count_o for a depth: $clog2(Depth + 1).
+unsigned fifoCountBits(int64_t depth);
+
 /// The FIFO-depth search variant of the top (a test build, never synthesized; see
 /// docs/fifo-sizing.md): every stream's st_fifo is max(physicalDepth, sized depth) deep with
 /// LimitPort = 1, its run-time depth the top input `fifo_limit_<k>` (k = the stream's index in

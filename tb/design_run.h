@@ -6,7 +6,15 @@
 // include/<design>_kernel.h (the host program's header), starts the kernel, waits for ap_done
 // (or reports a deadlock), compares every output buffer byte for byte with the compiler's
 // reference executor, writes what the design produced next to the expected files, and prints
-// one JSON line: {"bit_exact", "cycles", "deadlock", "mismatches", ...}.
+// one JSON line: {"bit_exact", "cycles", "deadlock", "mismatches", "streams", ...}.
+//
+// When the manifest lists the top's streams (gen/stream_probes.h; the model verilated with
+// tb/probes.vlt), a StreamProfiler records the stall report ("streams": per stream transfers,
+// cycles stalled on ready and starved on valid, FIFO high-water mark) from ap_start to ap_done,
+// and a Watchdog (--watchdog CYCLES, default 20000; 0: off) ends a run in which no stream moves
+// for that long: "deadlock": true and "watchdog": {"blocked_writers", "waiting_readers",
+// "full_fifos", "wait_cycle", "summary", "message"} name the blocked kernels and streams. A run
+// that reaches --timeout instead has the same diagnosis, taken then, as "blocked_at_timeout".
 //
 // HBM timing is randomized per run from the seed (read/write latency jitter, random ready on
 // every channel), so each run is also a run under random backpressure at the outputs.
@@ -31,6 +39,8 @@
 #include "axi_lite_master.h"
 #include "axi_memory.h"
 #include "harness.h"
+#include "stream_profile.h"
+#include "watchdog.h"
 
 namespace st::tb {
 
@@ -155,6 +165,18 @@ int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegister
   std::vector<SearchFifo> fifos;
   if (setLimits)
     fifos = loadSearchFifos(run.manifest);
+  std::vector<ProbedStream> probed;
+  try {
+    probed = loadProbedStreams(nlohmann::json::parse(std::ifstream(run.manifest)), run.manifest);
+  } catch (const TestFailure &e) {
+    std::cout << nlohmann::json{{"top", manifest.top},
+                                {"bit_exact", false},
+                                {"deadlock", false},
+                                {"error", e.what()}}
+                     .dump()
+              << std::endl;
+    return 1;
+  }
 
   // One run from a fresh model: reset, program, start, wait for ap_done (at most `timeout`
   // cycles), compare. Everything random is seeded from options.seed, so runs are comparable.
@@ -189,6 +211,21 @@ int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegister
         h.add(*checkers[i]);
       }
       h.add(host);
+      // The stall report and the watchdog over the top's streams (sampled in this order).
+      std::unique_ptr<StreamProfiler> profiler;
+      std::unique_ptr<Watchdog> watchdog;
+      if (!probed.empty()) {
+        profiler = std::make_unique<StreamProfiler>(
+            probed, *h.dut().contextp(), std::string(h.dut().hierName()) + "." + manifest.top);
+        h.add(*profiler);
+        if (options.watchdogCycles > 0) {
+          watchdog = std::make_unique<Watchdog>(options.watchdogCycles);
+          StreamProfiler *p = profiler.get();
+          watchdog->watchProgress([p] { return p->handshakes(); },
+                                  [p] { return p->blocked().at("summary").get<std::string>(); });
+          h.add(*watchdog);
+        }
+      }
       for (const DesignBuffer &b : manifest.buffers)
         if (b.isInput) {
           std::vector<uint8_t> data = readBinaryFile(b.file);
@@ -200,15 +237,35 @@ int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegister
         host.write32(h, b.argOffset + 4, static_cast<uint32_t>(b.address >> 32));
       }
       const uint64_t startCycle = h.cycle();
+      if (profiler)
+        profiler->start();
       host.startKernel(h);
       bool deadlock = false;
+      std::string profileError;
       try {
         host.waitDone(h, timeout);
-      } catch (const TestFailure &) {
-        deadlock = true;
+      } catch (const TestFailure &e) {
+        if (profiler && !profiler->error().empty())
+          profileError = e.what();
+        else
+          deadlock = true;
+        if (watchdog && !watchdog->error().empty()) {
+          result["watchdog"] = profiler->blocked();
+          result["watchdog"]["message"] = watchdog->error();
+        } else if (profiler && deadlock) {
+          // No ap_done within --timeout although streams kept moving (or the watchdog is off).
+          result["blocked_at_timeout"] = profiler->blocked();
+        }
       }
       const uint64_t cycles = h.cycle() - startCycle;
-      bool exact = !deadlock;
+      bool exact = !deadlock && profileError.empty();
+      if (!profileError.empty())
+        result["error"] = profileError;
+      if (profiler) {
+        profiler->stop();
+        result["streams"] = profiler->report();
+        result["profiled_cycles"] = profiler->cycles();
+      }
       nlohmann::json mismatches = nlohmann::json::array();
       for (const DesignBuffer &b : manifest.buffers) {
         if (b.role != "output")

@@ -8,6 +8,8 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "component.h"
@@ -108,15 +110,24 @@ public:
   }
 
 private:
+  /// Whether the model was verilated with --trace-fst (only then does it have trace()).
+  template <class M, class = void> struct HasFstTrace : std::false_type {};
+  template <class M>
+  struct HasFstTrace<M, std::void_t<decltype(std::declval<M &>().trace(
+                            static_cast<VerilatedFstC *>(nullptr), 0))>> : std::true_type {};
+
   void openTrace(const std::string &path) {
 #if VM_TRACE_FST
-    context_->traceEverOn(true);
-    trace_ = std::make_unique<VerilatedFstC>();
-    model_->trace(trace_.get(), 99);
-    trace_->open(path.c_str());
-#else
-    throw TestFailure("--trace " + path + ": this model was built without FST tracing");
+    if constexpr (HasFstTrace<Model>::value) {
+      context_->traceEverOn(true);
+      trace_ = std::make_unique<VerilatedFstC>();
+      model_->trace(trace_.get(), 99);
+      trace_->open(path.c_str());
+      return;
+    }
 #endif
+    throw TestFailure("--trace " + path +
+                      ": this model was built without FST tracing (verilate with --trace-fst)");
   }
 
   void dump() {

@@ -23,6 +23,8 @@ void Watchdog::sample(uint64_t cycle) {
   uint64_t total = 0;
   for (const auto *c : all())
     total += c->handshakes();
+  for (const auto &p : progress_)
+    total += p.handshakes();
   if (total != lastTotal_) {
     lastTotal_ = total;
     lastProgress_ = cycle;
@@ -42,14 +44,19 @@ void Watchdog::sample(uint64_t cycle) {
       lastName = c->name();
     }
   }
-  error_ = "watchdog: no stream moved for " + std::to_string(cycle - lastProgress_) +
-           " cycles; stalled (valid, no ready):" + (stalled.empty() ? " none" : stalled) +
-           "; starved (ready, no valid):" + (starved.empty() ? " none" : starved) +
-           "; last to move: " + lastName + " at cycle " + std::to_string(lastCycle);
+  error_ = "watchdog: no stream moved for " + std::to_string(cycle - lastProgress_) + " cycles";
+  if (!all().empty())
+    error_ += "; stalled (valid, no ready):" + (stalled.empty() ? " none" : stalled) +
+              "; starved (ready, no valid):" + (starved.empty() ? " none" : starved) +
+              "; last to move: " + lastName + " at cycle " + std::to_string(lastCycle);
+  for (const auto &p : progress_)
+    if (p.diagnose)
+      error_ += "; " + p.diagnose();
 }
 
 std::string Watchdog::stallReport() const {
-  std::string out = "stream                               handshakes  stalled(ready)  starved(valid)\n";
+  std::string out =
+      "stream                               handshakes  stalled(ready)  starved(valid)\n";
   for (const auto *c : all()) {
     char line[256];
     std::snprintf(line, sizeof line, "%-36s %10llu  %14llu  %14llu\n", c->name().c_str(),

@@ -6,6 +6,15 @@
 // it builds the design's search build (search/, written by `compile --fifo-search`) instead and
 // runs the RTL FIFO-depth search in it (docs/fifo-sizing.md): the results go to
 // search/fifo_search.json and into report.json/report.md beside the LP depths.
+//
+// Every run prints the stall report (gen/stall_report.h: per stream transfers, cycles stalled
+// and starved, FIFO high-water marks; on a deadlock the blocked kernels and streams the
+// watchdog named) and writes it to <design>/sim/stall_report.{json,md}. With --trace it builds
+// the traced testbench (tb/build-trace, Verilator --trace-fst; the default build has no
+// tracing) and writes <design>/sim/trace.fst and a GTKWave save file trace.gtkw beside it
+// (gen/stream_probes.h). docs/observability.md.
+//
+// An LLM design (compile <model-dir>) runs through cli/llm_sim.h instead.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -20,6 +29,9 @@
 #include "cli/command_registry.h"
 #include "cli/llm_sim.h"
 #include "gen/report.h"
+#include "gen/stall_report.h"
+#include "gen/stream_probes.h"
+#include "support/error.h"
 
 namespace st::cli {
 
@@ -31,7 +43,9 @@ struct SimOptions {
   std::string design;
   bool json = false;
   uint64_t seed = 1;
-  std::string trace;
+  bool trace = false;
+  std::string tracePath; ///< empty: <design>/sim/trace.fst
+  uint64_t watchdog = 20000;
   unsigned latency = 24;
   unsigned jitter = 40;
   double readyProbability = 0.8;
@@ -101,7 +115,10 @@ int runSim(const SimOptions &o) {
     l.newTokens = o.tokens;
     l.json = o.json;
     l.seed = o.seed;
-    l.trace = o.trace;
+    if (o.trace)
+      l.trace = o.tracePath.empty()
+                    ? (std::filesystem::path(o.design) / "sim" / "trace.fst").string()
+                    : o.tracePath;
     l.latency = o.latency;
     l.jitter = o.jitter;
     l.readyProbability = o.readyProbability;
@@ -126,10 +143,20 @@ int runSim(const SimOptions &o) {
               << ")\n";
     return kExitUsage;
   }
-  const fs::path build = tb / "build";
+  // The traced model is a build of its own, so the default build stays without tracing.
+  const bool trace = o.trace && !o.fifoSearch;
+  const fs::path build = tb / (trace ? "build-trace" : "build");
+  const fs::path simDir = fs::path(o.design) / "sim";
+  fs::path tracePath;
+  if (trace) {
+    tracePath = o.tracePath.empty() ? simDir / "trace.fst" : fs::path(o.tracePath);
+    tracePath = fs::absolute(tracePath);
+    fs::create_directories(tracePath.parent_path());
+  }
   std::string log;
   std::string configure = "cmake -S " + quote(tb.string()) + " -B " + quote(build.string()) +
-                          (fs::exists(build / "CMakeCache.txt") ? "" : " -G Ninja") + " 2>&1";
+                          (fs::exists(build / "CMakeCache.txt") ? "" : " -G Ninja") +
+                          (trace ? " -DST_TB_TRACE=ON" : "") + " 2>&1";
   std::string make = "cmake --build " + quote(build.string()) + " --parallel 2>&1";
   if (runCapture(configure, log) != 0 || runCapture(make, log) != 0) {
     std::cerr << log << "streamtensor sim: error: " << o.design
@@ -140,9 +167,10 @@ int runSim(const SimOptions &o) {
   cmd << quote((build / ("tb_" + top)).string()) << " --manifest "
       << quote((tb / "design.json").string()) << " --output-dir " << quote(tb.string())
       << " --seed " << o.seed << " --latency " << o.latency << " --jitter " << o.jitter
-      << " --ready-probability " << o.readyProbability << " --timeout " << o.timeout;
-  if (!o.trace.empty())
-    cmd << " --trace " << quote(o.trace);
+      << " --ready-probability " << o.readyProbability << " --timeout " << o.timeout
+      << " --watchdog " << o.watchdog;
+  if (trace)
+    cmd << " --trace " << quote(tracePath.string());
   const fs::path searchResult = fs::path(o.design) / "search" / "fifo_search.json";
   if (o.fifoSearch)
     cmd << " --fifo-search " << quote(searchResult.string());
@@ -183,9 +211,37 @@ int runSim(const SimOptions &o) {
     }
     return rc == 0 ? 0 : 1;
   }
+  // The stall report (designs compiled before the probes existed have none).
+  std::string stallMarkdown;
+  if (result.contains("streams")) {
+    const nlohmann::json stall = gen::stallReportJson(result);
+    stallMarkdown = gen::stallReportMarkdown(stall);
+    fs::create_directories(simDir);
+    std::ofstream(simDir / "stall_report.json") << stall.dump(2) << "\n";
+    std::ofstream(simDir / "stall_report.md") << stallMarkdown;
+  }
+  std::string waveform;
+  if (trace) {
+    // The waveform's save file: per producer node its streams and FIFO occupancies.
+    try {
+      const nlohmann::json manifest = nlohmann::json::parse(std::ifstream(tb / "design.json"));
+      const std::vector<gen::StreamProbe> probes = gen::streamProbesFromJson(
+          manifest.value("streams", nlohmann::json::array()), (tb / "design.json").string());
+      fs::path save = tracePath;
+      save.replace_extension(".gtkw");
+      std::ofstream(save) << gen::gtkwaveSaveFile(probes, "dut." + top, tracePath.string(),
+                                                  save.string());
+      waveform = "waveform: gtkwave " + tracePath.string() + " " + save.string() + "\n";
+    } catch (const Error &e) {
+      std::cerr << "streamtensor sim: error: " << e.what() << "\n";
+      return 1;
+    }
+  }
   if (o.json) {
     std::cout << result.dump() << "\n";
   } else {
+    if (!stallMarkdown.empty())
+      std::cout << stallMarkdown << "(also in " << (simDir / "stall_report.md").string() << ")\n\n";
     std::cout << top << ": " << (result.value("bit_exact", false) ? "bit-exact" : "MISMATCH")
               << ", " << result.value("cycles", uint64_t{0}) << " cycles"
               << (result.value("deadlock", false) ? ", DEADLOCK (ap_done never came)" : "")
@@ -196,6 +252,7 @@ int runSim(const SimOptions &o) {
                 << m["byte"] << ": expected " << m["expected"] << ", got " << m["actual"] << "\n";
     if (result.contains("error"))
       std::cout << "  error: " << result["error"].get<std::string>() << "\n";
+    std::cout << waveform;
   }
   return rc == 0 ? 0 : 1;
 }
@@ -209,7 +266,12 @@ void addSimCommands(std::vector<CliCommand> &registry) {
        "Builds <design>/tb (CMake + Verilator, once) and runs it: the inputs are loaded into the\n"
        "HBM model (random latency and ready on every pseudo-channel, seeded), the kernel is\n"
        "started through s_axi_control, and every output buffer is compared bit for bit with the\n"
-       "compiler's reference executor. Exit code 0 only when bit-exact and done.\n\n"
+       "compiler's reference executor. Exit code 0 only when bit-exact and done.\n"
+       "Prints the stall report (per stream: transfers, cycles stalled on ready and starved on\n"
+       "valid, FIFO high-water mark) and writes <design>/sim/stall_report.{json,md}; when no\n"
+       "stream moves for --watchdog cycles it names the blocked kernels and streams.\n"
+       "--trace builds a traced testbench (tb/build-trace) and writes sim/trace.fst and\n"
+       "sim/trace.gtkw: gtkwave <design>/sim/trace.fst <design>/sim/trace.gtkw\n\n"
        "Example:\n  streamtensor compile tests/graph/chain.yaml -o out/chain\n"
        "  streamtensor sim out/chain --json\n"
        "  {\"bit_exact\":true,\"cycles\":116,\"deadlock\":false,...}\n\n"
@@ -222,7 +284,15 @@ void addSimCommands(std::vector<CliCommand> &registry) {
          app.add_option("design", o->design, "Design directory written by 'compile'")->required();
          app.add_flag("--json", o->json, "Print one JSON object");
          app.add_option("--seed", o->seed, "Seed of the HBM timing")->default_val(1);
-         app.add_option("--trace", o->trace, "Write an FST waveform to this file");
+         CLI::Option *traceOption =
+             app.add_option("--trace", o->tracePath,
+                            "Build the traced testbench and write an FST waveform (default "
+                            "<design>/sim/trace.fst) and a GTKWave save file beside it")
+                 ->expected(0, 1);
+         app.add_option("--watchdog", o->watchdog,
+                        "Cycles without any stream handshake before the run is declared "
+                        "deadlocked and the blocked kernels are named (0: off)")
+             ->default_val(20000);
          app.add_option("--latency", o->latency, "HBM read latency in cycles")->default_val(24);
          app.add_option("--jitter", o->jitter, "Extra random latency per burst, up to")
              ->default_val(40);
@@ -237,7 +307,10 @@ void addSimCommands(std::vector<CliCommand> &registry) {
          app.add_option("--prompt-ids", o->promptIds,
                         "LLM designs: comma-separated prompt token ids");
          app.add_option("--tokens", o->tokens, "LLM designs: tokens to generate")->default_val(16);
-         return [o]() { return runSim(*o); };
+         return [o, traceOption]() {
+           o->trace = traceOption->count() > 0;
+           return runSim(*o);
+         };
        }});
 }
 

@@ -2,7 +2,10 @@
 """One synthetic-graph test (CTest label `graph`): compiles a graph with `streamtensor compile
 --fifo-search` and asserts, all in RTL (Verilator):
   1. the LP-sized design (`streamtensor sim --json`, random HBM latency and ready) is bit-exact
-     against the reference executor and finishes (no deadlock);
+     against the reference executor and finishes (no deadlock), and its stall report is
+     consistent: one entry per stream of report.json, every stream's transfers (both sides of
+     its FIFO) equal to its itensor's tokens, every FIFO's high-water mark in [1, depth] with the
+     depth the compiler sized, and sim/stall_report.{json,md} written;
   2. the search build (`sim --fifo-search`, same seed) reproduces that run's cycles exactly with
      every FIFO limited to its LP depth (the limit is cycle-exact), and its cycles are within 2 %
      of the same build with every FIFO very deep;
@@ -36,6 +39,38 @@ def sim(args, design, extra, what):
     return result
 
 
+def check_stall_report(design, result):
+    """The stall report of a finished run agrees with the compiler's report."""
+    with open(os.path.join(design, "report.json")) as f:
+        report = json.load(f)
+    sized = {s["name"]: s for s in report["streams"]}
+    streams = result.get("streams")
+    if not streams or len(streams) != len(sized):
+        sys.exit(f"FAIL: stall report: {len(streams or [])} streams, the design has {len(sized)}")
+    for s in streams:
+        want = sized.get(s["name"])
+        if want is None:
+            sys.exit(f"FAIL: stall report: unknown stream {s['name']}")
+        if not (s["transfers"] == s["transfers_out"] == s["tokens"] == want["tokens"]):
+            sys.exit(f"FAIL: stall report: stream {s['name']}: transfers {s['transfers']} in, "
+                     f"{s['transfers_out']} out, expected the itensor's {want['tokens']} tokens")
+        if s["fifo_depth"] != max(want["fifo_depth"], 2):
+            sys.exit(f"FAIL: stall report: stream {s['name']}: FIFO depth {s['fifo_depth']}, "
+                     f"the compiler sized {want['fifo_depth']}")
+        if not 1 <= s["fifo_high_water"] <= s["fifo_depth"]:
+            sys.exit(f"FAIL: stall report: stream {s['name']}: high-water mark "
+                     f"{s['fifo_high_water']} outside [1, {s['fifo_depth']}]")
+        if s["fifo_count"] != 0:
+            sys.exit(f"FAIL: stall report: stream {s['name']}: {s['fifo_count']} tokens left in "
+                     f"its FIFO after ap_done")
+    for f in ("stall_report.json", "stall_report.md"):
+        if not os.path.exists(os.path.join(design, "sim", f)):
+            sys.exit(f"FAIL: sim did not write sim/{f}")
+    stalled = max(streams, key=lambda s: s["stalled_on_ready"])
+    print(f"stall report: {len(streams)} streams consistent; most stalled on ready: "
+          f"{stalled['name']} ({stalled['stalled_on_ready']} of {result['profiled_cycles']} cycles)")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--streamtensor", required=True)
@@ -63,6 +98,8 @@ def main():
         sys.exit(f"FAIL: LP-sized design: bit_exact={lp.get('bit_exact')} "
                  f"deadlock={lp.get('deadlock')} mismatches={lp.get('mismatches')} "
                  f"error={lp.get('error')}")
+
+    check_stall_report(design, lp)
 
     # 2. The search build under the same random HBM.
     rnd = sim(args, design, ["--fifo-search"], "search build, random HBM")
