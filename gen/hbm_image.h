@@ -31,7 +31,7 @@ HbmDevice loadHbmDevice(const std::string &constraintsPath);
 /// One buffer: `layers` equal slices of `layerBytes` at `layerStride` from `address` (a global
 /// HBM address: channel * pseudoChannelBytes + offset). It occupies `channels` (consecutive).
 struct HbmBuffer {
-  std::string name;   ///< "stage/op.kind", e.g. "block/q_proj.weights"
+  std::string name; ///< "stage/op.kind", e.g. "block/q_proj.weights"
   /// linear_weights, embedding_table, norm_params, k_cache, v_cache; run buffers the design
   /// writes during a run (addRunBuffer): run_tokens, run_tap
   std::string kind;

@@ -81,8 +81,8 @@ uint64_t tapRowAddress(const TapRegion &r, int64_t step, int64_t run) {
 void checkFits(const GoldenTrace &trace, const RunLayout &layout) {
   if (trace.numSteps() > layout.maxContext)
     throw Error("run check", "steps",
-                "at most the layout's max context " + std::to_string(layout.maxContext) +
-                    ", got " + std::to_string(trace.numSteps()));
+                "at most the layout's max context " + std::to_string(layout.maxContext) + ", got " +
+                    std::to_string(trace.numSteps()));
   if (static_cast<int64_t>(trace.generated.size()) > layout.tokensCapacity)
     throw Error("run check", "tokens",
                 "at most " + std::to_string(layout.tokensCapacity) + " generated ids, got " +
@@ -122,8 +122,8 @@ std::string RunMismatch::toString() const {
   s << tensor << " step " << step;
   if (layer >= 0)
     s << " layer " << layer;
-  s << " element " << index << " (HBM 0x" << std::hex << address << std::dec
-    << "): expected " << expected << ", got " << actual;
+  s << " element " << index << " (HBM 0x" << std::hex << address << std::dec << "): expected "
+    << expected << ", got " << actual;
   if (beyondRun)
     s << " (a KV row beyond the run's steps must stay zero)";
   return s.str();
@@ -147,8 +147,8 @@ std::optional<RunMismatch> firstMismatch(const GoldenTrace &trace, const RunLayo
           }
         for (const TapRegion &tap : layout.taps)
           if (tap.stage == stage && run < tap.rowsPerStep &&
-              differs(tapRow(tap, trace, t, run), memory, tapRowAddress(tap, t, run),
-                      tap.bits / 8, true, m)) {
+              differs(tapRow(tap, trace, t, run), memory, tapRowAddress(tap, t, run), tap.bits / 8,
+                      true, m)) {
             m.tensor = tap.stage + "/" + tap.op;
             m.step = t;
             m.layer = tap.perLayer() ? run : -1;
@@ -260,8 +260,8 @@ std::vector<CheckedRegion> readRegions(const std::string &directory) {
   for (size_t i = 0; i < j["regions"].size(); ++i) {
     const nlohmann::json &r = j["regions"][i];
     const std::string field = "regions[" + std::to_string(i) + "]";
-    if (!r.is_object() || !r.contains("name") || !r["name"].is_string() ||
-        !r.contains("address") || !r["address"].is_number_unsigned() || !r.contains("bytes") ||
+    if (!r.is_object() || !r.contains("name") || !r["name"].is_string() || !r.contains("address") ||
+        !r["address"].is_number_unsigned() || !r.contains("bytes") ||
         !r["bytes"].is_number_unsigned() || !r.contains("file") || !r["file"].is_string())
       throw Error(index, field, "an object with name, address, bytes and file");
     CheckedRegion c{r["name"], r["address"].get<uint64_t>(), {}};

@@ -30,8 +30,8 @@ struct RunMismatch {
   int64_t layer = -1; ///< the run (layer) of a KV row or a per-layer tap; -1 otherwise
   int64_t index = 0;  ///< element (code) index in the row; for tokens the generated id's index
   int64_t expected = 0, actual = 0;
-  uint64_t address = 0;       ///< global HBM address of the element
-  bool beyondRun = false;     ///< a KV row the run must not have written
+  uint64_t address = 0;   ///< global HBM address of the element
+  bool beyondRun = false; ///< a KV row the run must not have written
   std::string toString() const;
 };
 

@@ -109,8 +109,8 @@ std::vector<TapSpec> defaultRunTaps(const ir::DecodeProgram &program) {
       const ir::Op &op = g.op(o);
       const ir::TensorInfo &out = g.tensor(op.output.tensor);
       const bool blockOutput = stage.repeat > 1 && out.role == ir::TensorRole::Output;
-      const bool logits = out.name == ir::DecodeProgram::kLogitsOutput &&
-                          out.role == ir::TensorRole::Output;
+      const bool logits =
+          out.name == ir::DecodeProgram::kLogitsOutput && out.role == ir::TensorRole::Output;
       if (blockOutput || logits)
         taps.push_back({stage.name, op.name});
     }
@@ -142,8 +142,7 @@ void addRunRegions(gen::HbmImagePlan &plan, const ir::DecodeProgram &program,
     b.format = std::to_string(r.length) + " s" + std::to_string(r.bits) +
                " codes per row, packed little endian, zero padded to " +
                std::to_string(r.rowBytes) + " bytes; " +
-               (r.perLayer() ? "row t * " + std::to_string(r.rowsPerStep) +
-                                   " + layer for step t"
+               (r.perLayer() ? "row t * " + std::to_string(r.rowsPerStep) + " + layer for step t"
                              : std::string("row t for step t"));
     gen::addRunBuffer(plan, b);
   }

@@ -73,7 +73,7 @@ struct RunLayout {
     int64_t runs = 1;
   };
   std::vector<StageRuns> stages;
-  int64_t maxContext = 0;    ///< rows of every KV cache; steps of a run are at most this
+  int64_t maxContext = 0; ///< rows of every KV cache; steps of a run are at most this
   uint64_t tokensAddress = 0;
   int64_t tokensCapacity = 0; ///< ids the tokens region holds (maxContext)
   std::vector<KvRegion> kv;   ///< in program order, K before V of each attention op

@@ -166,8 +166,8 @@ TEST_F(RunCheckTest, LayoutOfTheRunRegions) {
   for (const gen::HbmBuffer &b : plan_.buffers) {
     extents.push_back({b.address, b.address + b.bytes()});
     EXPECT_EQ(b.address / plan_.device.pseudoChannelBytes, b.channels.front()) << b.name;
-    EXPECT_LE(b.address + b.bytes(),
-              (b.channels.back() + 1) * plan_.device.pseudoChannelBytes) << b.name;
+    EXPECT_LE(b.address + b.bytes(), (b.channels.back() + 1) * plan_.device.pseudoChannelBytes)
+        << b.name;
   }
   std::sort(extents.begin(), extents.end());
   for (size_t i = 1; i < extents.size(); ++i)
