@@ -54,6 +54,11 @@ TEST_P(GoldenTraceTokensTest, GeneratedIdsAreTheGreedyDecode) {
     SCOPED_TRACE(frontend::precisionName(precision));
     const Quantized m = quantizedFixture(GetParam(), precision);
     const std::vector<TapSpec> taps = defaultRunTaps(m.model.program);
+    // The KV row a step appends: the attention's k input (after RoPE where there is one) and v.
+    const ir::DecodeStage &block = m.model.program.stages.at(1);
+    EXPECT_EQ(kvAppendOp(block, "attention", "k_cache"),
+              GetParam() == "gpt2_tiny" ? "k_proj" : "rope_k");
+    EXPECT_EQ(kvAppendOp(block, "attention", "v_cache"), "v_proj");
     for (const auto &c : ref["cases"]) {
       const auto prompt = c["prompt"].get<std::vector<int64_t>>();
       const auto hf = c["greedy_tokens"].get<std::vector<int64_t>>();
@@ -353,6 +358,39 @@ TEST_F(RunCheckTest, TheEarlierOfTwoMismatchesInProgramOrderIsReported) {
   EXPECT_EQ(m->tensor, "tokens");
   EXPECT_EQ(m->step, 2);
   EXPECT_EQ(m->index, 0);
+}
+
+TEST_F(RunCheckTest, RunBufferWithoutRoomOrWithATakenNameIsOneError) {
+  gen::HbmImagePlan full = gen::planHbmImage(model_->model.program, model_->q, gen::HbmDevice{}, 8);
+  const size_t buffers = full.buffers.size();
+  gen::HbmBuffer b;
+  b.name = "block/attention.k_cache";
+  b.kind = "run_tap";
+  b.layerBytes = 64;
+  EXPECT_THROW(gen::addRunBuffer(full, b), Error); // the name is the image's K cache
+  b.name = "run/extra";
+  b.layerBytes = 0;
+  EXPECT_THROW(gen::addRunBuffer(full, b), Error);
+  for (int64_t &used : full.channelBytes)
+    used = full.device.pseudoChannelBytes - 1024;
+  b.layerBytes = 2048;
+  try {
+    gen::addRunBuffer(full, b);
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("hbm image: buffer 'run/extra' (2048 bytes)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(full.buffers.size(), buffers);
+  // One channel with one 4 KiB block left: the buffer goes there.
+  const int64_t channel = 5, bytes = full.device.pseudoChannelBytes;
+  full.channelBytes[channel] = bytes - 4096;
+  const gen::HbmBuffer placed = gen::addRunBuffer(full, b);
+  EXPECT_EQ(placed.address, channel * bytes + bytes - 4096);
+  EXPECT_EQ(placed.channels, std::vector<int64_t>{channel});
+  EXPECT_EQ(full.channelBytes[channel], bytes);
+  EXPECT_EQ(full.buffers.size(), buffers + 1);
 }
 
 TEST_F(RunCheckTest, BadRequestsAreOneError) {
