@@ -205,6 +205,19 @@ TEST_F(RunCheckTest, ExpectedRegionsWrittenAndReadBackHaveNoMismatch) {
   const RegionMemory fromFiles(regions);
   EXPECT_FALSE(firstMismatch(trace_, layout_, fromFiles.reader()).has_value());
   EXPECT_FALSE(check().has_value());
+  EXPECT_FALSE(checkRunDump(trace_, layout_, dir).has_value());
+  // A dump with one changed byte (the design's memory over the same list of regions).
+  std::vector<CheckedRegion> dumped = regions;
+  dumped.back().bytes[200] ^= 0x10; // the logits tap: step 1 (192-byte rows), element 4
+  const std::string dumpDir = ::testing::TempDir() + "/run_dump";
+  std::filesystem::remove_all(dumpDir);
+  writeRegions(dumped, dumpDir);
+  const auto fromDump = checkRunDump(trace_, layout_, dumpDir);
+  ASSERT_TRUE(fromDump.has_value());
+  EXPECT_EQ(fromDump->tensor, "epilogue/logits");
+  EXPECT_EQ(fromDump->step, 1);
+  EXPECT_EQ(fromDump->index, 4);
+  EXPECT_THROW(checkRunDump(trace_, layout_, dumpDir + "/missing"), Error);
   // The tokens region holds the generated ids, u32 little endian.
   const std::vector<uint8_t> tokens = fromFiles.read(layout_.tokensAddress, 16);
   for (size_t k = 0; k < 4; ++k)
@@ -295,6 +308,7 @@ TEST_F(RunCheckTest, WrongTokenIsReported) {
   EXPECT_EQ(m->step, 4);
   EXPECT_EQ(m->expected, trace_.generated[2]);
   EXPECT_EQ(m->actual, trace_.generated[2] ^ 0x100);
+  EXPECT_EQ(m->toString().rfind("tokens step 4 generated id 2 (HBM 0x", 0), 0u) << m->toString();
 }
 
 TEST_F(RunCheckTest, NonzeroKvRowBeyondTheRunIsReported) {
