@@ -130,11 +130,12 @@ std::string testbenchCmake(const TopInterface &top, const std::string &sourceDir
   return os.str();
 }
 
-/// Writes the top, the generated kernels, the templates they use and filelist.f into `rtlDir`;
-/// returns the file names in compile order.
-std::vector<std::string> writeRtl(const fs::path &rtlDir, const ir::DataflowGraph &df,
-                                  const TopInterface &top, const std::string &topText,
-                                  const DesignWriteOptions &options) {
+} // namespace
+
+std::vector<std::string> writeRtlSources(const std::string &rtlDirName, const ir::DataflowGraph &df,
+                                         const std::string &topModule, const std::string &topText,
+                                         const std::string &sourceDir) {
+  const fs::path rtlDir = rtlDirName;
   fs::create_directories(rtlDir);
   const std::map<std::string, std::string> generated = generatedModules(df);
   std::set<std::string> roots = instantiatedModules(topText);
@@ -143,7 +144,7 @@ std::vector<std::string> writeRtl(const fs::path &rtlDir, const ir::DataflowGrap
     for (const auto &m : instantiatedModules(text))
       roots.insert(m);
   }
-  const auto library = scanRtlTemplates(options.sourceDir + "/rtl_templates");
+  const auto library = scanRtlTemplates(sourceDir + "/rtl_templates");
   std::vector<std::string> rtlFiles;
   for (const std::string &path : templateClosure(library, roots)) {
     const std::string file = fs::path(path).filename().string();
@@ -154,16 +155,14 @@ std::vector<std::string> writeRtl(const fs::path &rtlDir, const ir::DataflowGrap
     writeText(rtlDir / (name + ".sv"), text);
     rtlFiles.push_back(name + ".sv");
   }
-  writeText(rtlDir / (top.module + ".sv"), topText);
-  rtlFiles.push_back(top.module + ".sv");
+  writeText(rtlDir / (topModule + ".sv"), topText);
+  rtlFiles.push_back(topModule + ".sv");
   std::string filelist;
   for (const auto &f : rtlFiles)
     filelist += f + "\n";
   writeText(rtlDir / "filelist.f", filelist);
   return rtlFiles;
 }
-
-} // namespace
 
 void writeDesign(const passes::CompileState &state, const DesignWriteOptions &options,
                  const std::string &dirName) {
@@ -206,7 +205,7 @@ void writeDesign(const passes::CompileState &state, const DesignWriteOptions &op
                 "at most 32 DMAs (one per HBM pseudo-channel), got " +
                     std::to_string(top.dmas.size()));
   const std::vector<std::string> rtlFiles =
-      writeRtl(dir / "rtl", df, top, emitTop(df, top), options);
+      writeRtlSources((dir / "rtl").string(), df, top.module, emitTop(df, top), options.sourceDir);
 
   // ---- test data: seeded random inputs, reference outputs ----
   std::mt19937_64 rng(options.dataSeed);
@@ -283,7 +282,8 @@ void writeDesign(const passes::CompileState &state, const DesignWriteOptions &op
     search.physicalDepth = options.searchPhysicalDepth;
     const fs::path sdir = dir / "search";
     const std::vector<std::string> searchFiles =
-        writeRtl(sdir / "rtl", df, top, emitTop(df, top, &search), options);
+        writeRtlSources((sdir / "rtl").string(), df, top.module, emitTop(df, top, &search),
+                        options.sourceDir);
     fs::create_directories(sdir / "tb");
     nlohmann::json searchManifest = manifest;
     for (auto &b : searchManifest["buffers"])

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "passes/compile_state.h"
 
@@ -31,5 +32,11 @@ struct DesignWriteOptions {
 /// Writes everything into `dir` (which must exist and be empty). Throws st::Error.
 void writeDesign(const passes::CompileState &state, const DesignWriteOptions &options,
                  const std::string &dir);
+
+/// Writes the top, the generated kernels of `df`, the templates they use and filelist.f into
+/// `rtlDir` (created); returns the file names in compile order.
+std::vector<std::string> writeRtlSources(const std::string &rtlDir, const ir::DataflowGraph &df,
+                                         const std::string &topModule, const std::string &topText,
+                                         const std::string &sourceDir);
 
 } // namespace st::gen

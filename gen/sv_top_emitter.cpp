@@ -5,6 +5,7 @@
 #include <cctype>
 #include <sstream>
 
+#include "gen/sv_stream_wiring.h"
 #include "support/error.h"
 
 namespace st::gen {
@@ -13,69 +14,6 @@ namespace {
 
 constexpr unsigned kAxiAddrBits = 64;
 constexpr unsigned kAxiDataBits = 512;
-
-/// The SV signal names of one side of a stream: valid, ready, data.
-struct StreamSignals {
-  std::string valid, ready, data;
-};
-
-std::string streamSignal(const ir::DataflowGraph &df, ir::StreamId s) {
-  return "s" + std::to_string(s) + "_" + svIdentifier(df.stream(s).name);
-}
-/// The producer side (before the FIFO) and the consumer side (after it).
-StreamSignals producerSide(const ir::DataflowGraph &df, ir::StreamId s) {
-  std::string b = streamSignal(df, s);
-  return {b + "_in_valid", b + "_in_ready", b + "_in_data"};
-}
-StreamSignals consumerSide(const ir::DataflowGraph &df, ir::StreamId s) {
-  std::string b = streamSignal(df, s);
-  return {b + "_out_valid", b + "_out_ready", b + "_out_data"};
-}
-
-ir::StreamId inputStream(const ir::DataflowGraph &df, ir::NodeId n, unsigned port) {
-  auto s = df.streamInto({n, port});
-  if (!s)
-    throw Error("emitter", "node '" + df.node(n).name + "'", "a stream into every input port");
-  return *s;
-}
-ir::StreamId outputStream(const ir::DataflowGraph &df, ir::NodeId n, unsigned port) {
-  auto s = df.streamsFrom({n, port});
-  if (s.size() != 1)
-    throw Error("emitter", "node '" + df.node(n).name + "'",
-                "exactly one stream out of every output port (run insert-forks)");
-  return s[0];
-}
-
-/// The RTL port-name prefix of a node's stream port: "a_" for st_matmul's A input, "in0_" for
-/// a generated elementwise kernel's first input, "" for the single input or output of the
-/// stream templates.
-std::string portPrefix(const ir::DataflowNode &node, unsigned port, bool input) {
-  if (!input)
-    return "";
-  if (node.module == "st_matmul")
-    return node.inputs[port].name + "_";
-  if (node.module.rfind("st_ew_", 0) == 0)
-    return "in" + std::to_string(port) + "_";
-  return "";
-}
-
-void emitParams(std::ostream &os, const std::vector<ir::NodeParam> &params) {
-  if (params.empty()) {
-    os << " ";
-    return;
-  }
-  os << " #(\n";
-  for (size_t i = 0; i < params.size(); ++i) {
-    const ir::NodeParam &p = params[i];
-    os << "      ." << p.name << "(";
-    if (p.text)
-      os << '"' << *p.text << '"';
-    else
-      os << p.value;
-    os << ")" << (i + 1 < params.size() ? "," : "") << "\n";
-  }
-  os << "  ) ";
-}
 
 /// The lane permutation of a transpose view: output lane -> input lane.
 std::vector<int64_t> transposeLanes(const ir::DataflowGraph &df, const ir::DataflowNode &view) {
@@ -219,40 +157,8 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top,
      << "    output wire [31:0] s_axi_control_rdata,\n    output wire [1:0]  s_axi_control_rresp,\n"
      << "    output wire        s_axi_control_rvalid,\n    input  wire        "
         "s_axi_control_rready,\n";
-  for (const auto &d : top.dmas) {
-    const std::string p = "m_axi_" + d.name + "_";
-    if (d.isRead)
-      os << "    output wire [0:0]   " << p << "arid,\n    output wire [63:0]  " << p << "araddr,\n"
-         << "    output wire [7:0]   " << p << "arlen,\n    output wire [2:0]   " << p
-         << "arsize,\n"
-         << "    output wire [1:0]   " << p << "arburst,\n    output wire         " << p
-         << "arlock,\n"
-         << "    output wire [3:0]   " << p << "arcache,\n    output wire [2:0]   " << p
-         << "arprot,\n"
-         << "    output wire         " << p << "arvalid,\n    input  wire         " << p
-         << "arready,\n"
-         << "    input  wire [0:0]   " << p << "rid,\n    input  wire [511:0] " << p << "rdata,\n"
-         << "    input  wire [1:0]   " << p << "rresp,\n    input  wire         " << p << "rlast,\n"
-         << "    input  wire         " << p << "rvalid,\n    output wire         " << p
-         << "rready,\n";
-    else
-      os << "    output wire [0:0]   " << p << "awid,\n    output wire [63:0]  " << p << "awaddr,\n"
-         << "    output wire [7:0]   " << p << "awlen,\n    output wire [2:0]   " << p
-         << "awsize,\n"
-         << "    output wire [1:0]   " << p << "awburst,\n    output wire         " << p
-         << "awlock,\n"
-         << "    output wire [3:0]   " << p << "awcache,\n    output wire [2:0]   " << p
-         << "awprot,\n"
-         << "    output wire         " << p << "awvalid,\n    input  wire         " << p
-         << "awready,\n"
-         << "    output wire [511:0] " << p << "wdata,\n    output wire [63:0]  " << p << "wstrb,\n"
-         << "    output wire         " << p << "wlast,\n    output wire         " << p
-         << "wvalid,\n"
-         << "    input  wire         " << p << "wready,\n    input  wire [0:0]   " << p << "bid,\n"
-         << "    input  wire [1:0]   " << p << "bresp,\n    input  wire         " << p
-         << "bvalid,\n"
-         << "    output wire         " << p << "bready,\n";
-  }
+  for (const auto &d : top.dmas)
+    emitAxiMasterPorts(os, d.name, d.isRead);
   os << "    output wire interrupt\n);\n\n";
 
   // ---- control slave and DMA sequencing ----
@@ -292,35 +198,11 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top,
 
   // ---- streams and FIFOs ----
   os << "\n  // ---- streams: producer side (_in_*), FIFO, consumer side (_out_*) ----\n"
-     << "  // The FIFOs' occupancy and high-water-mark outputs are for profiling; left open here.\n"
-     << "  /* verilator lint_off PINCONNECTEMPTY */\n";
-  size_t fifoIndex = 0;
-  for (ir::StreamId s : df.streams()) {
-    const ir::Stream &st = df.stream(s);
-    const int64_t w = df.tokenBits(st);
-    const int64_t depth = std::max<int64_t>(st.fifoDepth, 2);
-    const StreamSignals a = producerSide(df, s), b = consumerSide(df, s);
-    os << "  // " << st.name << ": " << df.srcPort(st).type.toString() << "\n"
-       << "  wire " << a.valid << ", " << a.ready << ", " << b.valid << ", " << b.ready << ";\n"
-       << "  wire [" << w - 1 << ":0] " << a.data << ", " << b.data << ";\n";
-    std::string limit = "'0";
-    if (search) {
-      // Deep, limited at run time, with the memory "auto" picks at the sized depth.
-      os << "  st_fifo #(.Width(" << w << "), .Depth(" << fifoSearchPhysicalDepth(*search, depth)
-         << "), .RamStyle(\"" << (depth <= 64 ? "distributed" : "block")
-         << "\"), .LimitPort(1)) fifo_";
-      limit = "fifo_limit_" + std::to_string(fifoIndex);
-    } else {
-      os << "  st_fifo #(.Width(" << w << "), .Depth(" << depth << ")) fifo_";
-    }
-    ++fifoIndex;
-    os << streamSignal(df, s) << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n"
-       << "      .valid_i(" << a.valid << "), .ready_o(" << a.ready << "), .data_i(" << a.data
-       << "),\n      .valid_o(" << b.valid << "), .ready_i(" << b.ready << "), .data_o(" << b.data
-       << "),\n      .count_o(), .max_count_o(), .limit_i(" << limit << ")\n  );\n";
-  }
-
-  os << "  /* verilator lint_on PINCONNECTEMPTY */\n";
+     << "  // Each FIFO's occupancy and high-water mark (<stream>_fifo_count/_max) are for the\n"
+     << "  // testbench's probes and the waveform; synthesis removes them when unread.\n"
+     << "  /* verilator lint_off UNUSEDSIGNAL */\n";
+  emitStreamFifos(os, df, search);
+  os << "  /* verilator lint_on UNUSEDSIGNAL */\n";
   // ---- nodes ----
   os << "\n  // ---- kernels, converters, forks, views and DMAs ----\n"
      << "  // A DMA's error_o (a non-OKAY AXI response) is left open: the testbench's AXI "
@@ -350,23 +232,9 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top,
       os << "};\n";
       break;
     }
-    case ir::NodeKind::Fork: {
-      const StreamSignals in = consumerSide(df, inputStream(df, n, 0));
-      std::string v, r, d;
-      for (unsigned b = static_cast<unsigned>(node.outputs.size()); b-- > 0;) {
-        const StreamSignals out = producerSide(df, outputStream(df, n, b));
-        const std::string sep = b ? ", " : "";
-        v += out.valid + sep;
-        r += out.ready + sep;
-        d += out.data + sep;
-      }
-      os << "  st_fork";
-      emitParams(os, node.params);
-      os << inst << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n      .valid_i(" << in.valid
-         << "), .ready_o(" << in.ready << "), .data_i(" << in.data << "),\n      .valid_o({" << v
-         << "}), .ready_i({" << r << "}), .data_o({" << d << "})\n  );\n";
+    case ir::NodeKind::Fork:
+      emitFork(os, df, n);
       break;
-    }
     case ir::NodeKind::ReadDma:
     case ir::NodeKind::WriteDma: {
       const size_t i = dmaIndex.at(n);
@@ -388,23 +256,12 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top,
         const StreamSignals out = producerSide(df, outputStream(df, n, 0));
         os << "      .valid_o(" << out.valid << "), .ready_i(" << out.ready << "), .data_o("
            << out.data << "),\n";
-        const char *sigs[] = {"arid",    "araddr", "arlen",   "arsize",  "arburst", "arlock",
-                              "arcache", "arprot", "arvalid", "arready", "rid",     "rdata",
-                              "rresp",   "rlast",  "rvalid",  "rready"};
-        for (size_t k = 0; k < std::size(sigs); ++k)
-          os << "      .m_axi_" << sigs[k] << "(m_axi_" << d.name << "_" << sigs[k] << ")"
-             << (k + 1 < std::size(sigs) ? ",\n" : "\n");
+        emitAxiMasterConnections(os, d.name, true);
       } else {
         const StreamSignals in = consumerSide(df, inputStream(df, n, 0));
         os << "      .valid_i(" << in.valid << "), .ready_o(" << in.ready << "), .data_i("
            << in.data << "),\n";
-        const char *sigs[] = {"awid",   "awaddr",  "awlen",  "awsize",  "awburst",
-                              "awlock", "awcache", "awprot", "awvalid", "awready",
-                              "wdata",  "wstrb",   "wlast",  "wvalid",  "wready",
-                              "bid",    "bresp",   "bvalid", "bready"};
-        for (size_t k = 0; k < std::size(sigs); ++k)
-          os << "      .m_axi_" << sigs[k] << "(m_axi_" << d.name << "_" << sigs[k] << ")"
-             << (k + 1 < std::size(sigs) ? ",\n" : "\n");
+        emitAxiMasterConnections(os, d.name, false);
       }
       os << "  );\n";
       break;
@@ -414,18 +271,7 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top,
       os << "  " << node.module;
       emitParams(os, node.params);
       os << inst << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n)";
-      for (unsigned p = 0; p < node.inputs.size(); ++p) {
-        const StreamSignals in = consumerSide(df, inputStream(df, n, p));
-        const std::string pre = portPrefix(node, p, true);
-        os << ",\n      ." << pre << "valid_i(" << in.valid << "), ." << pre << "ready_o("
-           << in.ready << "), ." << pre << "data_i(" << in.data << ")";
-      }
-      for (unsigned p = 0; p < node.outputs.size(); ++p) {
-        const StreamSignals out = producerSide(df, outputStream(df, n, p));
-        const std::string pre = portPrefix(node, p, false);
-        os << ",\n      ." << pre << "valid_o(" << out.valid << "), ." << pre << "ready_i("
-           << out.ready << "), ." << pre << "data_o(" << out.data << ")";
-      }
+      emitKernelStreamPorts(os, df, n);
       os << "\n  );\n";
       break;
     }

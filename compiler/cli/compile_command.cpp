@@ -8,8 +8,12 @@
 #include <unistd.h>
 
 #include "cli/command_registry.h"
+#include "frontend/calibration.h"
+#include "frontend/decode_builder.h"
 #include "frontend/graph_yaml.h"
+#include "frontend/quantized_model.h"
 #include "gen/design_writer.h"
+#include "gen/llm_design.h"
 #include "passes/pass_pipeline.h"
 #include "support/error.h"
 
@@ -34,14 +38,16 @@ struct CompileOptions {
   std::string fifoMode = "lp";
   std::vector<std::string> fifoDepths;
   bool fifoSearch = false;
+  // A model directory (the LLM accelerator):
+  std::string precision = "w4a8";
+  int64_t maxContext = 64;
+  int64_t maxLanes = 8;
+  std::string target;
 };
 
-void writeFile(const fs::path &path, const std::string &text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out)
-    throw Error(path.string(), "file", "a writable file");
-}
+/// Random calibration set of a model directory without calibration.json: sequences x tokens.
+constexpr int64_t kRandomCalibrationSequences = 4;
+constexpr int64_t kRandomCalibrationLength = 16;
 
 /// Moves `staging` to `target`, replacing a previous design there.
 void publish(const fs::path &staging, const fs::path &target) {
@@ -55,9 +61,69 @@ void publish(const fs::path &staging, const fs::path &target) {
     fs::remove_all(old);
 }
 
+/// --fifo-depth STREAM=DEPTH options.
+std::map<std::string, int64_t> parseFifoDepths(const std::vector<std::string> &options) {
+  std::map<std::string, int64_t> depths;
+  for (const std::string &f : options) {
+    const size_t eq = f.rfind('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error("--fifo-depth", "'" + f + "'", "STREAM=DEPTH");
+    try {
+      depths[f.substr(0, eq)] = std::stoll(f.substr(eq + 1));
+    } catch (const std::exception &) {
+      throw Error("--fifo-depth", "'" + f + "'", "an integer depth after '='");
+    }
+    if (depths[f.substr(0, eq)] < 1)
+      throw Error("--fifo-depth", "'" + f + "'", "a depth >= 1");
+  }
+  return depths;
+}
+
+/// The LLM accelerator of a Hugging Face model directory (docs/accelerator.md).
+void compileModel(const CompileOptions &o, const fs::path &staging) {
+  const numerics::Precision precision = frontend::parsePrecision(o.precision, "--precision");
+  const frontend::LoadedModel model = frontend::loadModel(o.input);
+  if (o.maxContext < 2 || o.maxContext > model.program.maxPositions)
+    throw Error("--max-context", std::to_string(o.maxContext),
+                "2 .. " + std::to_string(model.program.maxPositions) +
+                    " (the model's max_position_embeddings)");
+  const frontend::Calibration calibration = frontend::calibrate(
+      model.program, model.weights,
+      frontend::calibrationSetOf(o.input, model.program.vocabSize, model.program.maxPositions,
+                                 false, kRandomCalibrationSequences, kRandomCalibrationLength));
+  const frontend::QuantizedModel quantized =
+      frontend::quantizeModel(model.program, model.weights, precision, calibration);
+  gen::LlmDesignOptions w;
+  w.designName = fs::path(o.input).lexically_normal().filename().string();
+  if (w.designName.empty())
+    w.designName = fs::path(o.input).lexically_normal().parent_path().filename().string();
+  w.designName += "_" + frontend::precisionName(precision);
+  w.sourceDir = ST_SOURCE_DIR;
+  w.finalDir = o.output;
+  w.modelDir = o.input;
+  w.devicePath = o.device;
+  w.accelerator.precision = precision;
+  w.accelerator.maxContext = o.maxContext;
+  w.accelerator.maxLanes = o.maxLanes;
+  w.accelerator.forcedDepths = parseFifoDepths(o.fifoDepths);
+  gen::writeLlmDesign(model, quantized, w, staging.string());
+}
+
 int runCompile(const CompileOptions &o) {
   fs::path staging;
   try {
+    if (!o.target.empty() && o.target != "u55c")
+      throw Error("--target", "'" + o.target + "'", "u55c (the only device with constraints)");
+    if (fs::is_directory(o.input)) {
+      const fs::path target = o.output;
+      staging = target.string() + ".partial-" + std::to_string(::getpid());
+      fs::remove_all(staging);
+      fs::create_directories(staging);
+      compileModel(o, staging);
+      publish(staging, target);
+      std::cerr << "streamtensor compile: wrote " << target.string() << "\n";
+      return 0;
+    }
     frontend::GraphSpec spec = frontend::loadGraphYaml(o.input);
     passes::CompileState state;
     state.graph = &spec.graph;
@@ -68,18 +134,7 @@ int runCompile(const CompileOptions &o) {
     if (o.memoryBudget > 0)
       state.options.memoryBudgetBits = o.memoryBudget;
     state.options.fifoMode = passes::parseFifoSizingMode(o.fifoMode, "--fifo-mode");
-    for (const std::string &f : o.fifoDepths) {
-      const size_t eq = f.rfind('=');
-      if (eq == std::string::npos || eq == 0)
-        throw Error("--fifo-depth", "'" + f + "'", "STREAM=DEPTH");
-      try {
-        state.options.forcedDepths[f.substr(0, eq)] = std::stoll(f.substr(eq + 1));
-      } catch (const std::exception &) {
-        throw Error("--fifo-depth", "'" + f + "'", "an integer depth after '='");
-      }
-      if (state.options.forcedDepths[f.substr(0, eq)] < 1)
-        throw Error("--fifo-depth", "'" + f + "'", "a depth >= 1");
-    }
+    state.options.forcedDepths = parseFifoDepths(o.fifoDepths);
     passes::runPassPipeline(state, o.dumpAfter, std::cout);
 
     const fs::path target = o.output;
@@ -133,7 +188,8 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
        "pass.\n"
        "For AMD's tools (docs/vivado.md): include/<design>_kernel.h (register map shared by the\n"
        "testbench and the host), vitis/ (package_kernel.tcl, link.cfg, Makefile: make xo xclbin),\n"
-       "vivado/ (build.tcl: out-of-context synthesis, place and route) and host/ (XRT host.cpp).\n\n"
+       "vivado/ (build.tcl: out-of-context synthesis, place and route) and host/ (XRT "
+       "host.cpp).\n\n"
        "Example:\n"
        "  streamtensor compile tests/graph/diamond.yaml -o out/diamond\n"
        "  streamtensor compile g.yaml -o out/g --dump-after insert-converters\n\n"
@@ -144,7 +200,18 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
        "size-fifos.\n",
        [](CLI::App &app) -> CommandRunner {
          auto o = std::make_shared<CompileOptions>();
-         app.add_option("graph", o->input, "Graph YAML file")->required();
+         app.add_option("input", o->input, "Graph YAML file, or a Hugging Face model directory")
+             ->required();
+         app.add_option("--precision", o->precision, "Model directory: w4a8, w8a8 or w8a16")
+             ->default_val("w4a8");
+         app.add_option("--max-context", o->maxContext,
+                        "Model directory: rows of the KV cache (prompt + generated tokens)")
+             ->default_val(64);
+         app.add_option("--max-lanes", o->maxLanes,
+                        "Model directory: most codes per vector token of a stage")
+             ->default_val(8)
+             ->check(CLI::PositiveNumber);
+         app.add_option("--target", o->target, "Target device (u55c)");
          app.add_option("-o,--output", o->output, "Design directory to write")->required();
          app.add_option("--dump-after", o->dumpAfter, "Print the dataflow IR after this pass");
          app.add_option("--device", o->device, "Device constraints YAML")->default_val(o->device);

@@ -69,13 +69,10 @@ frontend::GreedyResult runGolden(const frontend::LoadedModel &model, const EvalO
   const numerics::Precision precision = frontend::parsePrecision(
       o.precision.empty() ? std::string("w4a8") : o.precision, "--precision");
   const auto start = std::chrono::steady_clock::now();
-  const std::string calibrationFile = o.modelDir + "/calibration.json";
-  const bool haveFile = !o.randomWeights && std::filesystem::exists(calibrationFile);
-  const std::vector<std::vector<int64_t>> sequences =
-      haveFile ? frontend::readCalibrationSequences(calibrationFile, model.program.vocabSize)
-               : frontend::randomCalibrationSequences(
-                     model.program.vocabSize, kRandomCalibrationSequences,
-                     std::min(kRandomCalibrationLength, model.program.maxPositions));
+  std::string source;
+  const std::vector<std::vector<int64_t>> sequences = frontend::calibrationSetOf(
+      o.modelDir, model.program.vocabSize, model.program.maxPositions, o.randomWeights,
+      kRandomCalibrationSequences, kRandomCalibrationLength, &source);
   const frontend::Calibration calibration =
       frontend::calibrate(model.program, model.weights, sequences);
   const frontend::QuantizedModel quantized =
@@ -83,10 +80,8 @@ frontend::GreedyResult runGolden(const frontend::LoadedModel &model, const EvalO
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cerr << kCommand << ": calibrated on " << calibration.sequences << " sequences ("
-            << calibration.tokens << " tokens, "
-            << (haveFile ? calibrationFile : std::string("seeded random tokens"))
-            << ") and quantized to " << frontend::precisionName(precision) << " in " << seconds
-            << " s\n";
+            << calibration.tokens << " tokens, " << source << ") and quantized to "
+            << frontend::precisionName(precision) << " in " << seconds << " s\n";
   frontend::GoldenExecutor executor(model.program, quantized,
                                     static_cast<int64_t>(prompt.size()) + o.steps);
   frontend::GoldenGreedyResult g = frontend::greedyDecode(executor, prompt, o.steps);

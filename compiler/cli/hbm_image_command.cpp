@@ -68,14 +68,10 @@ int runHbmImage(const HbmImageOptions &o) {
         frontend::loadModel(o.modelDir, o.randomWeights ? frontend::WeightSource::Random
                                                         : frontend::WeightSource::Checkpoint);
     const Mark t1 = now();
-    const std::string calibrationFile = o.modelDir + "/calibration.json";
-    const bool haveFile = !o.randomWeights && std::filesystem::exists(calibrationFile);
     const frontend::Calibration calibration = frontend::calibrate(
         model.program, model.weights,
-        haveFile ? frontend::readCalibrationSequences(calibrationFile, model.program.vocabSize)
-                 : frontend::randomCalibrationSequences(
-                       model.program.vocabSize, o.calibrationSequences,
-                       std::min(o.calibrationLength, model.program.maxPositions)));
+        frontend::calibrationSetOf(o.modelDir, model.program.vocabSize, model.program.maxPositions,
+                                   o.randomWeights, o.calibrationSequences, o.calibrationLength));
     const Mark t2 = now();
     const frontend::QuantizedModel quantized =
         frontend::quantizeModel(model.program, model.weights, precision, calibration);

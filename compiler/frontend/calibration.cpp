@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <random>
 
@@ -97,6 +98,18 @@ std::vector<std::vector<int64_t>> randomCalibrationSequences(int64_t vocabSize, 
     for (int64_t i = 0; i < length; ++i)
       s.push_back(token(rng));
   return sequences;
+}
+
+std::vector<std::vector<int64_t>> calibrationSetOf(const std::string &modelDir, int64_t vocabSize,
+                                                   int64_t maxPositions, bool randomWeights,
+                                                   int64_t count, int64_t length,
+                                                   std::string *source) {
+  const std::string file = modelDir + "/calibration.json";
+  const bool haveFile = !randomWeights && std::filesystem::exists(file);
+  if (source)
+    *source = haveFile ? file : std::string("seeded random tokens");
+  return haveFile ? readCalibrationSequences(file, vocabSize)
+                  : randomCalibrationSequences(vocabSize, count, std::min(length, maxPositions));
 }
 
 } // namespace st::frontend

@@ -50,4 +50,12 @@ std::vector<std::vector<int64_t>> readCalibrationSequences(const std::string &fi
 std::vector<std::vector<int64_t>> randomCalibrationSequences(int64_t vocabSize, int64_t count,
                                                              int64_t length, uint64_t seed = 1);
 
+/// The calibration set of a model directory: its calibration.json when there is one and the
+/// weights are the checkpoint's, else `count` sequences of min(length, maxPositions) seeded
+/// random tokens. `source` (if given) receives which, for messages.
+std::vector<std::vector<int64_t>> calibrationSetOf(const std::string &modelDir, int64_t vocabSize,
+                                                   int64_t maxPositions, bool randomWeights,
+                                                   int64_t count, int64_t length,
+                                                   std::string *source = nullptr);
+
 } // namespace st::frontend

@@ -79,8 +79,7 @@ GoldenExecutor::StepResult GoldenExecutor::step(int64_t token, int64_t pos) {
           std::vector<int32_t> &vCache = *states.at(op.inputs[4].tensor);
           const int64_t p = in(5).at(0);
           const int64_t kvWidth = static_cast<int64_t>(a->shape.kvSize());
-          const int64_t first =
-              a->slidingWindow > 0 ? std::max<int64_t>(0, p - a->slidingWindow + 1) : 0;
+          const int64_t first = firstCachedRow(*a, p);
           num::AttentionInputs ai;
           ai.q = in(0);
           ai.kNew = in(1);

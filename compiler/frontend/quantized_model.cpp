@@ -80,6 +80,14 @@ unsigned outputCodeBits(const ir::TensorGraph &graph, ir::OpId opId,
   return 16; // embedding, add: the residual stream
 }
 
+int64_t firstCachedRow(const QuantizedAttentionOp &a, int64_t step) {
+  return a.slidingWindow > 0 ? std::max<int64_t>(0, step - a.slidingWindow + 1) : 0;
+}
+
+int64_t cacheRowsAt(const QuantizedAttentionOp &a, int64_t step) {
+  return step - firstCachedRow(a, step);
+}
+
 const QuantizedOp &QuantizedModel::op(const std::string &stage, int64_t run,
                                       const std::string &name) const {
   auto it = ops.find(key(stage, run, name));

@@ -65,6 +65,14 @@ struct QuantizedAttentionOp {
   double kCacheScale = 1;    ///< the layer's s8 K-cache scale (= RoPE'd k)
   double vCacheScale = 1;    ///< the layer's s8 V-cache scale
 };
+/// The first KV-cache row attention `a` reads at decode step `step` (the new token's position):
+/// 0, or step - slidingWindow + 1 on a sliding-window layer (the window counts the new token).
+/// The golden executor, the top's KV read DMA and st_attention's cache_len_i all use this rule.
+int64_t firstCachedRow(const QuantizedAttentionOp &a, int64_t step);
+/// Cached rows attention reads at `step`: step - firstCachedRow(a, step), i.e. step, or
+/// min(step, slidingWindow - 1) on a sliding-window layer (st_attention's cache_len_i).
+int64_t cacheRowsAt(const QuantizedAttentionOp &a, int64_t step);
+
 struct QuantizedActivationOp {
   numerics::ActivationScales scales;
   ir::ActivationKind kind = ir::ActivationKind::Silu;

@@ -54,6 +54,10 @@ struct CompileOptions {
   /// FIFO depths forced by the user (stream name -> depth), e.g. below the LP's to test the
   /// watchdog.
   std::map<std::string, int64_t> forcedDepths;
+  /// Also find, per stream, the least depth the timing simulation accepts (a bisection with one
+  /// simulation per probe: seconds on a tiny graph, ~90 s on a full-size LLM block, whose
+  /// designs skip it).
+  bool searchMinDepths = true;
 };
 
 struct CompileState {

@@ -96,7 +96,7 @@ void sizeStreamFifos(CompileState &state) {
       simulateDataflowTiming(graph, std::vector<int64_t>(depths.size(), 8192));
   const int64_t budget = deep.deadlock ? 0 : deep.makespan + deep.makespan / 50;
   state.searchedMinDepths.assign(depths.size(), 0);
-  for (size_t e = 0; e < depths.size() && !deep.deadlock; ++e) {
+  for (size_t e = 0; e < depths.size() && !deep.deadlock && state.options.searchMinDepths; ++e) {
     int64_t hi = std::max<int64_t>(depths[e], 1), lo = std::min<int64_t>(2, hi);
     auto fits = [&](int64_t d) {
       std::vector<int64_t> trial = depths;

@@ -1,0 +1,245 @@
+// LLM design: plans and writes the directory of `streamtensor compile <model-dir>` (see
+// llm_design.h).
+#include "gen/llm_design.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "frontend/quantized_model.h"
+#include "gen/design_writer.h"
+#include "gen/llm_kernel_bindings.h"
+#include "llm/run_layout.h"
+#include "support/error.h"
+
+namespace st::gen {
+
+namespace {
+
+namespace fs = std::filesystem;
+using llm::AcceleratorRole;
+
+constexpr int64_t kIdRowBytes = 64;
+
+void writeText(const fs::path &path, const std::string &text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out)
+    throw Error(path.string(), "file", "a writable file");
+}
+
+const ir::DecodeStage &stageOf(const llm::AcceleratorGraph &g, ir::NodeId n) {
+  return g.program->stages.at(g.nodes.at(n).stage);
+}
+
+/// The attention op reading cache tensor `cache` of `stage`, and which cache it is.
+std::string cacheBufferOf(const ir::DecodeStage &stage, ir::TensorId cache) {
+  for (ir::OpId c : stage.graph.consumers(cache)) {
+    const ir::Op &op = stage.graph.op(c);
+    if (!std::holds_alternative<ir::AttentionAttrs>(op.llm))
+      continue;
+    for (size_t i = 3; i < op.inputs.size(); ++i)
+      if (op.inputs[i].tensor == cache)
+        return stage.name + "/" + op.name + (i == 3 ? ".k_cache" : ".v_cache");
+  }
+  throw Error("llm design",
+              "stage '" + stage.name + "' tensor '" + stage.graph.tensor(cache).name + "'",
+              "a KV cache read by an attention op");
+}
+
+/// The HBM buffer (docs/hbm-image.md names) that DMA or embedding node `n` addresses.
+std::string bufferOf(const llm::AcceleratorGraph &g, ir::NodeId n) {
+  const ir::DataflowGraph &df = g.dataflow;
+  const ir::DataflowNode &stageNode = llm::stageNodeOf(g, n);
+  switch (g.nodes.at(n).role) {
+  case AcceleratorRole::PromptRead:
+    return kPromptBuffer;
+  case AcceleratorRole::TokenWrite:
+    return "run/tokens";
+  case AcceleratorRole::WeightStream: {
+    const ir::NodeId kernel = df.stream(df.streamsFrom({n, 0}).at(0)).dst.node;
+    const ir::DataflowNode &k = llm::stageNodeOf(g, kernel);
+    return stageOf(g, n).name + "/" + k.name + (k.module == "st_linear" ? ".weights" : ".params");
+  }
+  case AcceleratorRole::KvCacheRead:
+  case AcceleratorRole::KvAppend:
+    return cacheBufferOf(stageOf(g, n), *stageNode.tensor);
+  case AcceleratorRole::Tap: {
+    const ir::DecodeStage &stage = stageOf(g, n);
+    const auto producer = stage.graph.producer(*stageNode.tensor);
+    if (!producer)
+      throw Error("llm design", "tap '" + stageNode.name + "'", "a tensor produced by an op");
+    return stage.name + "/" + stage.graph.op(*producer).name + ".tap";
+  }
+  default:
+    if (stageNode.module == "st_embedding_gather")
+      return stageOf(g, n).name + "/" + stageNode.name + ".table";
+    throw Error("llm design", "node '" + df.node(n).name + "'", "a DMA or an embedding gather");
+  }
+}
+
+const HbmBuffer &planBuffer(const HbmImagePlan &plan, const std::string &name) {
+  for (const HbmBuffer &b : plan.buffers)
+    if (b.name == name)
+      return b;
+  throw Error("llm design", "HBM buffer '" + name + "'", "a buffer of the image plan");
+}
+
+std::map<ir::NodeId, LlmKernelConfig> kernelConfigs(const llm::AcceleratorGraph &g,
+                                                    const frontend::QuantizedModel &q,
+                                                    const std::string &tableDir,
+                                                    const std::string &tablePrefix) {
+  std::map<ir::NodeId, LlmKernelConfig> configs;
+  for (const auto &[n, info] : g.nodes) {
+    if (info.role != AcceleratorRole::Kernel)
+      continue;
+    const ir::DataflowNode &node = llm::stageNodeOf(g, n);
+    const ir::DecodeStage &stage = stageOf(g, n);
+    LlmKernelConfig cfg;
+    for (int64_t run = 0; run < info.layers; ++run) {
+      cfg.sidebandsByRun.push_back(kernelSidebands(node, q, stage.name, run));
+      if (node.module == "st_attention")
+        cfg.windowByRun.push_back(
+            q.get<frontend::QuantizedAttentionOp>(stage.name, run, node.name).slidingWindow);
+    }
+    cfg.extraParams = kernelTableParams(node, q, stage, tableDir, tablePrefix);
+    cfg.portTies = kernelPortTies(node);
+    configs[n] = std::move(cfg);
+  }
+  return configs;
+}
+
+nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
+                          const frontend::QuantizedModel &q) {
+  const ir::DataflowGraph &df = d.graph.dataflow;
+  nlohmann::json j;
+  j["design"] = o.designName;
+  j["top"] = d.top.top.module;
+  j["architecture"] = d.graph.program->architecture;
+  j["precision"] = frontend::precisionName(q.precision);
+  j["layers"] = d.graph.layers;
+  j["lanes"] = d.graph.lanes;
+  j["max_context"] = o.accelerator.maxContext;
+  j["predicted_cycles_per_step"] = d.graph.predictedCyclesPerStep();
+  j["predicted_at_cache_length"] = o.accelerator.sizingCacheLength;
+  j["stage_cycles"] = d.graph.stageCycles;
+  j["hbm_bytes"] = d.plan.totalBytes();
+  for (ir::NodeId n : df.nodes()) {
+    const ir::DataflowNode &node = df.node(n);
+    j["nodes"].push_back({{"name", node.name},
+                          {"module", node.module},
+                          {"role", llm::toString(d.graph.nodes.at(n).role)}});
+  }
+  for (ir::StreamId s : df.streams()) {
+    const ir::Stream &st = df.stream(s);
+    j["streams"].push_back({{"name", st.name},
+                            {"from", df.node(st.src.node).name},
+                            {"to", df.node(st.dst.node).name},
+                            {"itensor", df.srcPort(st).type.toString()},
+                            {"token_bits", df.tokenBits(st)},
+                            {"fifo_depth", st.fifoDepth}});
+  }
+  for (size_t i = 0; i < d.top.dmas.size(); ++i) {
+    const TopInterface::DmaPort &p = d.top.top.dmas[i];
+    j["axi_masters"].push_back({{"port", "m_axi_" + p.name},
+                                {"role", llm::toString(d.top.dmas[i].role)},
+                                {"buffer", d.top.dmas[i].buffer},
+                                {"hbm_channel", p.hbmChannel},
+                                {"arg_offset", p.argOffset}});
+  }
+  return j;
+}
+
+std::string reportMarkdown(const nlohmann::json &j) {
+  std::ostringstream os;
+  os << "# " << j["design"].get<std::string>() << " (" << j["architecture"].get<std::string>()
+     << ", " << j["precision"].get<std::string>() << ")\n\n"
+     << "- " << j["layers"] << " layers through one block, " << j["lanes"]
+     << " codes per residual token, max context " << j["max_context"] << "\n"
+     << "- predicted cycles per decode step at cache length " << j["predicted_at_cache_length"]
+     << ": **" << j["predicted_cycles_per_step"]
+     << "** (prologue + layers x block + epilogue: " << j["stage_cycles"].dump() << ")\n"
+     << "- HBM image and run buffers: " << j["hbm_bytes"] << " bytes\n\n"
+     << "## AXI masters\n\n| port | role | buffer | HBM channel | register "
+        "|\n|---|---|---|---|---|\n";
+  for (const auto &m : j["axi_masters"])
+    os << "| " << m["port"].get<std::string>() << " | " << m["role"].get<std::string>() << " | "
+       << m["buffer"].get<std::string>() << " | " << m["hbm_channel"] << " | 0x" << std::hex
+       << m["arg_offset"].get<unsigned>() << std::dec << " |\n";
+  os << "\n## Streams\n\n| stream | from | to | itensor | FIFO depth |\n|---|---|---|---|---|\n";
+  for (const auto &s : j["streams"])
+    os << "| " << s["name"].get<std::string>() << " | " << s["from"].get<std::string>() << " | "
+       << s["to"].get<std::string>() << " | `" << s["itensor"].get<std::string>() << "` | "
+       << s["fifo_depth"] << " |\n";
+  return os.str();
+}
+
+} // namespace
+
+LlmDesign planLlmDesign(const frontend::LoadedModel &model, const frontend::QuantizedModel &q,
+                        const LlmDesignOptions &options, const std::string &tableDir,
+                        const std::string &tablePrefix) {
+  if (q.precision != options.accelerator.precision)
+    throw Error("llm design", "precision", "the quantized model's precision");
+  LlmDesign d;
+  d.graph = llm::buildAcceleratorGraph(model.program, options.accelerator);
+  std::map<std::string, int64_t> lanes;
+  for (size_t i = 0; i < d.graph.stages.size(); ++i)
+    lanes[model.program.stages[i].name] = d.graph.stages[i].lanes;
+  d.plan = planHbmImage(model.program, q, loadHbmDevice(options.devicePath),
+                        options.accelerator.maxContext, lanes);
+  llm::addRunRegions(d.plan, model.program, q, llm::defaultRunTaps(model.program));
+  HbmBuffer prompt;
+  prompt.name = kPromptBuffer;
+  prompt.kind = "run_prompt";
+  prompt.format = "u32 prompt id per 64-byte row";
+  prompt.layerBytes = options.accelerator.maxContext * kIdRowBytes;
+  prompt.layerStride = prompt.layerBytes;
+  prompt.rowBytes = kIdRowBytes;
+  addRunBuffer(d.plan, prompt);
+  const HbmImagePlan &plan = d.plan;
+  d.top = llmTopInterfaceOf(
+      d.graph, options.designName,
+      [&](const std::string &name) {
+        const HbmBuffer &b = planBuffer(plan, name);
+        return BufferPlacement{b.layerStride, static_cast<unsigned>(b.channels.at(0))};
+      },
+      [&](ir::NodeId n) { return bufferOf(d.graph, n); });
+  d.kernels = kernelConfigs(d.graph, q, tableDir, tablePrefix);
+  return d;
+}
+
+void writeLlmDesign(const frontend::LoadedModel &model, const frontend::QuantizedModel &q,
+                    const LlmDesignOptions &options, const std::string &dirName) {
+  const fs::path dir = dirName;
+  const fs::path finalDir = options.finalDir.empty() ? dir : fs::path(options.finalDir);
+  const LlmDesign d = planLlmDesign(model, q, options, (dir / "rtl" / "tables").string(),
+                                    fs::absolute(finalDir / "rtl" / "tables").string() + "/");
+  const std::string top = emitLlmTop(d.graph, d.top, d.kernels);
+  writeRtlSources((dir / "rtl").string(), d.graph.dataflow, d.top.top.module, top,
+                  options.sourceDir);
+  writeHbmImage(d.plan, model.program, q, (dir / "hbm").string());
+  const nlohmann::json report = reportJson(d, options, q);
+  writeText(dir / "report.json", report.dump(2) + "\n");
+  writeText(dir / "report.md", reportMarkdown(report));
+  nlohmann::json design;
+  design["format"] = "streamtensor-llm-design-1";
+  design["top"] = d.top.top.module;
+  design["model_dir"] = fs::absolute(options.modelDir).string();
+  design["precision"] = frontend::precisionName(q.precision);
+  design["max_context"] = options.accelerator.maxContext;
+  design["max_lanes"] = options.accelerator.maxLanes;
+  for (const TopInterface::KernelArg &a : d.top.top.args) {
+    nlohmann::json arg = {{"name", a.name}, {"offset", a.offset}, {"pointer", a.isPointer}};
+    if (a.dma >= 0) {
+      const HbmBuffer &b = planBuffer(d.plan, d.top.dmas[a.dma].buffer);
+      arg["buffer"] = b.name;
+      arg["address"] = b.address;
+    }
+    design["args"].push_back(arg);
+  }
+  writeText(dir / "design.json", design.dump(2) + "\n");
+}
+
+} // namespace st::gen

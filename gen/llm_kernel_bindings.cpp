@@ -1,0 +1,355 @@
+// Kernel bindings of the LLM accelerator: sidebands, table-file parameters and port ties of the
+// lowered kernels (see llm_kernel_bindings.h).
+#include "gen/llm_kernel_bindings.h"
+
+#include <filesystem>
+
+#include "numerics/table_export.h"
+#include "support/error.h"
+
+namespace st::gen {
+
+namespace {
+
+using frontend::QuantizedModel;
+
+uint64_t maskOf(unsigned bits) {
+  return bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+}
+
+SidebandValue constant(const std::string &port, unsigned bits, uint64_t value) {
+  if ((value & ~maskOf(bits)) != 0)
+    throw Error("kernel bindings", "sideband '" + port + "'",
+                "a value that fits " + std::to_string(bits) + " bits, got " +
+                    std::to_string(value));
+  return {port, bits, SidebandSource::Constant, value};
+}
+
+/// A FixedScale as the pair of ports <prefix>mantissa_i / <prefix>shift_i.
+void addScale(std::vector<SidebandValue> &out, const std::string &prefix,
+              numerics::FixedScale scale) {
+  out.push_back(constant(prefix + "mantissa_i", kMantissaPortBits, scale.mantissa));
+  out.push_back(constant(prefix + "shift_i", kShiftPortBits, scale.shift));
+}
+
+std::string where(const ir::DataflowNode &node) {
+  return "kernel '" + node.name + "' (" + node.module + ")";
+}
+
+int64_t requireParam(const ir::DataflowNode &node, const std::string &name) {
+  const std::optional<int64_t> v = node.param(name);
+  if (!v)
+    throw Error("kernel bindings", where(node), "parameter " + name);
+  return *v;
+}
+
+/// The descriptor of `node`'s op for (stage, run), of type T, or an error naming the node.
+template <typename T>
+const T &descriptorOf(const ir::DataflowNode &node, const QuantizedModel &q,
+                      const std::string &stage, int64_t run) {
+  const frontend::QuantizedOp &op = q.op(stage, run, node.name);
+  if (const T *d = std::get_if<T>(&op.descriptor))
+    return *d;
+  throw Error("kernel bindings", where(node),
+              "the descriptor of " + node.module + " for " +
+                  QuantizedModel::key(stage, run, node.name));
+}
+
+/// Runs of `op` in `stage` that the QuantizedModel holds (0, 1, ... without gaps).
+int64_t runsOf(const QuantizedModel &q, const std::string &stage, const std::string &op) {
+  int64_t runs = 0;
+  while (q.ops.count(QuantizedModel::key(stage, runs, op)))
+    ++runs;
+  return runs;
+}
+
+int64_t activationFunction(ir::ActivationKind kind) {
+  switch (kind) {
+  case ir::ActivationKind::GeluErf:
+    return 0;
+  case ir::ActivationKind::GeluTanh:
+    return 1;
+  case ir::ActivationKind::Silu:
+    return 2;
+  }
+  return 0;
+}
+
+/// st_gated_activation's Function for the golden kernel the GoldenExecutor runs (GeGLU in the
+/// tanh form, SwiGLU with SiLU).
+int64_t gatedFunction(ir::GatedKind kind) {
+  return kind == ir::GatedKind::SwiGLU ? 2 : 1;
+}
+
+const char *residualTableOf(int64_t function) {
+  switch (function) {
+  case 0:
+    return "gelu_erf_residual";
+  case 1:
+    return "gelu_tanh_residual";
+  default:
+    return "silu_residual";
+  }
+}
+
+/// Writes fixed table `name` into `dir` and returns the parameter naming it.
+ir::NodeParam fixedTableParam(const std::string &param, const std::string &name,
+                              const std::string &dir, const std::string &prefix) {
+  for (const numerics::NamedTable &t : numerics::fixedTables())
+    if (t.name == name) {
+      numerics::writeMemFile(*t.table, (std::filesystem::path(dir) / (name + ".mem")).string());
+      return {param, 0, prefix + name + ".mem"};
+    }
+  throw Error("kernel bindings", "table '" + name + "'", "one of numerics::fixedTables()");
+}
+
+} // namespace
+
+std::string toString(SidebandSource source) {
+  switch (source) {
+  case SidebandSource::Constant:
+    return "constant";
+  case SidebandSource::Position:
+    return "position";
+  case SidebandSource::CacheLength:
+    return "cache_length";
+  case SidebandSource::TableBase:
+    return "table_base";
+  }
+  return "?";
+}
+
+uint64_t sidebandValueAt(const SidebandValue &s, const SidebandRuntime &runtime) {
+  uint64_t v = s.value;
+  switch (s.source) {
+  case SidebandSource::Constant:
+    break;
+  case SidebandSource::Position:
+    v = static_cast<uint64_t>(runtime.position);
+    break;
+  case SidebandSource::CacheLength:
+    v = static_cast<uint64_t>(runtime.cacheLength);
+    break;
+  case SidebandSource::TableBase:
+    v = runtime.tableBase;
+    break;
+  }
+  if ((v & ~maskOf(s.bits)) != 0)
+    throw Error("kernel bindings", "sideband '" + s.port + "' (" + toString(s.source) + ")",
+                "a value that fits " + std::to_string(s.bits) + " bits, got " + std::to_string(v));
+  return v;
+}
+
+// ---- descriptor -> ports --------------------------------------------------------------------
+
+std::vector<SidebandValue> normSidebands(const numerics::QuantizedNorm &norm) {
+  if (norm.epsilonTerm < 0)
+    throw Error("kernel bindings", "norm epsilonTerm", "a non-negative value");
+  std::vector<SidebandValue> out = {
+      constant("epsilon_i", 48, static_cast<uint64_t>(norm.epsilonTerm))};
+  addScale(out, "mult_", norm.outputMultiplier);
+  return out;
+}
+
+unsigned ropeTableSelectBits(int64_t numTables) {
+  return numTables > 1 ? numerics::ceilLog2(static_cast<uint64_t>(numTables)) : 1;
+}
+
+std::vector<SidebandValue> ropeSidebands(numerics::FixedScale multiplier, uint64_t tableSelect,
+                                         unsigned tableSelectBits, unsigned posBits) {
+  std::vector<SidebandValue> out = {{"pos_i", posBits, SidebandSource::Position, 0},
+                                    constant("table_sel_i", tableSelectBits, tableSelect)};
+  addScale(out, "mult_", multiplier);
+  return out;
+}
+
+std::vector<SidebandValue> attentionSidebands(const numerics::AttentionScales &scales,
+                                              unsigned cacheLenBits) {
+  std::vector<SidebandValue> out = {{"cache_len_i", cacheLenBits, SidebandSource::CacheLength, 0}};
+  addScale(out, "score_", scales.scoreToLog2);
+  addScale(out, "out_", scales.output);
+  return out;
+}
+
+std::vector<SidebandValue> activationSidebands(const numerics::ActivationScales &scales) {
+  std::vector<SidebandValue> out;
+  addScale(out, "in_", scales.inputToFixed);
+  addScale(out, "out_", scales.fixedToOutput);
+  return out;
+}
+
+std::vector<SidebandValue> gatedSidebands(const numerics::GatedScales &scales) {
+  std::vector<SidebandValue> out;
+  addScale(out, "gate_", scales.gateToFixed);
+  addScale(out, "up_", scales.upToFixed);
+  addScale(out, "product_", scales.productToOutput);
+  return out;
+}
+
+std::vector<SidebandValue> residualAddSidebands(const numerics::ResidualAddScales &scales) {
+  std::vector<SidebandValue> out;
+  addScale(out, "a_", scales.a);
+  addScale(out, "b_", scales.b);
+  return out;
+}
+
+std::vector<SidebandValue> embeddingSidebands(numerics::FixedScale outputScale, unsigned addrBits) {
+  std::vector<SidebandValue> out = {{"table_base_i", addrBits, SidebandSource::TableBase, 0}};
+  addScale(out, "mult_", outputScale);
+  return out;
+}
+
+// ---- lowered node -> ports ------------------------------------------------------------------
+
+std::vector<numerics::RopeTable> ropeTables(const QuantizedModel &q, const std::string &stage,
+                                            const std::string &op) {
+  std::vector<numerics::RopeTable> tables;
+  const int64_t runs = runsOf(q, stage, op);
+  for (int64_t r = 0; r < runs; ++r) {
+    const auto *rope = std::get_if<frontend::QuantizedRopeOp>(&q.op(stage, r, op).descriptor);
+    if (!rope)
+      throw Error("kernel bindings", "op '" + op + "' of stage '" + stage + "'",
+                  "a RoPE descriptor for run " + std::to_string(r));
+    bool known = false;
+    for (const numerics::RopeTable &t : tables)
+      known = known ||
+              (t.headDim == rope->table.headDim && t.phaseIncrement == rope->table.phaseIncrement);
+    if (!known)
+      tables.push_back(rope->table);
+  }
+  return tables;
+}
+
+int64_t ropeTableIndex(const QuantizedModel &q, const std::string &stage, const std::string &op,
+                       int64_t run) {
+  const std::vector<numerics::RopeTable> tables = ropeTables(q, stage, op);
+  const numerics::RopeTable &mine = q.get<frontend::QuantizedRopeOp>(stage, run, op).table;
+  for (size_t i = 0; i < tables.size(); ++i)
+    if (tables[i].headDim == mine.headDim && tables[i].phaseIncrement == mine.phaseIncrement)
+      return static_cast<int64_t>(i);
+  throw Error("kernel bindings", "op '" + op + "' of stage '" + stage + "'",
+              "run " + std::to_string(run) + " among the op's runs");
+}
+
+std::vector<SidebandValue> kernelSidebands(const ir::DataflowNode &node, const QuantizedModel &q,
+                                           const std::string &stage, int64_t run) {
+  const std::string &m = node.module;
+  if (m == "st_norm") {
+    const auto &d = descriptorOf<frontend::QuantizedNormOp>(node, q, stage, run);
+    if (static_cast<int64_t>(d.norm.size) != requireParam(node, "N"))
+      throw Error("kernel bindings", where(node),
+                  "N = the norm's group size " + std::to_string(d.norm.size));
+    return normSidebands(d.norm);
+  }
+  if (m == "st_rope") {
+    const auto &d = descriptorOf<frontend::QuantizedRopeOp>(node, q, stage, run);
+    const int64_t numTables = requireParam(node, "NumTables");
+    const int64_t index = ropeTableIndex(q, stage, node.name, run);
+    if (index >= numTables)
+      throw Error("kernel bindings", where(node),
+                  "at most NumTables = " + std::to_string(numTables) + " RoPE variants, run " +
+                      std::to_string(run) + " uses variant " + std::to_string(index));
+    return ropeSidebands(d.multiplier, static_cast<uint64_t>(index), ropeTableSelectBits(numTables),
+                         static_cast<unsigned>(requireParam(node, "PosBits")));
+  }
+  if (m == "st_attention") {
+    const auto &d = descriptorOf<frontend::QuantizedAttentionOp>(node, q, stage, run);
+    if (static_cast<int64_t>(d.scales.outputBits) != requireParam(node, "OutBits"))
+      throw Error("kernel bindings", where(node),
+                  "OutBits = the descriptor's " + std::to_string(d.scales.outputBits));
+    const int64_t maxContext = requireParam(node, "MaxContext");
+    return attentionSidebands(d.scales, numerics::ceilLog2(static_cast<uint64_t>(maxContext)));
+  }
+  if (m == "st_activation") {
+    const auto &d = descriptorOf<frontend::QuantizedActivationOp>(node, q, stage, run);
+    if (activationFunction(d.kind) != requireParam(node, "Function"))
+      throw Error("kernel bindings", where(node),
+                  "Function " + std::to_string(activationFunction(d.kind)) + " for run " +
+                      std::to_string(run));
+    return activationSidebands(d.scales);
+  }
+  if (m == "st_gated_activation") {
+    const auto &d = descriptorOf<frontend::QuantizedGatedOp>(node, q, stage, run);
+    if (gatedFunction(d.kind) != requireParam(node, "Function"))
+      throw Error("kernel bindings", where(node),
+                  "Function " + std::to_string(gatedFunction(d.kind)) + " for run " +
+                      std::to_string(run));
+    return gatedSidebands(d.scales);
+  }
+  if (m == "st_residual_add")
+    return residualAddSidebands(descriptorOf<numerics::ResidualAddScales>(node, q, stage, run));
+  if (m == "st_embedding_gather") {
+    const auto &d = descriptorOf<frontend::QuantizedEmbeddingOp>(node, q, stage, run);
+    return embeddingSidebands(d.table.outputScale,
+                              static_cast<unsigned>(requireParam(node, "AddrWidth")));
+  }
+  if (m == "st_linear") {
+    descriptorOf<numerics::QuantizedLinear>(node, q, stage, run);
+    return {};
+  }
+  if (m == "st_argmax") {
+    descriptorOf<frontend::QuantizedArgmaxOp>(node, q, stage, run);
+    return {};
+  }
+  throw Error("kernel bindings", where(node), "an LLM kernel module (st_norm, st_rope, ...)");
+}
+
+std::vector<ir::NodeParam> kernelTableParams(const ir::DataflowNode &node, const QuantizedModel &q,
+                                             const ir::DecodeStage &stage,
+                                             const std::string &tableDir,
+                                             const std::string &pathPrefix) {
+  const std::string &m = node.module;
+  if (m == "st_linear" || m == "st_residual_add" || m == "st_embedding_gather" || m == "st_argmax")
+    return {};
+  std::filesystem::create_directories(tableDir);
+  if (m == "st_norm")
+    return {fixedTableParam("TableFile", "rsqrt", tableDir, pathPrefix)};
+  if (m == "st_attention")
+    return {fixedTableParam("ExpTableFile", "exp2_neg_frac", tableDir, pathPrefix),
+            fixedTableParam("ReciprocalTableFile", "reciprocal", tableDir, pathPrefix)};
+  if (m == "st_activation" || m == "st_gated_activation") {
+    // The table is a parameter: every run must use the kernel's Function.
+    const int64_t function = requireParam(node, "Function");
+    for (int64_t run = 0; run < stage.repeat; ++run) {
+      const int64_t wanted =
+          m == "st_activation"
+              ? activationFunction(
+                    descriptorOf<frontend::QuantizedActivationOp>(node, q, stage.name, run).kind)
+              : gatedFunction(
+                    descriptorOf<frontend::QuantizedGatedOp>(node, q, stage.name, run).kind);
+      if (wanted != function)
+        throw Error("kernel bindings", where(node),
+                    "the same function in every run (Function " + std::to_string(function) +
+                        "), run " + std::to_string(run) + " needs " + std::to_string(wanted));
+    }
+    return {fixedTableParam("TableFile", residualTableOf(function), tableDir, pathPrefix)};
+  }
+  if (m == "st_rope") {
+    std::vector<numerics::RopeTable> tables = ropeTables(q, stage.name, node.name);
+    const int64_t numTables = requireParam(node, "NumTables");
+    if (static_cast<int64_t>(tables.size()) > numTables)
+      throw Error("kernel bindings", where(node),
+                  "at most NumTables = " + std::to_string(numTables) + " RoPE variants over the " +
+                      "stage's runs, got " + std::to_string(tables.size()));
+    if (tables.empty() || static_cast<int64_t>(tables[0].headDim) != requireParam(node, "HeadDim"))
+      throw Error("kernel bindings", where(node), "RoPE tables of the kernel's HeadDim");
+    while (static_cast<int64_t>(tables.size()) < numTables)
+      tables.push_back(tables.back()); // never selected: table_sel_i < the variants used
+    const std::string file = stage.name + "_" + node.name + "_phase.mem";
+    numerics::writeRopePhaseFile(tables, (std::filesystem::path(tableDir) / file).string());
+    return {{"PhaseTableFile", 0, pathPrefix + file},
+            fixedTableParam("SineTableFile", "quarter_sine", tableDir, pathPrefix)};
+  }
+  throw Error("kernel bindings", where(node), "an LLM kernel module (st_norm, st_rope, ...)");
+}
+
+std::vector<std::string> kernelPortTies(const ir::DataflowNode &node) {
+  if (node.module != "st_argmax")
+    return {};
+  const int64_t maxLen = requireParam(node, "MaxLen");
+  const unsigned lenBits = numerics::ceilLog2(static_cast<uint64_t>(maxLen) + 1);
+  return {".cfg_valid_i(1'b1)", ".cfg_ready_o()",
+          ".cfg_data_i(" + std::to_string(lenBits) + "'d" + std::to_string(maxLen) + ")"};
+}
+
+} // namespace st::gen
