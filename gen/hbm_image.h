@@ -80,6 +80,14 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const frontend::Quan
 /// size below 1.
 HbmBuffer addRunBuffer(HbmImagePlan &plan, HbmBuffer buffer);
 
+/// Reads a manifest.json (docs/hbm-image.md) back into a plan: the device's channel count and
+/// size, max context, the used bytes per channel and every buffer's placement (name, kind,
+/// stage, op, channels, address, layers, layer bytes and stride, row bytes, linear parameters);
+/// not the contents nor the device's alignment (left at HbmDevice's default). So a later step
+/// (`sim`, the run check) finds the buffers where the compiler put them without planning again.
+/// Throws st::Error naming the file and the field.
+HbmImagePlan readHbmManifest(const std::string &manifestPath);
+
 /// Writes into `directory` (created): hbm_pc<NN>.bin per used channel (its used bytes; zero
 /// regions are left as sparse holes), rope_<op>.mem per RoPE op (writeRopePhaseFile), and
 /// manifest.json. Streams layer by layer, so memory stays one layer's bytes.

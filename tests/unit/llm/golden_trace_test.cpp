@@ -195,6 +195,49 @@ TEST_F(RunCheckTest, LayoutOfTheRunRegions) {
   EXPECT_EQ(byName["block/attention.k_cache"]["row_bytes"].get<int64_t>(), 64);
 }
 
+// `sim` finds the run regions from the written manifest, without planning again.
+TEST_F(RunCheckTest, LayoutFromTheWrittenManifestEqualsThePlans) {
+  const std::string dir = ::testing::TempDir() + "/run_layout_image";
+  std::filesystem::remove_all(dir);
+  gen::writeHbmImage(plan_, model_->model.program, model_->q, dir);
+  const gen::HbmImagePlan read = gen::readHbmManifest(dir + "/manifest.json");
+  EXPECT_EQ(read.maxContext, kContext);
+  EXPECT_EQ(read.channelBytes, plan_.channelBytes);
+  ASSERT_EQ(read.buffers.size(), plan_.buffers.size());
+  for (size_t i = 0; i < read.buffers.size(); ++i) {
+    const gen::HbmBuffer &a = read.buffers[i], &b = plan_.buffers[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.kind, b.kind);
+    EXPECT_EQ(a.address, b.address) << a.name;
+    EXPECT_EQ(a.layerStride, b.layerStride) << a.name;
+    EXPECT_EQ(a.layerBytes, b.layerBytes) << a.name;
+    EXPECT_EQ(a.rowBytes, b.rowBytes) << a.name;
+    EXPECT_EQ(a.channels, b.channels) << a.name;
+    EXPECT_EQ(a.linearParams.kLanes, b.linearParams.kLanes) << a.name;
+  }
+  const RunLayout fromManifest = runLayoutOf(read, model_->model.program, model_->q, taps_);
+  EXPECT_EQ(fromManifest.tokensAddress, layout_.tokensAddress);
+  ASSERT_EQ(fromManifest.kv.size(), layout_.kv.size());
+  ASSERT_EQ(fromManifest.taps.size(), layout_.taps.size());
+  for (size_t i = 0; i < layout_.kv.size(); ++i)
+    EXPECT_EQ(fromManifest.kv[i].address, layout_.kv[i].address);
+  for (size_t i = 0; i < layout_.taps.size(); ++i)
+    EXPECT_EQ(fromManifest.taps[i].address, layout_.taps[i].address);
+  EXPECT_FALSE(firstMismatch(trace_, fromManifest, memory_.reader()).has_value());
+  // A manifest with a field missing names it.
+  nlohmann::json bad;
+  std::ifstream(dir + "/manifest.json") >> bad;
+  bad["buffers"][2].erase("layer_stride");
+  std::ofstream(dir + "/bad.json") << bad.dump();
+  try {
+    gen::readHbmManifest(dir + "/bad.json");
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("buffers[2].layer_stride"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(gen::readHbmManifest(dir + "/none.json"), Error);
+}
+
 TEST_F(RunCheckTest, ExpectedRegionsWrittenAndReadBackHaveNoMismatch) {
   const std::string dir = ::testing::TempDir() + "/run_regions";
   std::filesystem::remove_all(dir);
