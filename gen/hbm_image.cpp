@@ -356,6 +356,108 @@ std::string hbmManifestJson(const HbmImagePlan &plan, const ir::DecodeProgram &p
   return j.dump(1);
 }
 
+HbmImagePlan readHbmManifest(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    throw Error(path, "file", "a readable HBM manifest (manifest.json)");
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const nlohmann::json::exception &e) {
+    throw Error(path, "file", std::string("valid JSON (") + e.what() + ")");
+  }
+  auto field = [&](const nlohmann::json &object, const std::string &key,
+                   const std::string &where) -> const nlohmann::json & {
+    if (!object.is_object() || !object.contains(key))
+      throw Error(path, where + key, "a value");
+    return object[key];
+  };
+  auto integer = [&](const nlohmann::json &object, const std::string &key,
+                     const std::string &where) {
+    const nlohmann::json &v = field(object, key, where);
+    if (!v.is_number_integer())
+      throw Error(path, where + key, "an integer, got " + v.dump());
+    return v.get<int64_t>();
+  };
+  auto text = [&](const nlohmann::json &object, const std::string &key, const std::string &where) {
+    const nlohmann::json &v = field(object, key, where);
+    if (!v.is_string())
+      throw Error(path, where + key, "a string, got " + v.dump());
+    return v.get<std::string>();
+  };
+  if (!j.is_object() || j.value("format", "") != "streamtensor-hbm-image-1")
+    throw Error(path, "format", "\"streamtensor-hbm-image-1\"");
+  HbmImagePlan plan;
+  plan.architecture = text(j, "architecture", "");
+  plan.precision = text(j, "precision", "");
+  plan.maxContext = integer(j, "max_context", "");
+  plan.device.pseudoChannels = integer(j, "pseudo_channels", "");
+  plan.device.pseudoChannelBytes = integer(j, "pseudo_channel_bytes", "");
+  if (plan.device.pseudoChannels < 1 || plan.device.pseudoChannelBytes < 1)
+    throw Error(path, "pseudo_channels", "a positive channel count and size");
+  plan.channelBytes.assign(static_cast<size_t>(plan.device.pseudoChannels), 0);
+  const nlohmann::json &files = field(j, "files", "");
+  if (!files.is_array())
+    throw Error(path, "files", "an array");
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string where = "files[" + std::to_string(i) + "].";
+    const int64_t c = integer(files[i], "channel", where);
+    if (c < 0 || c >= plan.device.pseudoChannels)
+      throw Error(path, where + "channel",
+                  "a channel in [0, " + std::to_string(plan.device.pseudoChannels) + ")");
+    plan.channelBytes[static_cast<size_t>(c)] = integer(files[i], "bytes", where);
+  }
+  const nlohmann::json &buffers = field(j, "buffers", "");
+  if (!buffers.is_array())
+    throw Error(path, "buffers", "an array");
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const nlohmann::json &e = buffers[i];
+    const std::string where = "buffers[" + std::to_string(i) + "].";
+    HbmBuffer b;
+    b.name = text(e, "name", where);
+    b.kind = text(e, "kind", where);
+    b.stage = text(e, "stage", where);
+    b.op = text(e, "op", where);
+    b.format = e.contains("format") && e["format"].is_string() ? e["format"].get<std::string>()
+                                                               : std::string();
+    b.address = integer(e, "address", where);
+    b.layers = integer(e, "layers", where);
+    b.layerBytes = integer(e, "layer_bytes", where);
+    b.layerStride = integer(e, "layer_stride", where);
+    if (e.contains("row_bytes"))
+      b.rowBytes = integer(e, "row_bytes", where);
+    const nlohmann::json &channels = field(e, "channels", where);
+    if (!channels.is_array() || channels.empty())
+      throw Error(path, where + "channels", "a non-empty array of channel numbers");
+    for (const nlohmann::json &c : channels) {
+      if (!c.is_number_integer())
+        throw Error(path, where + "channels", "channel numbers, got " + c.dump());
+      b.channels.push_back(c.get<int64_t>());
+    }
+    if (b.layers < 1 || b.layerBytes < 0 || b.layerStride < b.layerBytes || b.address < 0 ||
+        b.bytes() != integer(e, "bytes", where))
+      throw Error(path, where + "bytes",
+                  "layer_stride * (layers - 1) + layer_bytes with layers >= 1 and layer_stride "
+                  ">= layer_bytes");
+    if (e.contains("linear_params")) {
+      const nlohmann::json &p = e["linear_params"];
+      const std::string w = where + "linear_params.";
+      b.linearParams.k = integer(p, "K", w);
+      b.linearParams.nOut = integer(p, "NOut", w);
+      b.linearParams.rows = integer(p, "Rows", w);
+      b.linearParams.kLanes = integer(p, "KLanes", w);
+      b.linearParams.lanes = integer(p, "Lanes", w);
+      b.linearParams.weightBits = integer(p, "WBits", w);
+      b.linearParams.activationBits = integer(p, "ABits", w);
+      b.linearParams.groupSize = integer(p, "GroupSize", w);
+      b.linearParams.outputBits = integer(p, "OutBits", w);
+      b.linearParams.wordBits = integer(p, "WordBits", w);
+    }
+    plan.buffers.push_back(std::move(b));
+  }
+  return plan;
+}
+
 void writeHbmImage(const HbmImagePlan &plan, const ir::DecodeProgram &program,
                    const QuantizedModel &model, const std::string &directory) {
   namespace fs = std::filesystem;

@@ -31,7 +31,7 @@ HbmDevice loadHbmDevice(const std::string &constraintsPath);
 /// One buffer: `layers` equal slices of `layerBytes` at `layerStride` from `address` (a global
 /// HBM address: channel * pseudoChannelBytes + offset). It occupies `channels` (consecutive).
 struct HbmBuffer {
-  std::string name;   ///< "stage/op.kind", e.g. "block/q_proj.weights"
+  std::string name; ///< "stage/op.kind", e.g. "block/q_proj.weights"
   /// linear_weights, embedding_table, norm_params, k_cache, v_cache; run buffers the design
   /// writes during a run (addRunBuffer): run_tokens, run_tap
   std::string kind;
@@ -79,6 +79,14 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const frontend::Quan
 /// planner's st::Error when it finds no room, and one naming the buffer for a repeated name or a
 /// size below 1.
 HbmBuffer addRunBuffer(HbmImagePlan &plan, HbmBuffer buffer);
+
+/// Reads a manifest.json (docs/hbm-image.md) back into a plan: the device's channel count and
+/// size, max context, the used bytes per channel and every buffer's placement (name, kind,
+/// stage, op, channels, address, layers, layer bytes and stride, row bytes, linear parameters);
+/// not the contents nor the device's alignment (left at HbmDevice's default). So a later step
+/// (`sim`, the run check) finds the buffers where the compiler put them without planning again.
+/// Throws st::Error naming the file and the field.
+HbmImagePlan readHbmManifest(const std::string &manifestPath);
 
 /// Writes into `directory` (created): hbm_pc<NN>.bin per used channel (its used bytes; zero
 /// regions are left as sparse holes), rope_<op>.mem per RoPE op (writeRopePhaseFile), and

@@ -39,8 +39,8 @@ GoldenTrace runGoldenTrace(const ir::DecodeProgram &program, const frontend::Qua
   const int64_t steps = promptLength + newTokens - 1;
   if (steps > maxContext)
     throw Error(where, "steps",
-                "prompt + new tokens - 1 <= max context " + std::to_string(maxContext) +
-                    ", got " + std::to_string(promptLength) + " + " + std::to_string(newTokens) +
+                "prompt + new tokens - 1 <= max context " + std::to_string(maxContext) + ", got " +
+                    std::to_string(promptLength) + " + " + std::to_string(newTokens) +
                     " - 1 = " + std::to_string(steps));
 
   // The "stage/run/op" keys to keep: every tap's op and every KV append op, in every run.

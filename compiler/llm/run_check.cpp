@@ -122,8 +122,8 @@ std::string RunMismatch::toString() const {
   s << tensor << " step " << step;
   if (layer >= 0)
     s << " layer " << layer;
-  s << " element " << index << " (HBM 0x" << std::hex << address << std::dec << "): expected "
-    << expected << ", got " << actual;
+  s << (tensor == "tokens" ? " generated id " : " element ") << index << " (HBM 0x" << std::hex
+    << address << std::dec << "): expected " << expected << ", got " << actual;
   if (beyondRun)
     s << " (a KV row beyond the run's steps must stay zero)";
   return s.str();
@@ -279,6 +279,12 @@ std::vector<CheckedRegion> readRegions(const std::string &directory) {
     regions.push_back(std::move(c));
   }
   return regions;
+}
+
+std::optional<RunMismatch> checkRunDump(const GoldenTrace &trace, const RunLayout &layout,
+                                        const std::string &dumpDirectory) {
+  const RegionMemory memory(readRegions(dumpDirectory));
+  return firstMismatch(trace, layout, memory.reader());
 }
 
 RegionMemory::RegionMemory(const std::vector<CheckedRegion> &regions) {

@@ -66,6 +66,11 @@ void writeExpectedRegions(const RunLayout &layout, const GoldenTrace &trace,
 /// the file and field.
 std::vector<CheckedRegion> readRegions(const std::string &directory);
 
+/// The check of a testbench's dump: firstMismatch against the regions readRegions(directory)
+/// finds (a byte no dumped region covers reads as zero).
+std::optional<RunMismatch> checkRunDump(const GoldenTrace &trace, const RunLayout &layout,
+                                        const std::string &dumpDirectory);
+
 /// A sparse HBM holding some regions; every other byte reads as zero (the image's KV caches and
 /// run buffers start zero).
 class RegionMemory {

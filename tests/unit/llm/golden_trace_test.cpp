@@ -54,6 +54,11 @@ TEST_P(GoldenTraceTokensTest, GeneratedIdsAreTheGreedyDecode) {
     SCOPED_TRACE(frontend::precisionName(precision));
     const Quantized m = quantizedFixture(GetParam(), precision);
     const std::vector<TapSpec> taps = defaultRunTaps(m.model.program);
+    // The KV row a step appends: the attention's k input (after RoPE where there is one) and v.
+    const ir::DecodeStage &block = m.model.program.stages.at(1);
+    EXPECT_EQ(kvAppendOp(block, "attention", "k_cache"),
+              GetParam() == "gpt2_tiny" ? "k_proj" : "rope_k");
+    EXPECT_EQ(kvAppendOp(block, "attention", "v_cache"), "v_proj");
     for (const auto &c : ref["cases"]) {
       const auto prompt = c["prompt"].get<std::vector<int64_t>>();
       const auto hf = c["greedy_tokens"].get<std::vector<int64_t>>();
@@ -190,6 +195,49 @@ TEST_F(RunCheckTest, LayoutOfTheRunRegions) {
   EXPECT_EQ(byName["block/attention.k_cache"]["row_bytes"].get<int64_t>(), 64);
 }
 
+// `sim` finds the run regions from the written manifest, without planning again.
+TEST_F(RunCheckTest, LayoutFromTheWrittenManifestEqualsThePlans) {
+  const std::string dir = ::testing::TempDir() + "/run_layout_image";
+  std::filesystem::remove_all(dir);
+  gen::writeHbmImage(plan_, model_->model.program, model_->q, dir);
+  const gen::HbmImagePlan read = gen::readHbmManifest(dir + "/manifest.json");
+  EXPECT_EQ(read.maxContext, kContext);
+  EXPECT_EQ(read.channelBytes, plan_.channelBytes);
+  ASSERT_EQ(read.buffers.size(), plan_.buffers.size());
+  for (size_t i = 0; i < read.buffers.size(); ++i) {
+    const gen::HbmBuffer &a = read.buffers[i], &b = plan_.buffers[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.kind, b.kind);
+    EXPECT_EQ(a.address, b.address) << a.name;
+    EXPECT_EQ(a.layerStride, b.layerStride) << a.name;
+    EXPECT_EQ(a.layerBytes, b.layerBytes) << a.name;
+    EXPECT_EQ(a.rowBytes, b.rowBytes) << a.name;
+    EXPECT_EQ(a.channels, b.channels) << a.name;
+    EXPECT_EQ(a.linearParams.kLanes, b.linearParams.kLanes) << a.name;
+  }
+  const RunLayout fromManifest = runLayoutOf(read, model_->model.program, model_->q, taps_);
+  EXPECT_EQ(fromManifest.tokensAddress, layout_.tokensAddress);
+  ASSERT_EQ(fromManifest.kv.size(), layout_.kv.size());
+  ASSERT_EQ(fromManifest.taps.size(), layout_.taps.size());
+  for (size_t i = 0; i < layout_.kv.size(); ++i)
+    EXPECT_EQ(fromManifest.kv[i].address, layout_.kv[i].address);
+  for (size_t i = 0; i < layout_.taps.size(); ++i)
+    EXPECT_EQ(fromManifest.taps[i].address, layout_.taps[i].address);
+  EXPECT_FALSE(firstMismatch(trace_, fromManifest, memory_.reader()).has_value());
+  // A manifest with a field missing names it.
+  nlohmann::json bad;
+  std::ifstream(dir + "/manifest.json") >> bad;
+  bad["buffers"][2].erase("layer_stride");
+  std::ofstream(dir + "/bad.json") << bad.dump();
+  try {
+    gen::readHbmManifest(dir + "/bad.json");
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("buffers[2].layer_stride"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(gen::readHbmManifest(dir + "/none.json"), Error);
+}
+
 TEST_F(RunCheckTest, ExpectedRegionsWrittenAndReadBackHaveNoMismatch) {
   const std::string dir = ::testing::TempDir() + "/run_regions";
   std::filesystem::remove_all(dir);
@@ -200,6 +248,19 @@ TEST_F(RunCheckTest, ExpectedRegionsWrittenAndReadBackHaveNoMismatch) {
   const RegionMemory fromFiles(regions);
   EXPECT_FALSE(firstMismatch(trace_, layout_, fromFiles.reader()).has_value());
   EXPECT_FALSE(check().has_value());
+  EXPECT_FALSE(checkRunDump(trace_, layout_, dir).has_value());
+  // A dump with one changed byte (the design's memory over the same list of regions).
+  std::vector<CheckedRegion> dumped = regions;
+  dumped.back().bytes[200] ^= 0x10; // the logits tap: step 1 (192-byte rows), element 4
+  const std::string dumpDir = ::testing::TempDir() + "/run_dump";
+  std::filesystem::remove_all(dumpDir);
+  writeRegions(dumped, dumpDir);
+  const auto fromDump = checkRunDump(trace_, layout_, dumpDir);
+  ASSERT_TRUE(fromDump.has_value());
+  EXPECT_EQ(fromDump->tensor, "epilogue/logits");
+  EXPECT_EQ(fromDump->step, 1);
+  EXPECT_EQ(fromDump->index, 4);
+  EXPECT_THROW(checkRunDump(trace_, layout_, dumpDir + "/missing"), Error);
   // The tokens region holds the generated ids, u32 little endian, one per 64-byte row.
   const std::vector<uint8_t> tokens = fromFiles.read(layout_.tokensAddress, 4 * kTokenRowBytes);
   for (size_t k = 0; k < 4; ++k) {
@@ -291,6 +352,7 @@ TEST_F(RunCheckTest, WrongTokenIsReported) {
   EXPECT_EQ(m->step, 4);
   EXPECT_EQ(m->expected, trace_.generated[2]);
   EXPECT_EQ(m->actual, trace_.generated[2] ^ 0x100);
+  EXPECT_EQ(m->toString().rfind("tokens step 4 generated id 2 (HBM 0x", 0), 0u) << m->toString();
 }
 
 TEST_F(RunCheckTest, NonzeroKvRowBeyondTheRunIsReported) {
@@ -354,6 +416,39 @@ TEST_F(RunCheckTest, TheEarlierOfTwoMismatchesInProgramOrderIsReported) {
   EXPECT_EQ(m->tensor, "tokens");
   EXPECT_EQ(m->step, 2);
   EXPECT_EQ(m->index, 0);
+}
+
+TEST_F(RunCheckTest, RunBufferWithoutRoomOrWithATakenNameIsOneError) {
+  gen::HbmImagePlan full = gen::planHbmImage(model_->model.program, model_->q, gen::HbmDevice{}, 8);
+  const size_t buffers = full.buffers.size();
+  gen::HbmBuffer b;
+  b.name = "block/attention.k_cache";
+  b.kind = "run_tap";
+  b.layerBytes = 64;
+  EXPECT_THROW(gen::addRunBuffer(full, b), Error); // the name is the image's K cache
+  b.name = "run/extra";
+  b.layerBytes = 0;
+  EXPECT_THROW(gen::addRunBuffer(full, b), Error);
+  for (int64_t &used : full.channelBytes)
+    used = full.device.pseudoChannelBytes - 1024;
+  b.layerBytes = 2048;
+  try {
+    gen::addRunBuffer(full, b);
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("hbm image: buffer 'run/extra' (2048 bytes)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(full.buffers.size(), buffers);
+  // One channel with one 4 KiB block left: the buffer goes there.
+  const int64_t channel = 5, bytes = full.device.pseudoChannelBytes;
+  full.channelBytes[channel] = bytes - 4096;
+  const gen::HbmBuffer placed = gen::addRunBuffer(full, b);
+  EXPECT_EQ(placed.address, channel * bytes + bytes - 4096);
+  EXPECT_EQ(placed.channels, std::vector<int64_t>{channel});
+  EXPECT_EQ(full.channelBytes[channel], bytes);
+  EXPECT_EQ(full.buffers.size(), buffers + 1);
 }
 
 TEST_F(RunCheckTest, BadRequestsAreOneError) {
