@@ -13,7 +13,7 @@
 #include "frontend/calibration.h"
 #include "frontend/decode_builder.h"
 #include "frontend/quantized_model.h"
-#include "gen/llm_design.h"
+#include "gen/hbm_image.h"
 #include "llm/golden_trace.h"
 #include "llm/run_check.h"
 #include "llm/run_layout.h"
@@ -63,8 +63,9 @@ struct GoldenCheck {
   double predictedCyclesPerStep = 0;
 };
 
-GoldenCheck checkAgainstGolden(const nlohmann::json &design, const nlohmann::json &manifest,
-                               const LlmSimOptions &o, const fs::path &dumpDir) {
+GoldenCheck checkAgainstGolden(const fs::path &dir, const nlohmann::json &design,
+                               const nlohmann::json &manifest, const LlmSimOptions &o,
+                               const fs::path &dumpDir) {
   const std::string modelDir = design.at("model_dir").get<std::string>();
   const frontend::LoadedModel model = frontend::loadModel(modelDir);
   const numerics::Precision precision =
@@ -75,22 +76,14 @@ GoldenCheck checkAgainstGolden(const nlohmann::json &design, const nlohmann::jso
                                  false, kRandomCalibrationSequences, kRandomCalibrationLength));
   const frontend::QuantizedModel q =
       frontend::quantizeModel(model.program, model.weights, precision, calibration);
-  gen::LlmDesignOptions w;
-  w.designName = design.at("top").get<std::string>();
-  w.sourceDir = ST_SOURCE_DIR;
-  w.devicePath = std::string(ST_SOURCE_DIR) + "/constraints/u55c.yaml";
-  w.accelerator.precision = precision;
-  w.accelerator.maxContext = design.at("max_context").get<int64_t>();
-  w.accelerator.maxLanes = design.at("max_lanes").get<int64_t>();
-  const fs::path tables = dumpDir / "plan_tables";
-  const gen::LlmDesign plan = gen::planLlmDesign(model, q, w, tables.string(), "");
-  fs::remove_all(tables);
+  const gen::HbmImagePlan plan = gen::readHbmManifest((dir / "hbm" / "manifest.json").string());
   const std::vector<llm::TapSpec> taps = llm::defaultRunTaps(model.program);
-  const llm::RunLayout layout = llm::runLayoutOf(plan.plan, model.program, q, taps);
+  const llm::RunLayout layout = llm::runLayoutOf(plan, model.program, q, taps);
   GoldenCheck c;
-  c.predictedCyclesPerStep = static_cast<double>(plan.graph.predictedCyclesPerStep());
+  c.predictedCyclesPerStep =
+      readJson(dir / "report.json").at("predicted_cycles_per_step").get<double>();
   const llm::GoldenTrace trace =
-      llm::runGoldenTrace(model.program, q, o.prompt, o.newTokens, w.accelerator.maxContext, taps);
+      llm::runGoldenTrace(model.program, q, o.prompt, o.newTokens, plan.maxContext, taps);
   c.golden = trace.generated;
   llm::RegionMemory memory;
   for (const auto &r : manifest.at("dump")) {
@@ -171,7 +164,7 @@ int runLlmSim(const LlmSimOptions &o) {
     result["deadlock"] = deadlock;
     if (run.contains("error"))
       result["error"] = run["error"];
-    const GoldenCheck check = checkAgainstGolden(design, manifest, o, dump);
+    const GoldenCheck check = checkAgainstGolden(dir, design, manifest, o, dump);
     result["tokens"] = check.tokens;
     result["golden_tokens"] = check.golden;
     const bool exact = !deadlock && !run.contains("error") && !check.mismatch;
