@@ -134,6 +134,23 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
                           {"module", node.module},
                           {"role", llm::toString(d.graph.nodes.at(n).role)}});
   }
+  // On-chip memory of the intermediate tensors (streams between kernels, not to or from HBM):
+  // the FIFOs as sized, against an unfused design that buffers each such tensor whole between
+  // its producer and its consumer (one step, one layer).
+  int64_t fifoBits = 0, unfusedBits = 0;
+  auto isDmaNode = [&](ir::NodeId n) {
+    const ir::NodeKind k = df.node(n).kind;
+    return k == ir::NodeKind::ReadDma || k == ir::NodeKind::WriteDma;
+  };
+  for (ir::StreamId s : df.streams()) {
+    const ir::Stream &st = df.stream(s);
+    if (isDmaNode(st.src.node) || isDmaNode(st.dst.node))
+      continue;
+    fifoBits += std::max<int64_t>(st.fifoDepth, 2) * df.tokenBits(st);
+    unfusedBits += df.srcPort(st).type.numTokens() * df.tokenBits(st);
+  }
+  j["fifo_bits"] = fifoBits;
+  j["unfused_stream_bits"] = unfusedBits;
   for (ir::StreamId s : df.streams()) {
     const ir::Stream &st = df.stream(s);
     j["streams"].push_back({{"name", st.name},
@@ -163,7 +180,10 @@ std::string reportMarkdown(const nlohmann::json &j) {
      << "- predicted cycles per decode step at cache length " << j["predicted_at_cache_length"]
      << ": **" << j["predicted_cycles_per_step"]
      << "** (prologue + layers x block + epilogue: " << j["stage_cycles"].dump() << ")\n"
-     << "- HBM image and run buffers: " << j["hbm_bytes"] << " bytes\n\n"
+     << "- HBM image and run buffers: " << j["hbm_bytes"] << " bytes\n"
+     << "- on-chip stream memory: " << j["fifo_bits"] << " FIFO bits between kernels, against "
+     << j["unfused_stream_bits"]
+     << " bits for an unfused design buffering every intermediate tensor whole\n\n"
      << "## AXI masters\n\n| port | role | buffer | HBM channel | register "
         "|\n|---|---|---|---|---|\n";
   for (const auto &m : j["axi_masters"])
