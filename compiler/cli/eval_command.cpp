@@ -84,7 +84,7 @@ frontend::GreedyResult runGolden(const frontend::LoadedModel &model, const EvalO
             << frontend::precisionName(precision) << " in " << seconds << " s\n";
   frontend::GoldenExecutor executor(model.program, quantized,
                                     static_cast<int64_t>(prompt.size()) + o.steps);
-  frontend::GoldenGreedyResult g = frontend::greedyDecode(executor, prompt, o.steps);
+  frontend::GreedyResult g = frontend::greedyDecode(executor, prompt, o.steps);
   return {g.tokens, g.logits};
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "frontend/weight_store.h"
+#include "frontend/greedy_decode.h"
 #include "ir/decode_program.h"
 
 namespace st::frontend {
@@ -44,14 +45,5 @@ private:
   std::map<std::string, std::vector<float>> state_; ///< "stage/run/name" -> [P x width]
   Observer observer_;
 };
-
-/// Greedy decoding: feeds `prompt`, then `steps` generated tokens; returns the generated tokens
-/// and, per generated token, the logits it was chosen from.
-struct GreedyResult {
-  std::vector<int64_t> tokens;
-  std::vector<std::vector<float>> logits;
-};
-GreedyResult greedyDecode(FloatExecutor &executor, const std::vector<int64_t> &prompt,
-                          int64_t steps);
 
 } // namespace st::frontend

@@ -122,22 +122,4 @@ GoldenExecutor::StepResult GoldenExecutor::step(int64_t token, int64_t pos) {
   return result;
 }
 
-GoldenGreedyResult greedyDecode(GoldenExecutor &executor, const std::vector<int64_t> &prompt,
-                                int64_t steps) {
-  if (prompt.empty())
-    throw Error("greedy decode", "prompt", "at least one token");
-  GoldenGreedyResult result;
-  GoldenExecutor::StepResult last;
-  int64_t pos = 0;
-  for (int64_t token : prompt)
-    last = executor.step(token, pos++);
-  for (int64_t s = 0; s < steps; ++s) {
-    result.tokens.push_back(last.nextToken);
-    result.logits.push_back(last.logits);
-    if (s + 1 < steps)
-      last = executor.step(last.nextToken, pos++);
-  }
-  return result;
-}
-
 } // namespace st::frontend

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "frontend/quantized_model.h"
+#include "frontend/greedy_decode.h"
 #include "ir/decode_program.h"
 
 namespace st::frontend {
@@ -41,13 +42,5 @@ private:
   bool recordTaps_ = false;
   std::map<std::string, std::vector<int32_t>> state_; ///< "stage/run/name" -> [rows x width]
 };
-
-/// Greedy decoding with the golden model: as frontend::greedyDecode (the dequantized logits).
-struct GoldenGreedyResult {
-  std::vector<int64_t> tokens;
-  std::vector<std::vector<float>> logits;
-};
-GoldenGreedyResult greedyDecode(GoldenExecutor &executor, const std::vector<int64_t> &prompt,
-                                int64_t steps);
 
 } // namespace st::frontend

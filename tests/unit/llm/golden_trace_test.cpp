@@ -65,7 +65,7 @@ TEST_P(GoldenTraceTokensTest, GeneratedIdsAreTheGreedyDecode) {
       const int64_t n = static_cast<int64_t>(hf.size());
       const GoldenTrace trace = runGoldenTrace(m.model.program, m.q, prompt, n, 64, taps);
       frontend::GoldenExecutor golden(m.model.program, m.q);
-      const frontend::GoldenGreedyResult greedy = frontend::greedyDecode(golden, prompt, n);
+      const frontend::GreedyResult greedy = frontend::greedyDecode(golden, prompt, n);
       EXPECT_EQ(trace.generated, greedy.tokens);
       EXPECT_EQ(trace.numSteps(), static_cast<int64_t>(prompt.size()) + n - 1);
       if (precision == numerics::Precision::W8A16)
