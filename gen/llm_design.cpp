@@ -11,6 +11,7 @@
 
 #include "frontend/quantized_model.h"
 #include "gen/design_writer.h"
+#include "gen/hbm_layout.h"
 #include "gen/llm_kernel_bindings.h"
 #include "llm/run_layout.h"
 #include "llm/step_prediction.h"
@@ -271,8 +272,11 @@ nlohmann::json llmRunManifest(const LlmDesign &d, const LlmDesignOptions &o,
       arg["address"] = planBuffer(d.plan, port.buffer).address;
       if (port.role == AcceleratorRole::TokenWrite)
         j["token_port"] = pin;
-      if (port.role == AcceleratorRole::Tap && d.graph.nodes.at(port.node).layers == 1)
+      if (port.role == AcceleratorRole::Tap && d.graph.nodes.at(port.node).layers == 1) {
         j["step_port"] = pin;
+        j["step_words"] = hbmLayoutOf(d.graph.dataflow.node(port.node).inputs[0].type)
+                              .wordsStreamed();
+      }
       ++pin;
     }
     j["args"].push_back(arg);
