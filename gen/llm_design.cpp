@@ -11,8 +11,10 @@
 
 #include "frontend/quantized_model.h"
 #include "gen/design_writer.h"
+#include "gen/hbm_layout.h"
 #include "gen/llm_kernel_bindings.h"
 #include "llm/run_layout.h"
+#include "llm/step_prediction.h"
 #include "passes/compile_state.h"
 #include "support/error.h"
 
@@ -113,6 +115,39 @@ std::map<ir::NodeId, LlmKernelConfig> kernelConfigs(const llm::AcceleratorGraph 
   return configs;
 }
 
+/// Per layer, the sliding window of the block's attention (0: none).
+std::vector<int64_t> layerWindowsOf(const llm::AcceleratorGraph &g,
+                                    const frontend::QuantizedModel &q) {
+  std::vector<int64_t> windows(g.layers, 0);
+  for (const auto &[n, info] : g.nodes) {
+    const ir::DataflowNode &node = llm::stageNodeOf(g, n);
+    if (info.role != AcceleratorRole::Kernel || info.stage != 1 || node.module != "st_attention")
+      continue;
+    for (int64_t run = 0; run < info.layers; ++run)
+      windows[run] = std::max(
+          windows[run],
+          q.get<frontend::QuantizedAttentionOp>(stageOf(g, n).name, run, node.name).slidingWindow);
+  }
+  return windows;
+}
+
+/// report.json's step_prediction (llm/step_prediction.h): the cycles of every step the design
+/// can run (0 .. max context - 1) under the default testbench memory; a run of P prompt and N
+/// generated tokens takes steps 0 .. P + N - 2.
+nlohmann::json stepPredictionJson(const LlmDesign &d, const LlmDesignOptions &o,
+                                  const frontend::QuantizedModel &q) {
+  const llm::HbmTiming hbm;
+  const std::vector<int64_t> windows = layerWindowsOf(d.graph, q);
+  nlohmann::json j;
+  j["hbm_read_latency"] = hbm.readLatency;
+  j["hbm_read_latency_jitter"] = hbm.readLatencyJitter;
+  j["hbm_ready_probability"] = hbm.readyProbability;
+  j["layer_windows"] = windows;
+  j["step_cycles"] =
+      llm::predictStepCycles(d.graph, o.accelerator, windows, o.accelerator.maxContext, hbm);
+  return j;
+}
+
 nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
                           const frontend::QuantizedModel &q) {
   const ir::DataflowGraph &df = d.graph.dataflow;
@@ -127,6 +162,7 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
   j["predicted_cycles_per_step"] = d.graph.predictedCyclesPerStep();
   j["predicted_at_cache_length"] = o.accelerator.sizingCacheLength;
   j["stage_cycles"] = d.graph.stageCycles;
+  j["step_prediction"] = stepPredictionJson(d, o, q);
   j["hbm_bytes"] = d.plan.totalBytes();
   for (ir::NodeId n : df.nodes()) {
     const ir::DataflowNode &node = df.node(n);
@@ -256,8 +292,11 @@ nlohmann::json llmRunManifest(const LlmDesign &d, const LlmDesignOptions &o,
       arg["address"] = planBuffer(d.plan, port.buffer).address;
       if (port.role == AcceleratorRole::TokenWrite)
         j["token_port"] = pin;
-      if (port.role == AcceleratorRole::Tap && d.graph.nodes.at(port.node).layers == 1)
+      if (port.role == AcceleratorRole::Tap && d.graph.nodes.at(port.node).layers == 1) {
         j["step_port"] = pin;
+        j["step_words"] = hbmLayoutOf(d.graph.dataflow.node(port.node).inputs[0].type)
+                              .wordsStreamed();
+      }
       ++pin;
     }
     j["args"].push_back(arg);

@@ -20,6 +20,7 @@ LlmRunManifest loadLlmRunManifest(const std::string &path) {
     m.maxContext = j.at("max_context").get<int64_t>();
     m.promptAddress = j.at("prompt_address").get<uint64_t>();
     m.stepPort = j.at("step_port").get<int>();
+    m.stepWords = j.value("step_words", int64_t{0});
     m.tokenPort = j.at("token_port").get<int>();
     for (const auto &f : j.at("files"))
       m.files.push_back(

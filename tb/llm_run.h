@@ -54,6 +54,7 @@ struct LlmRunManifest {
   };
   std::vector<Region> dump; ///< regions written to <output-dir>/<name>.bin after the run
   int stepPort = -1;        ///< the AXI master (pin index) writing one logits row per step
+  int64_t stepWords = 0;    ///< bus words of that row (0: count WLAST beats)
   int tokenPort = -1;       ///< the AXI master writing the generated ids
 };
 
@@ -76,20 +77,29 @@ struct LlmRunOptions {
 /// parseTestOptions. Exits 2 with a message on a malformed value.
 std::vector<char *> parseLlmRunOptions(int argc, char **argv, LlmRunOptions &options);
 
-/// Records the cycle of every write beat with WLAST on one AXI master (a step's logits row or a
-/// generated token ends there).
+/// Records the cycle of every write beat with WLAST on one AXI master (a generated token ends
+/// there), or with `beatsPerEvent` > 0 of every beatsPerEvent-th write beat (a step's logits
+/// row ends there even when the DMA splits the row into two bursts at a 4 KB boundary).
 class WriteBeatClock : public Component {
 public:
-  explicit WriteBeatClock(const AxiPins &pins) : pins_(pins) {}
+  explicit WriteBeatClock(const AxiPins &pins, int64_t beatsPerEvent = 0)
+      : pins_(pins), beatsPerEvent_(beatsPerEvent) {}
   void sample(uint64_t cycle) override {
-    if (pins_.wvalid.readBool() && pins_.wready.readBool() && pins_.wlast.readBool())
+    if (!pins_.wvalid.readBool() || !pins_.wready.readBool())
+      return;
+    if (beatsPerEvent_ > 0 ? ++beats_ % beatsPerEvent_ == 0 : pins_.wlast.readBool())
       cycles_.push_back(cycle);
   }
-  void reset() override { cycles_.clear(); }
+  void reset() override {
+    cycles_.clear();
+    beats_ = 0;
+  }
   const std::vector<uint64_t> &cycles() const { return cycles_; }
 
 private:
   AxiPins pins_;
+  int64_t beatsPerEvent_ = 0;
+  int64_t beats_ = 0;
   std::vector<uint64_t> cycles_;
 };
 
@@ -145,7 +155,8 @@ int runLlm(int argc, char **argv, const std::function<AxiLitePins(Model &)> &con
     h.add(host);
     std::unique_ptr<WriteBeatClock> stepClock, tokenClock;
     if (manifest.stepPort >= 0) {
-      stepClock = std::make_unique<WriteBeatClock>(pins.at(manifest.stepPort));
+      stepClock =
+          std::make_unique<WriteBeatClock>(pins.at(manifest.stepPort), manifest.stepWords);
       h.add(*stepClock);
     }
     if (manifest.tokenPort >= 0) {

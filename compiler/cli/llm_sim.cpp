@@ -17,6 +17,7 @@
 #include "llm/golden_trace.h"
 #include "llm/run_check.h"
 #include "llm/run_layout.h"
+#include "llm/step_prediction.h"
 #include "support/error.h"
 
 #ifndef ST_SOURCE_DIR
@@ -103,6 +104,37 @@ GoldenCheck checkAgainstGolden(const fs::path &dir, const nlohmann::json &design
   return c;
 }
 
+/// The step prediction of report.json (llm/step_prediction.h) for this run, into `result`:
+/// predicted_step_cycles and predicted prompt / generated cycles per token (a design compiled
+/// before the step prediction keeps only predicted_cycles_per_step). Returns the text sim prints.
+std::string addStepPrediction(const fs::path &dir, const LlmSimOptions &o,
+                              nlohmann::json &result) {
+  const nlohmann::json report = readJson(dir / "report.json");
+  if (!report.contains("step_prediction"))
+    return "";
+  const nlohmann::json &table = report.at("step_prediction");
+  const llm::RunPrediction p =
+      llm::predictRun(table.at("step_cycles").get<std::vector<int64_t>>(),
+                      static_cast<int64_t>(o.prompt.size()), o.newTokens);
+  result["predicted_step_cycles"] = p.stepCycles;
+  result["predicted_prompt_cycles_per_token"] = p.promptCyclesPerToken;
+  result["predicted_cycles_per_token"] = p.generatedCyclesPerToken;
+  std::ostringstream os;
+  os << "  predicted (HBM latency " << table.value("hbm_read_latency", 0.0) << " + jitter "
+     << table.value("hbm_read_latency_jitter", 0.0) << ", ready "
+     << table.value("hbm_ready_probability", 0.0) << "): prompt " << p.promptCyclesPerToken
+     << ", generated " << p.generatedCyclesPerToken;
+  if (o.latency != table.value("hbm_read_latency", 0.0) ||
+      o.jitter != table.value("hbm_read_latency_jitter", 0.0) ||
+      o.readyProbability != table.value("hbm_ready_probability", 0.0))
+    os << " (this run's HBM timing differs)";
+  if (result.contains("generated_cycles_per_token") && p.generatedCyclesPerToken > 0)
+    os << "; measured / predicted " << result["generated_cycles_per_token"].get<double>() /
+                                           p.generatedCyclesPerToken;
+  os << "\n";
+  return os.str();
+}
+
 } // namespace
 
 bool isLlmDesign(const std::string &designDir) {
@@ -185,6 +217,7 @@ int runLlmSim(const LlmSimOptions &o) {
           static_cast<double>(ends[steps - 1]) / static_cast<double>(steps);
     }
     result["predicted_cycles_per_token"] = check.predictedCyclesPerStep;
+    const std::string predicted = addStepPrediction(dir, o, result);
     const uint64_t cycles = run.value("cycles", uint64_t{0});
     const uint64_t bytes =
         run.value("hbm_bytes_read", uint64_t{0}) + run.value("hbm_bytes_written", uint64_t{0});
@@ -209,7 +242,8 @@ int runLlmSim(const LlmSimOptions &o) {
       if (result.contains("cycles_per_token"))
         std::cout << "  cycles per token: prompt " << result["prompt_cycles_per_token"]
                   << ", generated " << result.value("generated_cycles_per_token", 0.0)
-                  << ", predicted " << check.predictedCyclesPerStep << "\n";
+                  << ", predicted " << result["predicted_cycles_per_token"] << "\n";
+      std::cout << predicted;
       std::cout << "  HBM: " << bytes << " bytes in " << cycles << " cycles ("
                 << result["hbm_gbytes_per_s"] << " GB/s at " << mhz << " MHz)\n";
       if (check.mismatch)

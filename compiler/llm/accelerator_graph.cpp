@@ -33,15 +33,15 @@ ir::NodeId onlyNodeWith(const ir::DataflowGraph &df, const char *attribute,
               std::string("a ") + attribute + " DMA for '" + tensorName + "'");
 }
 
-/// Lowers stage `index`, adds the block's output tap (or drops the logits when taps are off),
-/// inserts forks and sizes the FIFOs without the timing-model bisection.
-LoweredStage lowerAndSize(const ir::DecodeStage &stage, int index,
-                          const AcceleratorOptions &options, int64_t &predictedCycles) {
+} // namespace
+
+LoweredStage lowerAcceleratorStage(const ir::DecodeStage &stage, int index,
+                                   const AcceleratorOptions &options, int64_t cacheLength) {
   StageLoweringOptions o;
   o.precision = options.precision;
   o.maxLanes = options.maxLanes;
   o.maxContext = options.maxContext;
-  o.cacheLength = std::clamp<int64_t>(options.sizingCacheLength, 1, options.maxContext - 1);
+  o.cacheLength = std::clamp<int64_t>(cacheLength, 1, options.maxContext - 1);
   LoweredStage lowered = lowerStage(stage, o);
   ir::DataflowGraph &df = lowered.dataflow;
   if (index == 1 && options.debugTaps) {
@@ -69,9 +69,23 @@ LoweredStage lowerAndSize(const ir::DecodeStage &stage, int index,
   passes::CompileState state;
   state.graph = &stage.graph;
   state.dataflow = std::move(df);
-  state.options.searchMinDepths = false;
   state.dataflow.verify({true, false, false});
   passes::insertForks(state);
+  lowered.dataflow = std::move(state.dataflow);
+  return lowered;
+}
+
+namespace {
+
+/// Lowers stage `index` at the sizing cache length (lowerAcceleratorStage) and sizes the FIFOs
+/// without the timing-model bisection.
+LoweredStage lowerAndSize(const ir::DecodeStage &stage, int index,
+                          const AcceleratorOptions &options, int64_t &predictedCycles) {
+  LoweredStage lowered = lowerAcceleratorStage(stage, index, options, options.sizingCacheLength);
+  passes::CompileState state;
+  state.graph = &stage.graph;
+  state.dataflow = std::move(lowered.dataflow);
+  state.options.searchMinDepths = false;
   passes::sizeStreamFifos(state);
   state.dataflow.verify({true, true, true});
   lowered.dataflow = std::move(state.dataflow);

@@ -82,6 +82,12 @@ struct AcceleratorGraph {
 AcceleratorGraph buildAcceleratorGraph(const ir::DecodeProgram &program,
                                        const AcceleratorOptions &options);
 
+/// Stage `index` (0 prologue, 1 block, 2 epilogue) of `options`' design lowered at `cacheLength`
+/// cached rows (clamped to 1 .. maxContext - 1), with the debug taps and forks the joined graph
+/// has, FIFOs not sized: the graph buildAcceleratorGraph sizes, for any decode step.
+LoweredStage lowerAcceleratorStage(const ir::DecodeStage &stage, int index,
+                                   const AcceleratorOptions &options, int64_t cacheLength);
+
 /// The stage graph node (op name, module, parameters) behind joined node `n`.
 const ir::DataflowNode &stageNodeOf(const AcceleratorGraph &g, ir::NodeId n);
 
