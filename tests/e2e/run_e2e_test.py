@@ -9,8 +9,10 @@ asserts what a user relies on:
     token, every step's KV-cache rows and debug taps (logits, each layer's block output);
   - the tokens equal the golden model's, and with --check-hf also Hugging Face's greedy tokens
     recorded in reference.json (the W8A16 fidelity bar);
-  - at least 16 tokens are generated.
-Prints the measured cycles per token beside the compiler's prediction. Exits 1 with "FAIL:".
+  - at least 16 tokens are generated;
+  - the measured cycles per generated token agree with the compiler's prediction within 10 %
+    (cycle counts from simulation are exact; the HBM timing is seeded).
+Exits 1 with "FAIL:".
 """
 import argparse
 import json
@@ -79,6 +81,15 @@ def main():
         if tokens != hf:
             fail("%s: tokens %s differ from Hugging Face's %s" % (name, tokens, hf))
         print("%s: equal to Hugging Face's greedy tokens" % name)
+    measured = res.get("generated_cycles_per_token")
+    predicted = res.get("predicted_cycles_per_token")
+    if not measured or not predicted:
+        fail("%s: no measured or predicted cycles per generated token" % name)
+    ratio = measured / predicted
+    print("%s: measured/predicted cycles per generated token = %.3f" % (name, ratio))
+    if abs(ratio - 1) > 0.10:
+        fail("%s: measured %.1f vs predicted %.1f cycles per generated token: off by more than "
+             "10 %%" % (name, measured, predicted))
     if r.returncode != 0:
         fail("%s: sim exited %d" % (name, r.returncode))
     print("PASS: %s" % name)
