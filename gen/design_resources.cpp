@@ -11,7 +11,9 @@
 #include "model/fifo_resources.h"
 #include "model/fork_resources.h"
 #include "model/graph_kernel_params.h"
+#include "model/layer_loop_model.h"
 #include "model/llm_kernel_catalog.h"
+#include "model/step_sequencer_model.h"
 #include "support/error.h"
 
 namespace st::gen {
@@ -42,6 +44,18 @@ model::ResourceEstimate dmaResources(const ir::DataflowNode &node) {
 model::ResourceEstimate kernelResources(const ir::DataflowGraph &df, const ir::DataflowNode &node) {
   if (auto llm = model::llmKernelResources(node))
     return *llm;
+  // The LLM decode loop's control nodes (llm/accelerator_graph).
+  if (node.module == "st_layer_loop") {
+    model::LayerLoopParams p;
+    p.vecTokens = requireParam(node, "VecTokens");
+    p.layers = requireParam(node, "Layers");
+    return model::layerLoopResources(p, requireParam(node, "Width"),
+                                     node.param("LoopDepth").value_or(p.vecTokens));
+  }
+  if (node.module == "st_token_source")
+    return llmTokenSourceResources();
+  if (node.module == "st_step_sequencer") // the position source: one step per command
+    return model::stepSequencerResources({}, {llmStepBits, 1, 32});
   if (node.module == "st_matmul")
     return model::matmulResources(model::matmulParamsOf(node));
   if (node.module == "st_reduce")
@@ -54,6 +68,29 @@ model::ResourceEstimate kernelResources(const ir::DataflowGraph &df, const ir::D
 
 } // namespace
 
+model::ResourceEstimate llmTokenSourceResources() {
+  // st_token_source (IdBits 32, StepBits 16): the step and prompt counters with their compares
+  // and loads, the id register, the prompt/argmax select and the handshake state.
+  model::ResourceEstimate e;
+  e.ff = 2 * llmStepBits + 32 + 4;
+  e.lut = 3 * llmStepBits + 32 + 8;
+  return e;
+}
+
+model::ResourceEstimate llmVectorCounterResources(int64_t vecTokens, int64_t layers) {
+  // st_vector_counter: token, layer and step counters (an incrementer with a clear each).
+  auto bits = [](int64_t n) {
+    int64_t b = 1;
+    while ((int64_t{1} << b) < n)
+      ++b;
+    return b;
+  };
+  model::ResourceEstimate e;
+  e.ff = bits(vecTokens) + bits(layers) + llmStepBits;
+  e.lut = e.ff + 2;
+  return e;
+}
+
 DesignResources designResources(const ir::DataflowGraph &df, const TopInterface *top) {
   DesignResources r;
   auto add = [&](std::string name, std::string module, const model::ResourceEstimate &e) {
@@ -61,7 +98,7 @@ DesignResources designResources(const ir::DataflowGraph &df, const TopInterface 
     r.parts.push_back({std::move(name), std::move(module), e});
   };
   size_t numDmas = 0;
-  for (ir::NodeId n : df.topologicalOrder()) {
+  for (ir::NodeId n : df.nodes()) { // node order: the LLM graph has loops (no topological order)
     const ir::DataflowNode &node = df.node(n);
     switch (node.kind) {
     case ir::NodeKind::View:

@@ -1,6 +1,7 @@
 // Whole-design resource estimate: what the generated top (gen/sv_top_emitter.h) instantiates,
 // each instance costed by the one resource model of its template (compiler/model/): every
-// kernel (matmul, reduce, generated element-wise, the LLM catalog), layout converter, fork and
+// kernel (matmul, reduce, generated element-wise, the LLM catalog, the LLM decode loop's layer
+// loop, token source and position source), layout converter, fork and
 // DMA stream, one st_fifo per stream at its sized depth (the top's minimum of 2), and the
 // control slave (st_axi_lite_ctrl) with the DMA start/done sequencing. Views are wiring.
 // The report writes the total into report.json ("resource_estimate") and report.md beside the
@@ -28,6 +29,14 @@ struct DesignResources {
   /// The FIFOs' share of total (all streams).
   model::ResourceEstimate fifos;
 };
+
+/// The step counters' width of the LLM top (gen/llm_top_emitter: StepBits 16).
+inline constexpr int64_t llmStepBits = 16;
+/// The LLM top's control instances without a model in compiler/model/ (structural counts, not
+/// calibrated): st_token_source, and the st_vector_counter that selects a kernel's per-layer
+/// sidebands.
+model::ResourceEstimate llmTokenSourceResources();
+model::ResourceEstimate llmVectorCounterResources(int64_t vecTokens, int64_t layers);
 
 /// The estimate of `df`'s top. `top`: its interface (the control slave's arguments); nullptr
 /// derives it with topInterfaceOf. Throws st::Error naming the node when its module has no

@@ -307,10 +307,12 @@ private:
       std::vector<std::string> values;
       for (int64_t w : windows)
         values.push_back(std::to_string(kStepBits) + "'d" + std::to_string(w));
-      os_ << "  localparam logic [" << kStepBits - 1 << ":0] " << name << " [" << windows.size()
-          << "] = '{";
-      for (size_t i = 0; i < values.size(); ++i)
-        os_ << values[i] << (i + 1 < values.size() ? ", " : "");
+      // Packed, layer l at bits [l*StepBits +: StepBits] (Yosys 0.23 reads no unpacked-array
+      // localparam).
+      os_ << "  localparam logic [" << static_cast<int64_t>(windows.size()) * kStepBits - 1
+          << ":0] " << name << " = {";
+      for (size_t i = values.size(); i-- > 0;)
+        os_ << values[i] << (i > 0 ? ", " : "");
       os_ << "};\n";
     }
     return name;
@@ -318,7 +320,8 @@ private:
   /// rows of attention at `step` in `layer`: min(step, window - 1), or step with no window.
   std::string cacheRowsExpr(const std::string &windowArr, const std::string &step,
                             const std::string &layer) {
-    const std::string w = windowArr + "[" + layer + "]";
+    const std::string w = windowArr + "[(" + layer + ") * " + std::to_string(kStepBits) + " +: " +
+                          std::to_string(kStepBits) + "]";
     return "((" + w + " != 0 && " + step + " >= " + w + ") ? " + w + " - 16'd1 : " + step + ")";
   }
 
@@ -356,14 +359,17 @@ private:
     };
     if (same)
       return literal(s0.value);
+    // One packed constant, layer r at bits [r*W +: W] (Yosys 0.23 reads no unpacked-array
+    // localparam), the last layer first in the concatenation.
     const std::string name = u + "_" + svIdentifier(s0.port) + "_by_layer";
-    os_ << "  localparam logic [" << s0.bits - 1 << ":0] " << name << " ["
-        << cfg.sidebandsByRun.size() << "] = '{";
-    for (size_t r = 0; r < cfg.sidebandsByRun.size(); ++r)
-      os_ << literal(cfg.sidebandsByRun[r][i].value)
-          << (r + 1 < cfg.sidebandsByRun.size() ? ", " : "");
+    const size_t runs = cfg.sidebandsByRun.size();
+    os_ << "  localparam logic [" << static_cast<int64_t>(runs) * s0.bits - 1 << ":0] " << name
+        << " = {";
+    for (size_t r = runs; r-- > 0;)
+      os_ << literal(cfg.sidebandsByRun[r][i].value) << (r > 0 ? ", " : "");
     os_ << "};\n";
-    return name + "[" + u + "_layer]";
+    return name + "[" + u + "_layer * " + std::to_string(s0.bits) + " +: " +
+           std::to_string(s0.bits) + "]";
   }
 
   void layerLoop(ir::NodeId n) {

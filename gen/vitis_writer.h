@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,26 @@ struct KernelBuffer {
   unsigned bufferOf = 0;
 };
 
+/// An LLM decoder's run, for its host program: the HBM image is loaded channel by channel (one
+/// xrt::bo per pseudo-channel, in the bank of an argument linked to that channel), each pointer
+/// argument is a sub-buffer of its channel's bo at its image address, the prompt ids are written
+/// one u32 per 64-byte row and the generated ids read back the same way.
+struct LlmHostRun {
+  struct Channel {
+    unsigned channel = 0;
+    uint64_t bytes = 0; ///< the bo's size: the image file and every argument's buffer in it
+    std::string file;   ///< relative to the design directory ("hbm/hbm_pcNN.bin"; "" if none)
+    unsigned arg = 0;   ///< an argument linked to this channel (its kernel.group_id is the bank)
+  };
+  std::vector<Channel> channels;
+  uint64_t pseudoChannelBytes = 0;
+  /// Per kernel argument: the HBM address its pointer holds (0 for a scalar).
+  std::vector<uint64_t> argAddress;
+  uint64_t promptAddress = 0, tokensAddress = 0;
+  int64_t maxContext = 0;
+  std::string promptArg, stepsArg; ///< the scalar arguments n_prompt and n_steps
+};
+
 struct VitisDesign {
   const TopInterface *top = nullptr;
   /// The design name the header and its namespace are named after (<design>_kernel.h).
@@ -43,6 +64,9 @@ struct VitisDesign {
   int64_t kernelClockMhz = 0;
   /// One per TopInterface::args entry (scalars: role "scalar", bytes 0).
   std::vector<KernelBuffer> buffers;
+  /// Set for an LLM decoder: host.cpp loads the HBM image, writes the prompt, decodes and prints
+  /// the tokens and tokens/s (hostProgram); unset: the graph host (inputs in, outputs compared).
+  std::optional<LlmHostRun> llm;
 };
 
 /// The generated header's file name and its C++ namespace.
@@ -65,7 +89,8 @@ std::string hostEmulationBinding(const VitisDesign &d);
 /// + the Verilated top), built only on request (EXCLUDE_FROM_ALL).
 std::string hostEmulationCmake(const VitisDesign &d);
 
-/// Writes include/, vitis/, vivado/ and host/ under `dir`, and tb/host_emu_bind.cpp; copies the device XDC from
+/// Writes include/, vitis/, vivado/ and host/ under `dir`, and (not for an LLM decoder, which the
+/// XRT emulation cannot run yet) tb/host_emu_bind.cpp; copies the device XDC from
 /// `sourceDir`/constraints. Throws st::Error.
 void writeVitisDeliverables(const VitisDesign &d, const std::string &sourceDir,
                             const std::string &dir);

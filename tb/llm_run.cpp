@@ -26,7 +26,7 @@ LlmRunManifest loadLlmRunManifest(const std::string &path) {
       m.files.push_back(
           {(dir / f.at("path").get<std::string>()).string(), f.at("address").get<uint64_t>()});
     for (const auto &a : j.at("args"))
-      m.args.push_back({a.at("name").get<std::string>(), a.at("offset").get<unsigned>(),
+      m.args.push_back({a.at("name").get<std::string>(), 0u,
                         a.at("pointer").get<bool>(), a.value("address", uint64_t{0})});
     for (const auto &r : j.at("dump"))
       m.dump.push_back({r.at("name").get<std::string>(), r.at("address").get<uint64_t>(),
@@ -35,6 +35,20 @@ LlmRunManifest loadLlmRunManifest(const std::string &path) {
     throw TestFailure(path + ": malformed testbench manifest (" + e.what() + ")");
   }
   return m;
+}
+
+void applyLlmArgRegisters(LlmRunManifest &manifest, const std::vector<ArgRegister> &registers) {
+  if (registers.size() != manifest.args.size())
+    throw TestFailure("the kernel header has " + std::to_string(registers.size()) +
+                      " arguments, the testbench manifest " +
+                      std::to_string(manifest.args.size()));
+  for (size_t i = 0; i < registers.size(); ++i) {
+    if (registers[i].name != manifest.args[i].name)
+      throw TestFailure("argument " + std::to_string(i) + ": '" + registers[i].name +
+                        "' in the kernel header, '" + manifest.args[i].name +
+                        "' in the testbench manifest");
+    manifest.args[i].offset = registers[i].offset;
+  }
 }
 
 std::vector<char *> parseLlmRunOptions(int argc, char **argv, LlmRunOptions &run) {

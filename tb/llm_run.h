@@ -1,9 +1,10 @@
 // LlmRun: the body of the generated testbench of an LLM accelerator (docs/accelerator.md §4). The
 // generated main() binds the Verilated top's AXI ports; this file does the rest, like a host
 // program: it loads the HBM image (tb/llm_run.json, written by `streamtensor compile`: the channel
-// files and their addresses, the argument registers, the run buffers) into the HBM model, writes
+// files and their addresses, the arguments, the run buffers) into the HBM model, writes
 // the prompt ids (one u32 per 64-byte row), programs n_prompt, n_steps and every pointer through
-// AXI4-Lite, starts the kernel and waits for ap_done (or reports a deadlock after --timeout
+// AXI4-Lite at the offsets of the generated kernel header (include/<design>_kernel.h, the host
+// program's; main() passes them in), starts the kernel and waits for ap_done (or reports a deadlock after --timeout
 // cycles). It records the cycle at which each decode step ends (the last write beat of that
 // step's logits row) and each generated token leaves (its write beat), then dumps the regions the
 // compiler checks (tokens, KV caches, debug taps) as <name>.bin into --output-dir and prints one
@@ -103,15 +104,21 @@ private:
   std::vector<uint64_t> cycles_;
 };
 
+/// Sets each argument's register offset from `registers` (the generated kernel header's, by
+/// name): the manifest does not carry them. Throws TestFailure when the names or counts differ.
+void applyLlmArgRegisters(LlmRunManifest &manifest, const std::vector<ArgRegister> &registers);
+
 template <class Model>
-int runLlm(int argc, char **argv, const std::function<AxiLitePins(Model &)> &controlPins,
+int runLlm(int argc, char **argv, const std::vector<ArgRegister> &argRegisters,
+           const std::function<AxiLitePins(Model &)> &controlPins,
            const std::function<std::vector<AxiPins>(Model &)> &masterPins) {
   LlmRunOptions run;
   std::vector<char *> rest = parseLlmRunOptions(argc, argv, run);
   const TestOptions options = parseTestOptions(static_cast<int>(rest.size()), rest.data());
   nlohmann::json result{{"seed", options.seed}};
   try {
-    const LlmRunManifest manifest = loadLlmRunManifest(run.manifest);
+    LlmRunManifest manifest = loadLlmRunManifest(run.manifest);
+    applyLlmArgRegisters(manifest, argRegisters);
     result["top"] = manifest.top;
     const int64_t promptLength = static_cast<int64_t>(run.prompt.size());
     const int64_t steps = promptLength + run.newTokens - 1;

@@ -22,6 +22,8 @@ class bo {
 public:
   bo();
   bo(const xrt::device &device, size_t sz, memory_group grp);
+  /// A sub-buffer: `size` bytes of `parent` at `offset` (the LLM host's pointer arguments).
+  bo(const bo &parent, size_t size, size_t offset);
   void write(const void *src, size_t size, size_t seek);
   void read(void *dst, size_t size, size_t skip);
   void sync(xclBOSyncDirection dir);

@@ -34,6 +34,9 @@ public:
   void start();
   ert_cmd_state wait(unsigned int timeout_ms = 0) const;
   void set_arg(int index, const xrt::bo &boh);
+  /// A scalar argument (XRT declares a template over the argument type; the LLM host passes
+  /// uint32_t n_prompt and n_steps).
+  void set_arg(int index, uint32_t value);
 };
 
 } // namespace xrt
