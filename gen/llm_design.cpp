@@ -2,9 +2,11 @@
 // llm_design.h).
 #include "gen/llm_design.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +14,7 @@
 #include "frontend/quantized_model.h"
 #include "gen/design_writer.h"
 #include "gen/llm_kernel_bindings.h"
+#include "gen/stream_probes.h"
 #include "llm/run_layout.h"
 #include "passes/compile_state.h"
 #include "support/error.h"
@@ -250,6 +253,25 @@ nlohmann::json llmRunManifest(const LlmDesign &d, const LlmDesignOptions &o,
   return j;
 }
 
+/// The manifest's "streams" of the joined graph (gen/stream_probes.h; the LLM top uses the
+/// same stream naming as every top, sv_stream_wiring.h), each with "runs_per_step": how often
+/// its producer or consumer runs per decode step (the layers, for the block's streams), from
+/// which the testbench scales "tokens" (one run's) to the run's expected transfers.
+nlohmann::json llmStreamProbesJson(const llm::AcceleratorGraph &g,
+                                   const std::vector<StreamProbe> &probes) {
+  const ir::DataflowGraph &df = g.dataflow;
+  std::map<std::string, int64_t> runsPerStep;
+  for (ir::StreamId s : df.streams()) {
+    const ir::Stream &st = df.stream(s);
+    runsPerStep[st.name] =
+        std::max(g.nodes.at(st.src.node).layers, g.nodes.at(st.dst.node).layers);
+  }
+  nlohmann::json streams = streamProbesJson(probes);
+  for (auto &s : streams)
+    s["runs_per_step"] = runsPerStep.at(s.at("name").get<std::string>());
+  return streams;
+}
+
 } // namespace
 
 LlmDesign planLlmDesign(const frontend::LoadedModel &model, const frontend::QuantizedModel &q,
@@ -297,12 +319,14 @@ void writeLlmDesign(const frontend::LoadedModel &model, const frontend::Quantize
   fs::create_directories(dir / "tb");
   writeText(dir / "tb" / "tb_main.cpp", llmTestbenchMain(d.top));
   writeText(dir / "tb" / "CMakeLists.txt",
-            testbenchCmakeLists(d.top.top.module, options.sourceDir, rtlFiles));
-  writeText(
-      dir / "tb" / "llm_run.json",
-      llmRunManifest(d, options, passes::loadDeviceConstraints(options.devicePath).kernelClockMhz)
-              .dump(2) +
-          "\n");
+            testbenchCmakeLists(d.top.top.module, options.sourceDir, rtlFiles, /*probes=*/true));
+  // The streams the testbench observes (stall report, watchdog, waveform groups).
+  const std::vector<StreamProbe> probes = streamProbesOf(d.graph.dataflow);
+  nlohmann::json runManifest =
+      llmRunManifest(d, options, passes::loadDeviceConstraints(options.devicePath).kernelClockMhz);
+  runManifest["streams"] = llmStreamProbesJson(d.graph, probes);
+  writeText(dir / "tb" / "llm_run.json", runManifest.dump(2) + "\n");
+  writeText(dir / "tb" / "probes.vlt", probeVerilatorConfig(probes, d.top.top.module));
   writeHbmImage(d.plan, model.program, q, (dir / "hbm").string());
   const nlohmann::json report = reportJson(d, options, q);
   writeText(dir / "report.json", report.dump(2) + "\n");
@@ -314,6 +338,7 @@ void writeLlmDesign(const frontend::LoadedModel &model, const frontend::Quantize
   design["precision"] = frontend::precisionName(q.precision);
   design["max_context"] = options.accelerator.maxContext;
   design["max_lanes"] = options.accelerator.maxLanes;
+  design["streams"] = streamProbesJson(probes);
   for (const TopInterface::KernelArg &a : d.top.top.args) {
     nlohmann::json arg = {{"name", a.name}, {"offset", a.offset}, {"pointer", a.isPointer}};
     if (a.dma >= 0) {

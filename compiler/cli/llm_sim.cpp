@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command_registry.h"
+#include "cli/sim_observability.h"
 #include "cli/subprocess.h"
 #include "frontend/calibration.h"
 #include "frontend/decode_builder.h"
@@ -103,6 +104,15 @@ GoldenCheck checkAgainstGolden(const fs::path &dir, const nlohmann::json &design
   return c;
 }
 
+/// The testbench's stream observations carried into sim's result: the stall report's
+/// "streams" and "profiled_cycles", and on a deadlock the watchdog's diagnosis ("watchdog") or
+/// the one taken at --timeout ("blocked_at_timeout").
+void addObservations(nlohmann::json &result, const nlohmann::json &run) {
+  for (const char *key : {"streams", "profiled_cycles", "watchdog", "blocked_at_timeout"})
+    if (run.contains(key))
+      result[key] = run.at(key);
+}
+
 } // namespace
 
 bool isLlmDesign(const std::string &designDir) {
@@ -127,7 +137,8 @@ int runLlmSim(const LlmSimOptions &o) {
     if (o.newTokens < 1)
       throw Error("--tokens", std::to_string(o.newTokens), "at least 1");
     std::string log;
-    if (!buildTestbench(tb.string(), log)) {
+    const bool trace = !o.trace.empty();
+    if (!buildTestbench(tb.string(), log, trace)) {
       std::cerr << log;
       throw Error(o.design, "testbench build", "the generated testbench to build (log above)");
     }
@@ -139,13 +150,17 @@ int runLlmSim(const LlmSimOptions &o) {
     for (size_t i = 0; i < o.prompt.size(); ++i)
       ids << (i ? "," : "") << o.prompt[i];
     std::ostringstream cmd;
-    cmd << shellQuote((tb / "build" / ("tb_" + top)).string()) << " --manifest "
+    cmd << shellQuote((fs::path(testbenchBuildDir(tb.string(), trace)) / ("tb_" + top)).string())
+        << " --manifest "
         << shellQuote((tb / "llm_run.json").string()) << " --output-dir "
         << shellQuote(dump.string()) << " --prompt-ids " << ids.str() << " --new-tokens "
         << o.newTokens << " --seed " << o.seed << " --latency " << o.latency << " --jitter "
-        << o.jitter << " --ready-probability " << o.readyProbability << " --timeout " << o.timeout;
-    if (!o.trace.empty())
+        << o.jitter << " --ready-probability " << o.readyProbability << " --timeout " << o.timeout
+        << " --watchdog " << o.watchdog;
+    if (trace) {
+      fs::create_directories(fs::path(o.trace).parent_path());
       cmd << " --trace " << shellQuote(o.trace);
+    }
     std::string out;
     const int rc = runCapture(cmd.str() + " 2>&1", out);
     nlohmann::json run;
@@ -164,6 +179,7 @@ int runLlmSim(const LlmSimOptions &o) {
     result["deadlock"] = deadlock;
     if (run.contains("error"))
       result["error"] = run["error"];
+    addObservations(result, run);
     const GoldenCheck check = checkAgainstGolden(dir, design, manifest, o, dump);
     result["tokens"] = check.tokens;
     result["golden_tokens"] = check.golden;
@@ -195,9 +211,19 @@ int runLlmSim(const LlmSimOptions &o) {
         cycles ? static_cast<double>(bytes) / (static_cast<double>(cycles) / (mhz * 1e6)) / 1e9
                : 0.0;
     std::ofstream(dir / "sim" / "result.json") << result.dump(2) << "\n";
+    // The stall report over the accelerator's streams, and the waveform's view.
+    nlohmann::json stallInput = run;
+    stallInput["top"] = top;
+    stallInput["bit_exact"] = exact;
+    const std::string stallMarkdown = writeStallReport(dir / "sim", stallInput);
+    const std::string waveform =
+        trace ? writeWaveformView(tb / "llm_run.json", top, o.trace) : std::string();
     if (o.json) {
       std::cout << result.dump() << "\n";
     } else {
+      if (!stallMarkdown.empty())
+        std::cout << stallMarkdown << "(also in " << (dir / "sim" / "stall_report.md").string()
+                  << ")\n\n";
       std::cout << top << ": " << (exact ? "bit-exact" : "MISMATCH") << " over " << steps
                 << " steps (seed " << o.seed << ")\n  tokens: ";
       for (int64_t t : check.tokens)
@@ -216,6 +242,9 @@ int runLlmSim(const LlmSimOptions &o) {
         std::cout << "  first mismatch: " << check.mismatch->toString() << "\n";
       if (deadlock)
         std::cout << "  DEADLOCK: ap_done never came (" << run.value("error", "") << ")\n";
+      if (result.contains("watchdog"))
+        std::cout << "  watchdog: " << result["watchdog"].value("summary", std::string()) << "\n";
+      std::cout << waveform;
     }
     return exact ? 0 : 1;
   } catch (const Error &e) {
