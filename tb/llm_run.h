@@ -20,7 +20,7 @@
 // "deadlock": true and "watchdog" names the blocked kernels and streams (a run that reaches
 // --timeout instead has the diagnosis taken then as "blocked_at_timeout"). A stream's "tokens"
 // in the report are one run's tokens x its runs per step x the steps of this run (KV cache
-// streams, whose length grows with the step, count their first step's length).
+// reads, prompt ids and generated ids move fewer: docs/observability.md).
 #pragma once
 
 #include <cstdint>
