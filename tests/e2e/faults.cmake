@@ -19,11 +19,11 @@ add_test(NAME e2e.fault.residual_bypass_deadlocks
 # the design still decodes bit-exactly. (On this fixture it is not even slower: in RTL that FIFO
 # never holds more than one token. The only FIFOs that fill, the two residual bypasses at 23,
 # are at their exact minimum: one less deadlocks.)
-add_test(NAME e2e.fault.down_proj_input_slower
+add_test(NAME e2e.fault.down_proj_input_bit_exact
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/run_fault_test.py
     --streamtensor $<TARGET_FILE:streamtensor> --model ${st_fault_model}
     --stream block_gated_to_down_proj --depth 2
     --producer block_gated --consumer block_down_proj --expect bit_exact
     --work ${CMAKE_CURRENT_BINARY_DIR}/fault_down_proj_input)
-set_tests_properties(e2e.fault.residual_bypass_deadlocks e2e.fault.down_proj_input_slower
+set_tests_properties(e2e.fault.residual_bypass_deadlocks e2e.fault.down_proj_input_bit_exact
   PROPERTIES LABELS e2e TIMEOUT 1800 FAIL_REGULAR_EXPRESSION "FAIL:")
