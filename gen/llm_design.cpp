@@ -16,6 +16,7 @@
 #include "gen/design_writer.h"
 #include "gen/hbm_layout.h"
 #include "gen/llm_kernel_bindings.h"
+#include "gen/stream_probes.h"
 #include "gen/vitis_writer.h"
 #include "llm/run_layout.h"
 #include "llm/step_prediction.h"
@@ -220,13 +221,14 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
     p.gated = dma.role == AcceleratorRole::KvCacheRead;
     const model::ResourceEstimate e = model::stepSequencerResources(p, {llmStepBits, 1, 32});
     res.total += e;
-    res.parts.push_back({d.graph.dataflow.node(dma.node).name + " sequencer", "st_step_sequencer", e});
+    res.parts.push_back(
+        {d.graph.dataflow.node(dma.node).name + " sequencer", "st_step_sequencer", e});
   }
   for (const auto &[n, cfg] : d.kernels)
     if (!cfg.sidebandsByRun.empty() && !cfg.sidebandsByRun[0].empty()) {
       const ir::DataflowNode &node = d.graph.dataflow.node(n);
-      const model::ResourceEstimate e = llmVectorCounterResources(
-          node.inputs.at(0).type.numTokens(), d.graph.nodes.at(n).layers);
+      const model::ResourceEstimate e =
+          llmVectorCounterResources(node.inputs.at(0).type.numTokens(), d.graph.nodes.at(n).layers);
       res.total += e;
       res.parts.push_back({node.name + " counter", "st_vector_counter", e});
     }
@@ -342,8 +344,8 @@ nlohmann::json llmRunManifest(const LlmDesign &d, const LlmDesignOptions &o,
         j["token_port"] = pin;
       if (port.role == AcceleratorRole::Tap && d.graph.nodes.at(port.node).layers == 1) {
         j["step_port"] = pin;
-        j["step_words"] = hbmLayoutOf(d.graph.dataflow.node(port.node).inputs[0].type)
-                              .wordsStreamed();
+        j["step_words"] =
+            hbmLayoutOf(d.graph.dataflow.node(port.node).inputs[0].type).wordsStreamed();
       }
       ++pin;
     }
@@ -426,6 +428,24 @@ VitisDesign llmVitisDesign(const LlmDesign &d, const LlmDesignOptions &o,
   return v;
 }
 
+/// The manifest's "streams" of the joined graph (gen/stream_probes.h; the LLM top uses the
+/// same stream naming as every top, sv_stream_wiring.h), each with "runs_per_step": how often
+/// its producer or consumer runs per decode step (the layers, for the block's streams), from
+/// which the testbench scales "tokens" (one run's) to the run's expected transfers.
+nlohmann::json llmStreamProbesJson(const llm::AcceleratorGraph &g,
+                                   const std::vector<StreamProbe> &probes) {
+  const ir::DataflowGraph &df = g.dataflow;
+  std::map<std::string, int64_t> runsPerStep;
+  for (ir::StreamId s : df.streams()) {
+    const ir::Stream &st = df.stream(s);
+    runsPerStep[st.name] = std::max(g.nodes.at(st.src.node).layers, g.nodes.at(st.dst.node).layers);
+  }
+  nlohmann::json streams = streamProbesJson(probes);
+  for (auto &s : streams)
+    s["runs_per_step"] = runsPerStep.at(s.at("name").get<std::string>());
+  return streams;
+}
+
 } // namespace
 
 LlmDesign planLlmDesign(const frontend::LoadedModel &model, const frontend::QuantizedModel &q,
@@ -474,9 +494,13 @@ void writeLlmDesign(const frontend::LoadedModel &model, const frontend::Quantize
   const passes::DeviceConstraints device = passes::loadDeviceConstraints(options.devicePath);
   writeText(dir / "tb" / "tb_main.cpp", llmTestbenchMain(d.top, options.designName));
   writeText(dir / "tb" / "CMakeLists.txt",
-            testbenchCmakeLists(d.top.top.module, options.sourceDir, rtlFiles));
-  writeText(dir / "tb" / "llm_run.json",
-            llmRunManifest(d, options, device.kernelClockMhz).dump(2) + "\n");
+            testbenchCmakeLists(d.top.top.module, options.sourceDir, rtlFiles, /*probes=*/true));
+  // The streams the testbench observes (stall report, watchdog, waveform groups).
+  const std::vector<StreamProbe> probes = streamProbesOf(d.graph.dataflow);
+  nlohmann::json runManifest = llmRunManifest(d, options, device.kernelClockMhz);
+  runManifest["streams"] = llmStreamProbesJson(d.graph, probes);
+  writeText(dir / "tb" / "llm_run.json", runManifest.dump(2) + "\n");
+  writeText(dir / "tb" / "probes.vlt", probeVerilatorConfig(probes, d.top.top.module));
   // ---- AMD tools: kernel header (shared with tb_main.cpp), Vitis kernel, Vivado, XRT host ----
   writeVitisDeliverables(llmVitisDesign(d, options, device, rtlFiles), options.sourceDir,
                          dir.string());
@@ -491,6 +515,7 @@ void writeLlmDesign(const frontend::LoadedModel &model, const frontend::Quantize
   design["precision"] = frontend::precisionName(q.precision);
   design["max_context"] = options.accelerator.maxContext;
   design["max_lanes"] = options.accelerator.maxLanes;
+  design["streams"] = streamProbesJson(probes);
   for (const TopInterface::KernelArg &a : d.top.top.args) {
     nlohmann::json arg = {{"name", a.name}, {"offset", a.offset}, {"pointer", a.isPointer}};
     if (a.dma >= 0) {

@@ -11,9 +11,48 @@
 
 namespace st::gen {
 
+namespace {
+
+/// Dataflow order of the nodes: the topological order of an acyclic graph; in one with loops
+/// (the LLM top's token and layer loops) Kahn's order that, when every remaining node waits on
+/// a loop, takes the first of them in node order and goes on.
+std::vector<ir::NodeId> dataflowOrder(const ir::DataflowGraph &df) {
+  std::map<ir::NodeId, size_t> waiting;
+  for (ir::NodeId n : df.nodes())
+    waiting[n] = 0;
+  for (ir::StreamId s : df.streams())
+    ++waiting[df.stream(s).dst.node];
+  bool cyclic = false;
+  std::vector<ir::NodeId> order;
+  std::map<ir::NodeId, bool> placed;
+  while (order.size() < waiting.size()) {
+    std::vector<ir::NodeId> ready;
+    for (const auto &[n, w] : waiting)
+      if (w == 0 && !placed[n])
+        ready.push_back(n);
+    if (ready.empty()) {
+      cyclic = true;
+      for (const auto &[n, w] : waiting)
+        if (!placed[n]) {
+          ready.push_back(n);
+          break;
+        }
+    }
+    const ir::NodeId n = ready.front();
+    placed[n] = true;
+    order.push_back(n);
+    for (ir::StreamId s : df.streams())
+      if (df.stream(s).src.node == n && waiting[df.stream(s).dst.node] > 0)
+        --waiting[df.stream(s).dst.node];
+  }
+  return cyclic ? order : df.topologicalOrder();
+}
+
+} // namespace
+
 std::vector<StreamProbe> streamProbesOf(const ir::DataflowGraph &df) {
   std::map<ir::NodeId, size_t> position;
-  for (ir::NodeId n : df.topologicalOrder())
+  for (ir::NodeId n : dataflowOrder(df))
     position[n] = position.size();
   std::vector<std::pair<std::pair<size_t, unsigned>, StreamProbe>> ordered;
   for (ir::StreamId s : df.streams()) {

@@ -42,7 +42,8 @@ struct StreamProbe {
   std::string fifoMaxCount() const { return signal + "_fifo_max_count"; }
 };
 
-/// One probe per stream of `df`, ordered by the producer's topological position (then port).
+/// One probe per stream of `df`, ordered by the producer's topological position (then port);
+/// in a graph with loops (the LLM top) by a dataflow order that breaks each loop once.
 std::vector<StreamProbe> streamProbesOf(const ir::DataflowGraph &df);
 
 /// The manifest's "streams" list and back. fromJson throws st::Error naming `where` and the

@@ -31,6 +31,10 @@ LlmRunManifest loadLlmRunManifest(const std::string &path) {
     for (const auto &r : j.at("dump"))
       m.dump.push_back({r.at("name").get<std::string>(), r.at("address").get<uint64_t>(),
                         r.at("bytes").get<uint64_t>()});
+    m.streams = loadProbedStreams(j, path);
+    if (j.contains("streams"))
+      for (const auto &s : j.at("streams"))
+        m.runsPerStep.push_back(s.at("runs_per_step").get<uint64_t>());
   } catch (const nlohmann::json::exception &e) {
     throw TestFailure(path + ": malformed testbench manifest (" + e.what() + ")");
   }

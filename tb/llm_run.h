@@ -13,6 +13,15 @@
 // compiler's (`streamtensor sim`), which knows the model.
 //
 // HBM timing is randomized from the seed (latency jitter, random ready on every channel).
+//
+// Like a graph design's run (tb/design_run.h, docs/observability.md), when the manifest lists
+// the top's streams (tb/probes.vlt makes their signals readable) a StreamProfiler records the
+// stall report ("streams", "profiled_cycles") from ap_start to ap_done, and a Watchdog
+// (--watchdog CYCLES, default 20000; 0: off) ends a run in which no stream moves for that long:
+// "deadlock": true and "watchdog" names the blocked kernels and streams (a run that reaches
+// --timeout instead has the diagnosis taken then as "blocked_at_timeout"). A stream's "tokens"
+// in the report are one run's tokens x its runs per step x the steps of this run (KV cache
+// reads, prompt ids and generated ids move fewer: docs/observability.md).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +38,8 @@
 #include "axi_memory.h"
 #include "design_run.h"
 #include "harness.h"
+#include "stream_profile.h"
+#include "watchdog.h"
 
 namespace st::tb {
 
@@ -57,6 +68,10 @@ struct LlmRunManifest {
   int stepPort = -1;        ///< the AXI master (pin index) writing one logits row per step
   int64_t stepWords = 0;    ///< bus words of that row (0: count WLAST beats)
   int tokenPort = -1;       ///< the AXI master writing the generated ids
+  /// The top's streams ("streams"; empty for a design compiled without probes), "tokens" one
+  /// run's, and per stream how often it runs per step ("runs_per_step").
+  std::vector<ProbedStream> streams;
+  std::vector<uint64_t> runsPerStep;
 };
 
 /// Reads tb/llm_run.json; paths are relative to its directory. Throws TestFailure.
@@ -189,7 +204,27 @@ int runLlm(int argc, char **argv, const std::vector<ArgRegister> &argRegisters,
       if (a.pointer)
         host.write32(h, a.offset + 4, static_cast<uint32_t>(value >> 32));
     }
+    // The stall report and the watchdog over the top's streams (tokens scaled to this run).
+    std::unique_ptr<StreamProfiler> profiler;
+    std::unique_ptr<Watchdog> watchdog;
+    if (!manifest.streams.empty()) {
+      std::vector<ProbedStream> probed = manifest.streams;
+      for (size_t i = 0; i < probed.size(); ++i)
+        probed[i].tokens *= manifest.runsPerStep.at(i) * static_cast<uint64_t>(steps);
+      profiler = std::make_unique<StreamProfiler>(
+          probed, *h.dut().contextp(), std::string(h.dut().hierName()) + "." + manifest.top);
+      h.add(*profiler);
+      if (options.watchdogCycles > 0) {
+        watchdog = std::make_unique<Watchdog>(options.watchdogCycles);
+        StreamProfiler *p = profiler.get();
+        watchdog->watchProgress([p] { return p->handshakes(); },
+                                [p] { return p->blocked().at("summary").get<std::string>(); });
+        h.add(*watchdog);
+      }
+    }
     const uint64_t startCycle = h.cycle();
+    if (profiler)
+      profiler->start();
     host.startKernel(h);
     bool deadlock = false;
     try {
@@ -197,9 +232,21 @@ int runLlm(int argc, char **argv, const std::vector<ArgRegister> &argRegisters,
     } catch (const TestFailure &e) {
       deadlock = true;
       result["error"] = e.what();
+      if (watchdog && !watchdog->error().empty()) {
+        result["watchdog"] = profiler->blocked();
+        result["watchdog"]["message"] = watchdog->error();
+      } else if (profiler) {
+        // No ap_done within --timeout although streams kept moving (or the watchdog is off).
+        result["blocked_at_timeout"] = profiler->blocked();
+      }
     }
     result["cycles"] = h.cycle() - startCycle;
     result["deadlock"] = deadlock;
+    if (profiler) {
+      profiler->stop();
+      result["streams"] = profiler->report();
+      result["profiled_cycles"] = profiler->cycles();
+    }
     auto relative = [&](const std::vector<uint64_t> &cycles) {
       std::vector<uint64_t> r;
       for (uint64_t c : cycles)

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command_registry.h"
+#include "cli/sim_observability.h"
 #include "cli/subprocess.h"
 #include "frontend/calibration.h"
 #include "frontend/decode_builder.h"
@@ -107,15 +108,13 @@ GoldenCheck checkAgainstGolden(const fs::path &dir, const nlohmann::json &design
 /// The step prediction of report.json (llm/step_prediction.h) for this run, into `result`:
 /// predicted_step_cycles and predicted prompt / generated cycles per token (a design compiled
 /// before the step prediction keeps only predicted_cycles_per_step). Returns the text sim prints.
-std::string addStepPrediction(const fs::path &dir, const LlmSimOptions &o,
-                              nlohmann::json &result) {
+std::string addStepPrediction(const fs::path &dir, const LlmSimOptions &o, nlohmann::json &result) {
   const nlohmann::json report = readJson(dir / "report.json");
   if (!report.contains("step_prediction"))
     return "";
   const nlohmann::json &table = report.at("step_prediction");
-  const llm::RunPrediction p =
-      llm::predictRun(table.at("step_cycles").get<std::vector<int64_t>>(),
-                      static_cast<int64_t>(o.prompt.size()), o.newTokens);
+  const llm::RunPrediction p = llm::predictRun(table.at("step_cycles").get<std::vector<int64_t>>(),
+                                               static_cast<int64_t>(o.prompt.size()), o.newTokens);
   result["predicted_step_cycles"] = p.stepCycles;
   result["predicted_prompt_cycles_per_token"] = p.promptCyclesPerToken;
   result["predicted_cycles_per_token"] = p.generatedCyclesPerToken;
@@ -129,10 +128,19 @@ std::string addStepPrediction(const fs::path &dir, const LlmSimOptions &o,
       o.readyProbability != table.value("hbm_ready_probability", 0.0))
     os << " (this run's HBM timing differs)";
   if (result.contains("generated_cycles_per_token") && p.generatedCyclesPerToken > 0)
-    os << "; measured / predicted " << result["generated_cycles_per_token"].get<double>() /
-                                           p.generatedCyclesPerToken;
+    os << "; measured / predicted "
+       << result["generated_cycles_per_token"].get<double>() / p.generatedCyclesPerToken;
   os << "\n";
   return os.str();
+}
+
+/// The testbench's stream observations carried into sim's result: the stall report's
+/// "streams" and "profiled_cycles", and on a deadlock the watchdog's diagnosis ("watchdog") or
+/// the one taken at --timeout ("blocked_at_timeout").
+void addObservations(nlohmann::json &result, const nlohmann::json &run) {
+  for (const char *key : {"streams", "profiled_cycles", "watchdog", "blocked_at_timeout"})
+    if (run.contains(key))
+      result[key] = run.at(key);
 }
 
 } // namespace
@@ -159,7 +167,8 @@ int runLlmSim(const LlmSimOptions &o) {
     if (o.newTokens < 1)
       throw Error("--tokens", std::to_string(o.newTokens), "at least 1");
     std::string log;
-    if (!buildTestbench(tb.string(), log)) {
+    const bool trace = !o.trace.empty();
+    if (!buildTestbench(tb.string(), log, trace)) {
       std::cerr << log;
       throw Error(o.design, "testbench build", "the generated testbench to build (log above)");
     }
@@ -171,13 +180,16 @@ int runLlmSim(const LlmSimOptions &o) {
     for (size_t i = 0; i < o.prompt.size(); ++i)
       ids << (i ? "," : "") << o.prompt[i];
     std::ostringstream cmd;
-    cmd << shellQuote((tb / "build" / ("tb_" + top)).string()) << " --manifest "
-        << shellQuote((tb / "llm_run.json").string()) << " --output-dir "
+    cmd << shellQuote((fs::path(testbenchBuildDir(tb.string(), trace)) / ("tb_" + top)).string())
+        << " --manifest " << shellQuote((tb / "llm_run.json").string()) << " --output-dir "
         << shellQuote(dump.string()) << " --prompt-ids " << ids.str() << " --new-tokens "
         << o.newTokens << " --seed " << o.seed << " --latency " << o.latency << " --jitter "
-        << o.jitter << " --ready-probability " << o.readyProbability << " --timeout " << o.timeout;
-    if (!o.trace.empty())
+        << o.jitter << " --ready-probability " << o.readyProbability << " --timeout " << o.timeout
+        << " --watchdog " << o.watchdog;
+    if (trace) {
+      fs::create_directories(fs::path(o.trace).parent_path());
       cmd << " --trace " << shellQuote(o.trace);
+    }
     std::string out;
     const int rc = runCapture(cmd.str() + " 2>&1", out);
     nlohmann::json run;
@@ -196,6 +208,7 @@ int runLlmSim(const LlmSimOptions &o) {
     result["deadlock"] = deadlock;
     if (run.contains("error"))
       result["error"] = run["error"];
+    addObservations(result, run);
     const GoldenCheck check = checkAgainstGolden(dir, design, manifest, o, dump);
     result["tokens"] = check.tokens;
     result["golden_tokens"] = check.golden;
@@ -228,9 +241,19 @@ int runLlmSim(const LlmSimOptions &o) {
         cycles ? static_cast<double>(bytes) / (static_cast<double>(cycles) / (mhz * 1e6)) / 1e9
                : 0.0;
     std::ofstream(dir / "sim" / "result.json") << result.dump(2) << "\n";
+    // The stall report over the accelerator's streams, and the waveform's view.
+    nlohmann::json stallInput = run;
+    stallInput["top"] = top;
+    stallInput["bit_exact"] = exact;
+    const std::string stallMarkdown = writeStallReport(dir / "sim", stallInput);
+    const std::string waveform =
+        trace ? writeWaveformView(tb / "llm_run.json", top, o.trace) : std::string();
     if (o.json) {
       std::cout << result.dump() << "\n";
     } else {
+      if (!stallMarkdown.empty())
+        std::cout << stallMarkdown << "(also in " << (dir / "sim" / "stall_report.md").string()
+                  << ")\n\n";
       std::cout << top << ": " << (exact ? "bit-exact" : "MISMATCH") << " over " << steps
                 << " steps (seed " << o.seed << ")\n  tokens: ";
       for (int64_t t : check.tokens)
@@ -250,6 +273,9 @@ int runLlmSim(const LlmSimOptions &o) {
         std::cout << "  first mismatch: " << check.mismatch->toString() << "\n";
       if (deadlock)
         std::cout << "  DEADLOCK: ap_done never came (" << run.value("error", "") << ")\n";
+      if (result.contains("watchdog"))
+        std::cout << "  watchdog: " << result["watchdog"].value("summary", std::string()) << "\n";
+      std::cout << waveform;
     }
     return exact ? 0 : 1;
   } catch (const Error &e) {

@@ -2,7 +2,11 @@
 // builds the generated testbench once, decodes the prompt in Verilator under random HBM timing,
 // reruns the golden model on the same prompt and checks every generated token, every step's KV
 // rows and debug taps bit for bit (llm/run_check), and prints tokens, cycles per token (prompt
-// and generated steps apart) beside the prediction, HBM bytes and bandwidth.
+// and generated steps apart) beside the prediction, HBM bytes and bandwidth. Like a graph
+// design's run (docs/observability.md) it prints the stall report of the accelerator's streams
+// and writes <design>/sim/stall_report.{json,md}; when no stream moves for --watchdog cycles the
+// run stops and the JSON's "watchdog" names the blocked kernels and streams; --trace builds
+// tb/build-trace and writes the FST and a GTKWave save file (trace.gtkw) beside it.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +21,8 @@ struct LlmSimOptions {
   int64_t newTokens = 16;
   bool json = false;
   uint64_t seed = 1;
-  std::string trace;
+  std::string trace;      ///< non-empty: the FST to write (absolute), traced build
+  uint64_t watchdog = 20000; ///< cycles without a stream handshake before a deadlock (0: off)
   unsigned latency = 24;
   unsigned jitter = 40;
   double readyProbability = 0.8;

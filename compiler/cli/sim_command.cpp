@@ -16,21 +16,19 @@
 //
 // An LLM design (compile <model-dir>) runs through cli/llm_sim.h instead.
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
-#include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/command_registry.h"
 #include "cli/llm_sim.h"
+#include "cli/sim_observability.h"
+#include "cli/subprocess.h"
 #include "gen/report.h"
-#include "gen/stall_report.h"
-#include "gen/stream_probes.h"
 #include "support/error.h"
 
 namespace st::cli {
@@ -54,26 +52,6 @@ struct SimOptions {
   std::string promptIds; ///< LLM designs: comma-separated prompt ids
   int64_t tokens = 16;   ///< LLM designs: tokens to generate
 };
-
-/// Runs a shell command, returning its exit status and its standard output.
-int runCapture(const std::string &command, std::string &out) {
-  FILE *pipe = ::popen(command.c_str(), "r");
-  if (!pipe)
-    return -1;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
-    out.append(buffer, n);
-  int status = ::pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string quote(const std::string &s) {
-  std::string q = "'";
-  for (char c : s)
-    q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 /// Adds the RTL search results to the design's report.json and rewrites report.md from it.
 void addSearchToReport(const fs::path &design, const nlohmann::json &search, uint64_t seed) {
@@ -116,9 +94,10 @@ int runSim(const SimOptions &o) {
     l.json = o.json;
     l.seed = o.seed;
     if (o.trace)
-      l.trace = o.tracePath.empty()
-                    ? (std::filesystem::path(o.design) / "sim" / "trace.fst").string()
-                    : o.tracePath;
+      l.trace = fs::absolute(o.tracePath.empty() ? fs::path(o.design) / "sim" / "trace.fst"
+                                                 : fs::path(o.tracePath))
+                    .string();
+    l.watchdog = o.watchdog;
     l.latency = o.latency;
     l.jitter = o.jitter;
     l.readyProbability = o.readyProbability;
@@ -145,7 +124,7 @@ int runSim(const SimOptions &o) {
   }
   // The traced model is a build of its own, so the default build stays without tracing.
   const bool trace = o.trace && !o.fifoSearch;
-  const fs::path build = tb / (trace ? "build-trace" : "build");
+  const fs::path build = testbenchBuildDir(tb.string(), trace);
   const fs::path simDir = fs::path(o.design) / "sim";
   fs::path tracePath;
   if (trace) {
@@ -154,26 +133,22 @@ int runSim(const SimOptions &o) {
     fs::create_directories(tracePath.parent_path());
   }
   std::string log;
-  std::string configure = "cmake -S " + quote(tb.string()) + " -B " + quote(build.string()) +
-                          (fs::exists(build / "CMakeCache.txt") ? "" : " -G Ninja") +
-                          (trace ? " -DST_TB_TRACE=ON" : "") + " 2>&1";
-  std::string make = "cmake --build " + quote(build.string()) + " --parallel 2>&1";
-  if (runCapture(configure, log) != 0 || runCapture(make, log) != 0) {
+  if (!buildTestbench(tb.string(), log, trace)) {
     std::cerr << log << "streamtensor sim: error: " << o.design
               << ": testbench build: expected the generated testbench to build (log above)\n";
     return 1;
   }
   std::ostringstream cmd;
-  cmd << quote((build / ("tb_" + top)).string()) << " --manifest "
-      << quote((tb / "design.json").string()) << " --output-dir " << quote(tb.string())
+  cmd << shellQuote((build / ("tb_" + top)).string()) << " --manifest "
+      << shellQuote((tb / "design.json").string()) << " --output-dir " << shellQuote(tb.string())
       << " --seed " << o.seed << " --latency " << o.latency << " --jitter " << o.jitter
       << " --ready-probability " << o.readyProbability << " --timeout " << o.timeout
       << " --watchdog " << o.watchdog;
   if (trace)
-    cmd << " --trace " << quote(tracePath.string());
+    cmd << " --trace " << shellQuote(tracePath.string());
   const fs::path searchResult = fs::path(o.design) / "search" / "fifo_search.json";
   if (o.fifoSearch)
-    cmd << " --fifo-search " << quote(searchResult.string());
+    cmd << " --fifo-search " << shellQuote(searchResult.string());
   std::string out;
   const int rc = runCapture(cmd.str() + " 2>&1", out);
   // The testbench's last line is its JSON object; earlier lines are its log.
@@ -212,26 +187,12 @@ int runSim(const SimOptions &o) {
     return rc == 0 ? 0 : 1;
   }
   // The stall report (designs compiled before the probes existed have none).
-  std::string stallMarkdown;
-  if (result.contains("streams")) {
-    const nlohmann::json stall = gen::stallReportJson(result);
-    stallMarkdown = gen::stallReportMarkdown(stall);
-    fs::create_directories(simDir);
-    std::ofstream(simDir / "stall_report.json") << stall.dump(2) << "\n";
-    std::ofstream(simDir / "stall_report.md") << stallMarkdown;
-  }
+  const std::string stallMarkdown = writeStallReport(simDir, result);
   std::string waveform;
   if (trace) {
     // The waveform's save file: per producer node its streams and FIFO occupancies.
     try {
-      const nlohmann::json manifest = nlohmann::json::parse(std::ifstream(tb / "design.json"));
-      const std::vector<gen::StreamProbe> probes = gen::streamProbesFromJson(
-          manifest.value("streams", nlohmann::json::array()), (tb / "design.json").string());
-      fs::path save = tracePath;
-      save.replace_extension(".gtkw");
-      std::ofstream(save) << gen::gtkwaveSaveFile(probes, "dut." + top, tracePath.string(),
-                                                  save.string());
-      waveform = "waveform: gtkwave " + tracePath.string() + " " + save.string() + "\n";
+      waveform = writeWaveformView(tb / "design.json", top, tracePath);
     } catch (const Error &e) {
       std::cerr << "streamtensor sim: error: " << e.what() << "\n";
       return 1;

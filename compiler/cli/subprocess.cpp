@@ -26,11 +26,16 @@ std::string shellQuote(const std::string &s) {
   return q + "'";
 }
 
-bool buildTestbench(const std::string &tbDir, std::string &log) {
-  const std::filesystem::path build = std::filesystem::path(tbDir) / "build";
+std::string testbenchBuildDir(const std::string &tbDir, bool trace) {
+  return (std::filesystem::path(tbDir) / (trace ? "build-trace" : "build")).string();
+}
+
+bool buildTestbench(const std::string &tbDir, std::string &log, bool trace) {
+  const std::filesystem::path build = testbenchBuildDir(tbDir, trace);
   const std::string configure =
       "cmake -S " + shellQuote(tbDir) + " -B " + shellQuote(build.string()) +
-      (std::filesystem::exists(build / "CMakeCache.txt") ? "" : " -G Ninja") + " 2>&1";
+      (std::filesystem::exists(build / "CMakeCache.txt") ? "" : " -G Ninja") +
+      (trace ? " -DST_TB_TRACE=ON" : "") + " 2>&1";
   const std::string make = "cmake --build " + shellQuote(build.string()) + " --parallel 2>&1";
   return runCapture(configure, log) == 0 && runCapture(make, log) == 0;
 }

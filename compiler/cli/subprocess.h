@@ -14,8 +14,13 @@ int runCapture(const std::string &command, std::string &out);
 /// `s` in single quotes for the shell.
 std::string shellQuote(const std::string &s);
 
-/// Configures (Ninja, once) and builds the testbench in `tbDir` into `tbDir`/build. Returns
-/// false with the tools' output in `log` when either step fails.
-bool buildTestbench(const std::string &tbDir, std::string &log);
+/// Configures (Ninja, once) and builds the testbench in `tbDir` into `tbDir`/build, or with
+/// `trace` the FST-traced model (-DST_TB_TRACE=ON) into `tbDir`/build-trace, so the default
+/// build stays without tracing. Returns false with the tools' output in `log` when either step
+/// fails.
+bool buildTestbench(const std::string &tbDir, std::string &log, bool trace = false);
+
+/// The build directory buildTestbench uses: `tbDir`/build or `tbDir`/build-trace.
+std::string testbenchBuildDir(const std::string &tbDir, bool trace);
 
 } // namespace st::cli
