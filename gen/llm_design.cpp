@@ -238,6 +238,12 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
   };
   j["resource_estimate"] = kinds(res.total);
   j["resource_estimate_fifos"] = kinds(res.fifos);
+  const passes::DeviceConstraints device = passes::loadDeviceConstraints(o.devicePath);
+  j["resource_budget"] = {{"lut", device.availableLut},
+                          {"ff", device.availableFf},
+                          {"bram36", device.availableBram36},
+                          {"dsp", device.availableDsp},
+                          {"uram", device.availableUram}};
   return j;
 }
 
@@ -253,8 +259,20 @@ std::string reportMarkdown(const nlohmann::json &j) {
      << "- HBM image and run buffers: " << j["hbm_bytes"] << " bytes\n"
      << "- on-chip stream memory: " << j["fifo_bits"] << " FIFO bits between kernels, against "
      << j["unfused_stream_bits"]
-     << " bits for an unfused design buffering every intermediate tensor whole\n\n"
-     << "## AXI masters\n\n| port | role | buffer | HBM channel | register "
+     << " bits for an unfused design buffering every intermediate tensor whole\n";
+  if (j.contains("resource_estimate") && j.contains("resource_budget")) {
+    os << "- resources (estimate / U55C budget):";
+    for (const char *k : {"lut", "ff", "bram36", "dsp", "uram"}) {
+      const double used = j["resource_estimate"][k].get<double>();
+      const double budget = j["resource_budget"][k].get<double>();
+      char text[96];
+      std::snprintf(text, sizeof text, " %s %.1f / %.0f (%.1f %%)", k, used, budget,
+                    budget > 0 ? 100.0 * used / budget : 0.0);
+      os << text;
+    }
+    os << "\n";
+  }
+  os << "\n## AXI masters\n\n| port | role | buffer | HBM channel | register "
         "|\n|---|---|---|---|---|\n";
   for (const auto &m : j["axi_masters"])
     os << "| " << m["port"].get<std::string>() << " | " << m["role"].get<std::string>() << " | "
