@@ -32,9 +32,6 @@ namespace {
 namespace fs = std::filesystem;
 constexpr const char *kCommand = "streamtensor sim";
 constexpr const char *kDesignFormat = "streamtensor-llm-design-1";
-/// As `compile`: a model without calibration.json calibrates on 4 x 16 seeded random tokens.
-constexpr int64_t kRandomCalibrationSequences = 4;
-constexpr int64_t kRandomCalibrationLength = 16;
 
 nlohmann::json readJson(const fs::path &path) {
   std::ifstream in(path);
@@ -72,10 +69,10 @@ GoldenCheck checkAgainstGolden(const fs::path &dir, const nlohmann::json &design
   const frontend::LoadedModel model = frontend::loadModel(modelDir);
   const numerics::Precision precision =
       frontend::parsePrecision(design.at("precision").get<std::string>(), "design.json precision");
-  const frontend::Calibration calibration = frontend::calibrate(
-      model.program, model.weights,
-      frontend::calibrationSetOf(modelDir, model.program.vocabSize, model.program.maxPositions,
-                                 false, kRandomCalibrationSequences, kRandomCalibrationLength));
+  const frontend::Calibration calibration =
+      frontend::calibrate(model.program, model.weights,
+                          frontend::calibrationSetOf(modelDir, model.program.vocabSize,
+                                                     model.program.maxPositions, false));
   const frontend::QuantizedModel q =
       frontend::quantizeModel(model.program, model.weights, precision, calibration);
   const gen::HbmImagePlan plan = gen::readHbmManifest((dir / "hbm" / "manifest.json").string());
