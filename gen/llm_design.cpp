@@ -532,6 +532,7 @@ void writeLlmDesign(const frontend::LoadedModel &model, const frontend::Quantize
   design["model_dir"] = fs::absolute(options.modelDir).string();
   design["precision"] = frontend::precisionName(q.precision);
   design["max_context"] = options.accelerator.maxContext;
+  design["vocab_size"] = model.program.vocabSize;
   design["max_lanes"] = options.accelerator.maxLanes;
   design["streams"] = streamProbesJson(probes);
   for (const TopInterface::KernelArg &a : d.top.top.args) {
