@@ -115,7 +115,6 @@ std::map<ir::NodeId, LlmKernelConfig> kernelConfigs(const llm::AcceleratorGraph 
             q.get<frontend::QuantizedAttentionOp>(stage.name, run, node.name).slidingWindow);
     }
     cfg.extraParams = kernelTableParams(node, q, stage, tableDir, tablePrefix);
-    cfg.portTies = kernelPortTies(node);
     configs[n] = std::move(cfg);
   }
   return configs;
