@@ -116,7 +116,6 @@ std::map<ir::NodeId, LlmKernelConfig> kernelConfigs(const llm::AcceleratorGraph 
             q.get<frontend::QuantizedAttentionOp>(stage.name, run, node.name).slidingWindow);
     }
     cfg.extraParams = kernelTableParams(node, q, stage, tableDir, tablePrefix);
-    cfg.portTies = kernelPortTies(node);
     configs[n] = std::move(cfg);
   }
   return configs;
@@ -528,6 +527,7 @@ void writeLlmDesign(const frontend::LoadedModel &model, const frontend::Quantize
   design["model_dir"] = fs::absolute(options.modelDir).string();
   design["precision"] = frontend::precisionName(q.precision);
   design["max_context"] = options.accelerator.maxContext;
+  design["vocab_size"] = model.program.vocabSize;
   design["max_lanes"] = options.accelerator.maxLanes;
   design["streams"] = streamProbesJson(probes);
   for (const TopInterface::KernelArg &a : d.top.top.args) {
