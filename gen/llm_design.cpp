@@ -214,8 +214,11 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
   // the LLM control) beside the device budget; synth.vitis_top.<fixture> compares it with Yosys.
   DesignResources res = designResources(d.graph.dataflow, &d.top.top);
   // Beside the graph's nodes the LLM top holds one st_step_sequencer per DMA (its stage's layers;
-  // a KV read gated on the appends) and one st_vector_counter per kernel with per-layer sidebands.
+  // a KV read gated on the appends; a kernel's own master, the embedding gather's, has none) and
+  // one st_vector_counter per kernel with per-layer sidebands.
   for (const LlmDmaPort &dma : d.top.dmas) {
+    if (dma.role == AcceleratorRole::Kernel)
+      continue;
     model::StepSequencerParams p;
     p.layers = d.graph.nodes.at(dma.node).layers;
     p.gated = dma.role == AcceleratorRole::KvCacheRead;
