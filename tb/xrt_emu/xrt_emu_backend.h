@@ -1,9 +1,11 @@
 // XRT emulation backend: runs the generated host program (host/host.cpp, XRT native API)
 // against the Verilated kernel top instead of a card. The generated tb/host_emu_bind.cpp
 // registers a factory of VerilatedBackend<Vtop> (the same port bindings as tb_main.cpp); the
-// emulated xrt::device creates it, xrt::bo reads and writes its HBM model, xrt::run programs the
-// argument registers through its AXI4-Lite host model at the offsets of the emulated xclbin and
-// runs it until ap_done. HBM timing is randomized as in the design testbench.
+// emulated xrt::device creates it, xrt::bo reads and writes its HBM model (one store behind all
+// AXI masters, the address space of the 32 pseudo-channels), xrt::run programs the argument
+// registers through its AXI4-Lite host model at the offsets of the emulated xclbin, sets
+// ap_start, and its wait() simulates until a read of the control register shows ap_done. HBM
+// timing is randomized as in the design testbench.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +28,10 @@ public:
   virtual void writeHbm(uint64_t address, const void *data, size_t bytes) = 0;
   virtual void readHbm(uint64_t address, void *data, size_t bytes) = 0;
   virtual void writeRegister(uint32_t offset, uint32_t value) = 0;
-  /// ap_start, then simulate until ap_done; false on a timeout (deadlock).
-  virtual bool startAndWait(uint64_t timeoutCycles) = 0;
+  /// Writes ap_start.
+  virtual void start() = 0;
+  /// Simulates, polling the control register, until ap_done; false after timeoutCycles.
+  virtual bool waitDone(uint64_t timeoutCycles) = 0;
   virtual uint64_t cycles() const = 0;
 };
 
@@ -41,10 +45,14 @@ struct DeviceState {
   std::string kernelName;
   struct Arg {
     uint32_t offset = 0;
-    int group = 0;
+    bool pointer = true;
+    int group = -1;     ///< the HBM bank of a pointer; -1 for a scalar
+    unsigned bytes = 8; ///< a pointer: 8; a scalar: its size, a multiple of 4
   };
+  double kernelClockMhz = 250; ///< converts run.wait()'s timeout to cycles
   std::vector<Arg> args;
   std::vector<uint64_t> nextFree; ///< per HBM pseudo-channel: next free byte
+  bool running = false;           ///< ap_start written, ap_done not yet seen
   bool lastRunOk = false;
 };
 
@@ -88,8 +96,8 @@ public:
   void writeRegister(uint32_t offset, uint32_t value) override {
     host_.write32(harness_, offset, value);
   }
-  bool startAndWait(uint64_t timeoutCycles) override {
-    host_.startKernel(harness_);
+  void start() override { host_.startKernel(harness_); }
+  bool waitDone(uint64_t timeoutCycles) override {
     try {
       host_.waitDone(harness_, timeoutCycles);
     } catch (const TestFailure &) {
