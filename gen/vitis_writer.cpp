@@ -705,7 +705,8 @@ std::string hostEmulationBinding(const VitisDesign &d) {
   for (size_t i = 0; i < top.dmas.size(); ++i)
     os << "            ST_AXI_BIND_" << (top.dmas[i].isRead ? "READ" : "WRITE") << "(pins[" << i
        << "], m, m_axi_" << top.dmas[i].name << "_, 1, 64, 512);\n";
-  os << "            return pins;\n          },\n          1));\n});\n} // namespace\n";
+  os << "            return pins;\n          },\n          /*seed=*/1, /*kernelClockMhz=*/"
+     << d.kernelClockMhz << "));\n});\n} // namespace\n";
   return os.str();
 }
 

@@ -24,7 +24,7 @@ constexpr uint64_t kChannelBytes = uint64_t{1} << 29;
 /// run.wait() without a timeout: the cycle budget before it reports ERT_CMD_STATE_TIMEOUT.
 uint64_t defaultTimeoutCycles() {
   const char *env = std::getenv("ST_XRT_EMU_TIMEOUT_CYCLES");
-  return env && *env ? std::strtoull(env, nullptr, 10) : 200000000ull;
+  return env && *env ? std::strtoull(env, nullptr, 10) : 20000000ull;
 }
 } // namespace
 

@@ -59,14 +59,16 @@ struct DeviceState {
 template <class Model> class VerilatedBackend : public EmuBackend {
 public:
   VerilatedBackend(const std::function<AxiLitePins(Model &)> &controlPins,
-                   const std::function<std::vector<AxiPins>(Model &)> &dmaPins, uint64_t seed)
+                   const std::function<std::vector<AxiPins>(Model &)> &dmaPins, uint64_t seed,
+                   double kernelClockMhz = 0)
       : harness_(options(seed),
                  [](Model &m) {
                    return ClockReset{&m.ap_clk, &m.ap_rst_n};
                  }),
         host_("host", controlPins(harness_.dut()), seed * 7 + 1) {
     std::vector<AxiPins> pins = dmaPins(harness_.dut());
-    AxiMemoryConfig cfg;
+    AxiMemoryConfig cfg; // the design testbench's (tb/design_run.h, tb/llm_run.h defaults)
+    cfg.kernelClockMhz = kernelClockMhz; // the HBM bandwidth cap per pseudo-channel (0: none)
     cfg.readLatency = 24;
     cfg.readLatencyJitter = 40;
     cfg.writeLatency = 12;

@@ -323,7 +323,7 @@ def check_host_emu(design, top, files, part, mhz, work):
     args = sorted((offset, port) for port, (offset, _) in pointers.items())
     xclbin = os.path.join(work, "emu.xclbin.json")
     with open(xclbin, "w") as f:
-        json.dump({"kernel": top["module"],
+        json.dump({"kernel": top["module"], "clock_mhz": mhz,
                    "args": [{"offset": o, "group": banks[p]} for o, p in args]}, f)
     tb = os.path.join(design, "tb")
     build = os.path.join(tb, "build")
@@ -415,8 +415,14 @@ def check_llm_host_emu(design, top, files, part, mhz, work, args):
 
     def host(xclbin_path):
         start = time.monotonic()
-        rc, out = run([exe, xclbin_path, design, "--prompt-ids", args.prompt_ids, "--tokens",
-                       str(args.tokens)])
+        # run.wait() gives up after this many cycles, so that a deadlock ends the test in
+        # seconds: a tiny fixture's decode step takes about 2000 (gpt2_tiny w4a8: 1800).
+        steps = len(args.prompt_ids.split(",")) + args.tokens
+        env = dict(os.environ, ST_XRT_EMU_TIMEOUT_CYCLES=str(20000 * steps))
+        proc = subprocess.run([exe, xclbin_path, design, "--prompt-ids", args.prompt_ids,
+                               "--tokens", str(args.tokens)], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, env=env)
+        rc, out = proc.returncode, proc.stdout
         lines = [l for l in out.splitlines() if l.startswith("{")]
         return rc, out, json.loads(lines[-1]) if lines else None, time.monotonic() - start
 

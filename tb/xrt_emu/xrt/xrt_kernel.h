@@ -43,8 +43,9 @@ public:
   explicit run(const kernel &krnl);
   void start();
   /// Simulates until ap_done; timeout_ms 0 waits for the emulation's cycle budget
-  /// (ST_XRT_EMU_TIMEOUT_CYCLES, default 200 million cycles), else timeout_ms at the kernel
-  /// clock of the emulated xclbin. ERT_CMD_STATE_TIMEOUT when ap_done does not come.
+  /// (ST_XRT_EMU_TIMEOUT_CYCLES, default 20 million cycles, the LLM testbench's --timeout),
+  /// else timeout_ms at the kernel clock of the emulated xclbin. ERT_CMD_STATE_TIMEOUT when
+  /// ap_done does not come.
   ert_cmd_state wait(unsigned int timeout_ms = 0) const;
   void set_arg(int index, const xrt::bo &boh);
   void set_arg(int index, xrt::bo &boh) { set_arg(index, static_cast<const xrt::bo &>(boh)); }

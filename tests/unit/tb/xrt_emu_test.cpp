@@ -132,7 +132,7 @@ TEST_F(XrtEmu, StartWritesEveryArgumentThenApStartAndWaitSimulates) {
   EXPECT_EQ(rec.registers, want);
   EXPECT_EQ(rec.events, std::vector<std::string>{"start"});
   EXPECT_EQ(run.wait(), ERT_CMD_STATE_COMPLETED);
-  EXPECT_EQ(rec.events.back(), "waitDone 200000000");
+  EXPECT_EQ(rec.events.back(), "waitDone 20000000");
   rec.done = false;
   run.start();
   EXPECT_EQ(run.wait(5), ERT_CMD_STATE_TIMEOUT);
