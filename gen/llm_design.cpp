@@ -16,6 +16,7 @@
 #include "gen/design_writer.h"
 #include "gen/hbm_layout.h"
 #include "gen/llm_kernel_bindings.h"
+#include "gen/report.h"
 #include "gen/stream_probes.h"
 #include "gen/vitis_writer.h"
 #include "llm/run_layout.h"
@@ -115,7 +116,6 @@ std::map<ir::NodeId, LlmKernelConfig> kernelConfigs(const llm::AcceleratorGraph 
             q.get<frontend::QuantizedAttentionOp>(stage.name, run, node.name).slidingWindow);
     }
     cfg.extraParams = kernelTableParams(node, q, stage, tableDir, tablePrefix);
-    cfg.portTies = kernelPortTies(node);
     configs[n] = std::move(cfg);
   }
   return configs;
@@ -232,12 +232,7 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
       res.total += e;
       res.parts.push_back({node.name + " counter", "st_vector_counter", e});
     }
-  auto kinds = [](const model::ResourceEstimate &e) {
-    return nlohmann::json{
-        {"lut", e.lut}, {"ff", e.ff}, {"bram36", e.bram36}, {"dsp", e.dsp}, {"uram", e.uram}};
-  };
-  j["resource_estimate"] = kinds(res.total);
-  j["resource_estimate_fifos"] = kinds(res.fifos);
+  addResourceEstimate(res, j);
   const passes::DeviceConstraints device = passes::loadDeviceConstraints(o.devicePath);
   j["resource_budget"] = {{"lut", device.availableLut},
                           {"ff", device.availableFf},
@@ -247,7 +242,7 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
   return j;
 }
 
-std::string reportMarkdown(const nlohmann::json &j) {
+std::string llmReportMarkdown(const nlohmann::json &j) {
   std::ostringstream os;
   os << "# " << j["design"].get<std::string>() << " (" << j["architecture"].get<std::string>()
      << ", " << j["precision"].get<std::string>() << ")\n\n"
@@ -525,13 +520,14 @@ void writeLlmDesign(const frontend::LoadedModel &model, const frontend::Quantize
   writeHbmImage(d.plan, model.program, q, (dir / "hbm").string());
   const nlohmann::json report = reportJson(d, options, q);
   writeText(dir / "report.json", report.dump(2) + "\n");
-  writeText(dir / "report.md", reportMarkdown(report));
+  writeText(dir / "report.md", llmReportMarkdown(report));
   nlohmann::json design;
   design["format"] = "streamtensor-llm-design-1";
   design["top"] = d.top.top.module;
   design["model_dir"] = fs::absolute(options.modelDir).string();
   design["precision"] = frontend::precisionName(q.precision);
   design["max_context"] = options.accelerator.maxContext;
+  design["vocab_size"] = model.program.vocabSize;
   design["max_lanes"] = options.accelerator.maxLanes;
   design["streams"] = streamProbesJson(probes);
   for (const TopInterface::KernelArg &a : d.top.top.args) {

@@ -343,13 +343,20 @@ std::vector<ir::NodeParam> kernelTableParams(const ir::DataflowNode &node, const
   throw Error("kernel bindings", where(node), "an LLM kernel module (st_norm, st_rope, ...)");
 }
 
-std::vector<std::string> kernelPortTies(const ir::DataflowNode &node) {
-  if (node.module != "st_argmax")
-    return {};
-  const int64_t maxLen = requireParam(node, "MaxLen");
-  const unsigned lenBits = numerics::ceilLog2(static_cast<uint64_t>(maxLen) + 1);
-  return {".cfg_valid_i(1'b1)", ".cfg_ready_o()",
-          ".cfg_data_i(" + std::to_string(lenBits) + "'d" + std::to_string(maxLen) + ")"};
+KernelPorts kernelPorts(const ir::DataflowNode &node) {
+  KernelPorts ports;
+  if (node.module == "st_argmax") {
+    const int64_t maxLen = requireParam(node, "MaxLen");
+    const unsigned lenBits = numerics::ceilLog2(static_cast<uint64_t>(maxLen) + 1);
+    ports.ties = {".cfg_valid_i(1'b1)", ".cfg_ready_o()",
+                  ".cfg_data_i(" + std::to_string(lenBits) + "'d" + std::to_string(maxLen) + ")"};
+    ports.narrowOutputBits =
+        maxLen > 1 ? numerics::ceilLog2(static_cast<uint64_t>(maxLen)) : 1; // st_argmax IndexBits
+    ports.narrowOutputWire = "index";
+  } else if (node.module == "st_embedding_gather") {
+    ports.ownAxiMaster = true;
+  }
+  return ports;
 }
 
 } // namespace st::gen

@@ -1,15 +1,16 @@
 // Kernel bindings of the LLM accelerator (docs/accelerator.md §1 "Sidebands"): what the top
 // drives into each kernel's non-stream inputs (the sidebands: FixedScale multipliers, norm
 // epsilon, RoPE position and table select, attention cache length, embedding table base), which
-// table files each kernel takes as parameters, and the constant ties of handshake ports the top
-// does not stream (st_argmax's cfg). Every value comes from the QuantizedModel, the descriptors
-// the GoldenExecutor runs, so the RTL computes the golden bits.
+// table files each kernel takes as parameters, and how the top wires the ports that are neither
+// streams nor sidebands (kernelPorts: st_argmax's tied cfg stream and narrow index output,
+// st_embedding_gather's own AXI master). Every value comes from the QuantizedModel, the
+// descriptors the GoldenExecutor runs, so the RTL computes the golden bits.
 //
 // Two layers:
 //  - descriptor -> ports (normSidebands, ropeSidebands, ...): the one mapping from a numerics::
 //    descriptor to a kernel's port values; the kernels' Verilator testbenches use it too;
 //  - (lowered node, QuantizedModel, stage, run) -> ports (kernelSidebands, kernelTableParams,
-//    kernelPortTies): what the LLM top emitter calls for every kernel node of llm::lowerStage.
+//    kernelPorts): what the LLM top emitter calls for every kernel node of llm::lowerStage.
 //
 // The top gives each kernel a counter of the vectors on its input port 0 (st_vector_counter: step
 // t, layer/run l) and drives each sideband with a pure function of (t, l): a Constant of the run,
@@ -115,9 +116,26 @@ std::vector<ir::NodeParam> kernelTableParams(const ir::DataflowNode &node,
                                              const std::string &tableDir,
                                              const std::string &pathPrefix);
 
-/// Constant ties of handshake ports the top does not stream, as ".port(value)" connection text:
-/// st_argmax's cfg stream (valid 1, data = the vector length, ready open), so every vector is
-/// the whole logits vector. Empty for the other kernels.
-std::vector<std::string> kernelPortTies(const ir::DataflowNode &node);
+/// How the top wires a kernel's ports beyond its streams and sidebands; the LLM top emitter
+/// follows it and has no per-kernel branches.
+struct KernelPorts {
+  /// Constant ties of handshake ports the top does not stream, as ".port(value)" connection
+  /// text: st_argmax's cfg stream (valid 1, data = the vector length, ready open), so every
+  /// vector is the whole logits vector.
+  std::vector<std::string> ties;
+  /// When narrowOutputBits > 0, data_o is that narrower than the output stream's token: the top
+  /// declares "<instance>_<narrowOutputWire>" of that width for it and zero-extends it onto the
+  /// stream (st_argmax's index, ceil(log2(MaxLen)) bits, onto the 32-bit id stream).
+  unsigned narrowOutputBits = 0;
+  std::string narrowOutputWire;
+  /// The kernel reads HBM through its own AXI master (st_embedding_gather's table): the top gives
+  /// it a pointer argument and the m_axi pins, leaves error_o open, and ties that master's
+  /// command / done counters to 0 (no step sequencer drives it).
+  bool ownAxiMaster = false;
+};
+
+/// The KernelPorts of `node` (empty for kernels with streams and sidebands only, and for
+/// non-kernel nodes). Throws st::Error naming the node when st_argmax has no MaxLen.
+KernelPorts kernelPorts(const ir::DataflowNode &node);
 
 } // namespace st::gen

@@ -249,34 +249,33 @@ private:
     std::vector<ir::NodeParam> params = node.params;
     if (cfg)
       params.insert(params.end(), cfg->extraParams.begin(), cfg->extraParams.end());
-    if (cfg)
-      connections.insert(connections.end(), cfg->portTies.begin(), cfg->portTies.end());
-    const bool argmax = node.module == "st_argmax";
-    std::string argmaxIndex;
-    if (argmax) {
-      const int64_t maxLen = *node.param("MaxLen");
-      argmaxIndex = u + "_index";
-      os_ << "  wire [" << (maxLen > 1 ? ceilLog2(maxLen) : 1) - 1 << ":0] " << argmaxIndex
-          << ";\n";
+    // Ports beyond streams and sidebands: ties, a narrow output, an own AXI master.
+    const KernelPorts ports = kernelPorts(node);
+    connections.insert(connections.end(), ports.ties.begin(), ports.ties.end());
+    std::string narrowOutput;
+    if (ports.narrowOutputBits > 0) {
+      narrowOutput = u + "_" + ports.narrowOutputWire;
+      os_ << "  wire [" << ports.narrowOutputBits - 1 << ":0] " << narrowOutput << ";\n";
     }
     os_ << "  " << node.module;
     emitParams(os_, params);
     os_ << u << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n)";
-    if (argmax) {
+    if (!narrowOutput.empty()) {
+      // One input, one output whose data_o is zero-extended onto the stream.
       const StreamSignals in = consumerSide(df_, inputStream(df_, n, 0));
       const StreamSignals out = producerSide(df_, outputStream(df_, n, 0));
       os_ << ",\n      .valid_i(" << in.valid << "), .ready_o(" << in.ready << "), .data_i("
           << in.data << "),\n      .valid_o(" << out.valid << "), .ready_i(" << out.ready
-          << "), .data_o(" << argmaxIndex << ")";
+          << "), .data_o(" << narrowOutput << ")";
       tail_ += "  assign " + out.data + " = " +
                std::to_string(df_.tokenBits(df_.stream(outputStream(df_, n, 0)))) + "'(" +
-               argmaxIndex + ");\n";
+               narrowOutput + ");\n";
     } else {
       emitKernelStreamPorts(os_, df_, n);
     }
     for (const std::string &c : connections)
       os_ << ",\n      " << c;
-    if (node.module == "st_embedding_gather") {
+    if (ports.ownAxiMaster) {
       const size_t d = dmaIndex_.at(n);
       tail_ += "  assign dma_cmd[" + std::to_string(d) + "] = 1'b0;\n  assign dma_done[" +
                std::to_string(d) + "] = 1'b0; // its own master: no commands\n";
@@ -567,7 +566,8 @@ llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
   for (ir::NodeId n : df.nodes()) {
     const ir::DataflowNode &node = df.node(n);
     const AcceleratorRole role = g.nodes.at(n).role;
-    const bool embedding = node.module == "st_embedding_gather";
+    // A kernel with its own AXI master (the embedding gather) gets a port like a read DMA.
+    const bool embedding = kernelPorts(node).ownAxiMaster;
     if (!isDma(role) && !embedding)
       continue;
     LlmDmaPort port;

@@ -29,8 +29,6 @@ struct LlmKernelConfig {
   std::vector<std::vector<SidebandValue>> sidebandsByRun;
   /// Parameters appended to the node's (table files).
   std::vector<ir::NodeParam> extraParams;
-  /// Connections pasted into the instance, e.g. ".cfg_valid_i(1'b1)".
-  std::vector<std::string> portTies;
   /// Attention: the sliding window per layer (0: every cached row). The KV read DMA's rows and
   /// the CacheLength sideband both follow frontend::cacheRowsAt: min(t, window - 1), or t.
   std::vector<int64_t> windowByRun;

@@ -4,6 +4,7 @@
 #include "gen/design_resources.h"
 
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 namespace st::gen {
@@ -80,18 +81,34 @@ nlohmann::json reportJson(const passes::CompileState &state, const std::string &
   // Resource estimate of the whole top (gen/design_resources.h) beside the device budget.
   const DesignResources res = designResources(df);
   const passes::DeviceConstraints &dev = state.device;
-  auto kinds = [](const model::ResourceEstimate &e) {
-    return nlohmann::json{
-        {"lut", e.lut}, {"ff", e.ff}, {"bram36", e.bram36}, {"dsp", e.dsp}, {"uram", e.uram}};
-  };
-  report["resource_estimate"] = kinds(res.total);
-  report["resource_estimate_fifos"] = kinds(res.fifos);
+  addResourceEstimate(res, report);
   report["resources_available"] = {{"lut", dev.availableLut},
                                    {"ff", dev.availableFf},
                                    {"bram36", dev.availableBram36},
                                    {"dsp", dev.availableDsp},
                                    {"uram", dev.availableUram}};
   return report;
+}
+
+void addResourceEstimate(const DesignResources &res, nlohmann::json &report) {
+  auto kinds = [](const model::ResourceEstimate &e) {
+    return nlohmann::json{
+        {"lut", e.lut}, {"ff", e.ff}, {"bram36", e.bram36}, {"dsp", e.dsp}, {"uram", e.uram}};
+  };
+  report["resource_estimate"] = kinds(res.total);
+  report["resource_estimate_fifos"] = kinds(res.fifos);
+  std::map<std::string, std::pair<int64_t, model::ResourceEstimate>> byModule;
+  for (const DesignResources::Part &part : res.parts) {
+    auto &[instances, sum] = byModule[part.module];
+    ++instances;
+    sum += part.estimate;
+  }
+  nlohmann::json modules = nlohmann::json::object();
+  for (const auto &[module, entry] : byModule) {
+    modules[module] = kinds(entry.second);
+    modules[module]["instances"] = entry.first;
+  }
+  report["resource_estimate_by_module"] = modules;
 }
 
 std::string reportMarkdown(const nlohmann::json &r) {

@@ -7,11 +7,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gen/design_resources.h"
 #include "passes/compile_state.h"
 
 namespace st::gen {
 
 nlohmann::json reportJson(const passes::CompileState &state, const std::string &designName);
 std::string reportMarkdown(const nlohmann::json &report);
+
+/// Writes `res` into `report`: resource_estimate (the whole top), resource_estimate_fifos (the
+/// FIFOs' share) and resource_estimate_by_module (per template: instances and their summed
+/// estimate; the synth tests print it beside Yosys's count of the same module's instances).
+void addResourceEstimate(const DesignResources &res, nlohmann::json &report);
 
 } // namespace st::gen

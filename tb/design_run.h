@@ -17,7 +17,8 @@
 // that reaches --timeout instead has the same diagnosis, taken then, as "blocked_at_timeout".
 //
 // HBM timing is randomized per run from the seed (read/write latency jitter, random ready on
-// every channel), so each run is also a run under random backpressure at the outputs.
+// every channel: tb/hbm_model.h), so each run is also a run under random backpressure at the
+// outputs.
 //
 // A FIFO-depth search build (out/search/, `streamtensor compile --fifo-search`) also binds the
 // FIFOs' run-time depths; with --fifo-search <file> it runs the search of searchFifoDepths in
@@ -35,10 +36,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "axi_checker.h"
 #include "axi_lite_master.h"
-#include "axi_memory.h"
 #include "harness.h"
+#include "hbm_model.h"
 #include "stream_profile.h"
 #include "watchdog.h"
 
@@ -79,9 +79,7 @@ void writeBinaryFile(const std::string &path, const std::vector<uint8_t> &bytes)
 struct DesignRunOptions {
   std::string manifest = "design.json";
   std::string outputDir = ".";
-  unsigned readLatency = 24;
-  unsigned latencyJitter = 40;
-  double readyProbability = 0.8;
+  HbmTiming hbm; ///< --latency, --jitter, --ready-probability
   uint64_t timeoutCycles = 2000000;
 };
 
@@ -107,8 +105,8 @@ nlohmann::json
 searchFifoDepths(const std::vector<SearchFifo> &fifos, double tolerance,
                  const std::function<nlohmann::json(const std::vector<uint64_t> &, uint64_t)> &run);
 
-/// `bind(model, memories)` creates one AxiMemory per DMA port (in manifest order) on the
-/// model's pins and returns them; the runner shares their storage and drives the rest.
+/// `dmaPins` returns the model's DMA ports in manifest order; the runner puts the HBM model
+/// (tb/hbm_model.h) behind them and drives the rest.
 /// `setLimits` (search builds only) drives the FIFOs' run-time depths; with it, the option
 /// `--fifo-search <results.json>` runs searchFifoDepths instead of one run.
 /// `argRegisters` come from the generated <design>_kernel.h (the host program's header).
@@ -135,11 +133,11 @@ int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegister
     else if (a == "--output-dir")
       run.outputDir = value();
     else if (a == "--latency")
-      run.readLatency = static_cast<unsigned>(std::stoul(value()));
+      run.hbm.readLatency = static_cast<unsigned>(std::stoul(value()));
     else if (a == "--jitter")
-      run.latencyJitter = static_cast<unsigned>(std::stoul(value()));
+      run.hbm.latencyJitter = static_cast<unsigned>(std::stoul(value()));
     else if (a == "--ready-probability")
-      run.readyProbability = std::stod(value());
+      run.hbm.readyProbability = std::stod(value());
     else if (a == "--timeout")
       run.timeoutCycles = std::stoull(value());
     else if (a == "--fifo-search")
@@ -191,25 +189,11 @@ int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegister
       if (pins.size() != manifest.buffers.size())
         throw TestFailure("the manifest lists " + std::to_string(manifest.buffers.size()) +
                           " buffers, the top has " + std::to_string(pins.size()) + " DMA ports");
-      AxiMemoryConfig cfg;
-      cfg.kernelClockMhz = manifest.kernelClockMhz;
-      cfg.readLatency = run.readLatency;
-      cfg.readLatencyJitter = run.latencyJitter;
-      cfg.writeLatency = run.readLatency / 2;
-      cfg.writeLatencyJitter = run.latencyJitter;
-      cfg.arreadyProbability = cfg.awreadyProbability = cfg.wreadyProbability =
-          cfg.rvalidProbability = cfg.bvalidProbability = run.readyProbability;
-      std::vector<std::unique_ptr<AxiMemory>> memories;
-      std::vector<std::unique_ptr<AxiProtocolChecker>> checkers;
-      for (size_t i = 0; i < pins.size(); ++i) {
-        memories.push_back(std::make_unique<AxiMemory>(manifest.buffers[i].name, pins[i],
-                                                       options.seed * 1000 + i, cfg));
-        if (i)
-          memories[i]->shareStorageWith(*memories[0]);
-        checkers.push_back(std::make_unique<AxiProtocolChecker>(manifest.buffers[i].name, pins[i]));
-        h.add(*memories[i]);
-        h.add(*checkers[i]);
-      }
+      std::vector<std::string> portNames;
+      for (const DesignBuffer &b : manifest.buffers)
+        portNames.push_back(b.name);
+      HbmModel hbm(h, portNames, pins, options.seed,
+                   hbmMemoryConfig(run.hbm, manifest.kernelClockMhz));
       h.add(host);
       // The stall report and the watchdog over the top's streams (sampled in this order).
       std::unique_ptr<StreamProfiler> profiler;
@@ -229,7 +213,7 @@ int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegister
       for (const DesignBuffer &b : manifest.buffers)
         if (b.isInput) {
           std::vector<uint8_t> data = readBinaryFile(b.file);
-          memories[0]->write(b.address, data.data(), data.size());
+          hbm.storage().write(b.address, data.data(), data.size());
         }
       h.reset();
       for (const DesignBuffer &b : manifest.buffers) {
@@ -271,7 +255,7 @@ int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegister
         if (b.role != "output")
           continue;
         std::vector<uint8_t> got(b.bytes);
-        memories[0]->read(b.address, got.data(), got.size());
+        hbm.storage().read(b.address, got.data(), got.size());
         if (searchOutput.empty())
           writeBinaryFile(run.outputDir + "/" + b.name + ".actual.bin", got);
         std::vector<uint8_t> want = readBinaryFile(b.file);
@@ -283,16 +267,11 @@ int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegister
             break;
           }
       }
-      uint64_t bytesRead = 0, bytesWritten = 0;
-      for (const auto &m : memories) {
-        bytesRead += m->stats().bytesRead;
-        bytesWritten += m->stats().bytesWritten;
-      }
       result["bit_exact"] = exact;
       result["deadlock"] = deadlock;
       result["cycles"] = cycles;
-      result["hbm_bytes_read"] = bytesRead;
-      result["hbm_bytes_written"] = bytesWritten;
+      result["hbm_bytes_read"] = hbm.bytesRead();
+      result["hbm_bytes_written"] = hbm.bytesWritten();
       result["mismatches"] = mismatches;
     } catch (const TestFailure &e) {
       result["bit_exact"] = false;

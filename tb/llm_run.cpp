@@ -78,11 +78,11 @@ std::vector<char *> parseLlmRunOptions(int argc, char **argv, LlmRunOptions &run
       } else if (a == "--new-tokens") {
         run.newTokens = std::stoll(value());
       } else if (a == "--latency") {
-        run.readLatency = static_cast<unsigned>(std::stoul(value()));
+        run.hbm.readLatency = static_cast<unsigned>(std::stoul(value()));
       } else if (a == "--jitter") {
-        run.latencyJitter = static_cast<unsigned>(std::stoul(value()));
+        run.hbm.latencyJitter = static_cast<unsigned>(std::stoul(value()));
       } else if (a == "--ready-probability") {
-        run.readyProbability = std::stod(value());
+        run.hbm.readyProbability = std::stod(value());
       } else if (a == "--timeout") {
         run.timeoutCycles = std::stoull(value());
       } else {

@@ -12,7 +12,8 @@
 // "hbm_bytes_written", "dumped"}. The bit-exact check against the golden model is the
 // compiler's (`streamtensor sim`), which knows the model.
 //
-// HBM timing is randomized from the seed (latency jitter, random ready on every channel).
+// HBM timing is randomized from the seed (latency jitter, random ready on every channel:
+// tb/hbm_model.h, the same HBM model as a graph design's run).
 //
 // Like a graph design's run (tb/design_run.h, docs/observability.md), when the manifest lists
 // the top's streams (tb/probes.vlt makes their signals readable) a StreamProfiler records the
@@ -33,11 +34,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "axi_checker.h"
 #include "axi_lite_master.h"
-#include "axi_memory.h"
 #include "design_run.h"
 #include "harness.h"
+#include "hbm_model.h"
 #include "stream_profile.h"
 #include "watchdog.h"
 
@@ -82,9 +82,7 @@ struct LlmRunOptions {
   std::string outputDir = ".";
   std::vector<uint32_t> prompt;
   int64_t newTokens = 1;
-  unsigned readLatency = 24;
-  unsigned latencyJitter = 40;
-  double readyProbability = 0.8;
+  HbmTiming hbm; ///< --latency, --jitter, --ready-probability
   uint64_t timeoutCycles = 20000000;
 };
 
@@ -151,29 +149,12 @@ int runLlm(int argc, char **argv, const std::vector<ArgRegister> &argRegisters,
     if (pins.size() != pointers)
       throw TestFailure("the manifest lists " + std::to_string(pointers) +
                         " pointers, the top has " + std::to_string(pins.size()) + " AXI masters");
-    AxiMemoryConfig cfg;
-    cfg.kernelClockMhz = manifest.kernelClockMhz;
-    cfg.readLatency = run.readLatency;
-    cfg.readLatencyJitter = run.latencyJitter;
-    cfg.writeLatency = run.readLatency / 2;
-    cfg.writeLatencyJitter = run.latencyJitter;
-    cfg.arreadyProbability = cfg.awreadyProbability = cfg.wreadyProbability =
-        cfg.rvalidProbability = cfg.bvalidProbability = run.readyProbability;
-    std::vector<std::unique_ptr<AxiMemory>> memories;
-    std::vector<std::unique_ptr<AxiProtocolChecker>> checkers;
-    size_t pin = 0;
-    for (const auto &a : manifest.args) {
-      if (!a.pointer)
-        continue;
-      memories.push_back(
-          std::make_unique<AxiMemory>(a.name, pins[pin], options.seed * 1000 + pin, cfg));
-      if (pin)
-        memories[pin]->shareStorageWith(*memories[0]);
-      checkers.push_back(std::make_unique<AxiProtocolChecker>(a.name, pins[pin]));
-      h.add(*memories[pin]);
-      h.add(*checkers[pin]);
-      ++pin;
-    }
+    std::vector<std::string> portNames;
+    for (const auto &a : manifest.args)
+      if (a.pointer)
+        portNames.push_back(a.name);
+    HbmModel hbm(h, portNames, pins, options.seed,
+                 hbmMemoryConfig(run.hbm, manifest.kernelClockMhz));
     h.add(host);
     std::unique_ptr<WriteBeatClock> stepClock, tokenClock;
     if (manifest.stepPort >= 0) {
@@ -187,13 +168,13 @@ int runLlm(int argc, char **argv, const std::vector<ArgRegister> &argRegisters,
     }
     for (const auto &f : manifest.files) {
       const std::vector<uint8_t> data = readBinaryFile(f.path);
-      memories[0]->write(f.address, data.data(), data.size());
+      hbm.storage().write(f.address, data.data(), data.size());
     }
     for (int64_t i = 0; i < promptLength; ++i) {
       uint8_t id[4];
       for (int b = 0; b < 4; ++b)
         id[b] = static_cast<uint8_t>(run.prompt[i] >> (8 * b));
-      memories[0]->write(manifest.promptAddress + 64 * static_cast<uint64_t>(i), id, 4);
+      hbm.storage().write(manifest.promptAddress + 64 * static_cast<uint64_t>(i), id, 4);
     }
     h.reset();
     for (const auto &a : manifest.args) {
@@ -255,16 +236,11 @@ int runLlm(int argc, char **argv, const std::vector<ArgRegister> &argRegisters,
     };
     result["step_end_cycles"] = stepClock ? relative(stepClock->cycles()) : std::vector<uint64_t>{};
     result["token_cycles"] = tokenClock ? relative(tokenClock->cycles()) : std::vector<uint64_t>{};
-    uint64_t bytesRead = 0, bytesWritten = 0;
-    for (const auto &m : memories) {
-      bytesRead += m->stats().bytesRead;
-      bytesWritten += m->stats().bytesWritten;
-    }
-    result["hbm_bytes_read"] = bytesRead;
-    result["hbm_bytes_written"] = bytesWritten;
+    result["hbm_bytes_read"] = hbm.bytesRead();
+    result["hbm_bytes_written"] = hbm.bytesWritten();
     for (const auto &r : manifest.dump) {
       std::vector<uint8_t> got(r.bytes);
-      memories[0]->read(r.address, got.data(), got.size());
+      hbm.storage().read(r.address, got.data(), got.size());
       writeBinaryFile(run.outputDir + "/" + r.name + ".bin", got);
       result["dumped"].push_back(r.name);
     }

@@ -4,6 +4,12 @@
 Fails on a Yosys error, on any inferred latch, or on an unmet --expect (e.g. URAM288>=1, or
 RAMB36E2==0). Writes a JSON report with the cell counts and the LUT, FF, BRAM36, URAM and DSP
 totals, and prints a one-line summary. Used by the `synth` CTest label.
+
+--keep-hierarchy synthesizes module by module (synth_xilinx without -flatten): Yosys maps each
+distinct parameterization once however often the top instantiates it, so a whole LLM top takes
+minutes instead of hours. The totals then count every instance through the hierarchy, and the
+report adds the breakdown by template of the top's instances ("by_module") and the top's own
+glue logic ("top_glue").
 """
 import argparse
 import json
@@ -40,6 +46,48 @@ def classify(cells):
     return totals
 
 
+def load_stat_json(path):
+    """Yosys's `stat -json`. Yosys 0.23 leaves a comma after "modules" when it writes no
+    "design" section (no top module); strip it before parsing."""
+    with open(path) as f:
+        text = f.read()
+    return json.loads(re.sub(r",\s*}\s*$", "\n}", text))
+
+
+def template_of(module):
+    """The template a Yosys module derives from: `$paramod$<hash>\\st_fifo` and
+    `$paramod\\st_fifo\\Width=...` are both st_fifo."""
+    m = re.match(r"^\$paramod(?:\$[0-9a-f]+)?\\([^\\]+)", module)
+    return m.group(1) if m else module.lstrip("\\")
+
+
+def hierarchy_cells(modules, top):
+    """Primitive cells of `top` counted through its hierarchy, and the same per template of the
+    top's direct instances: (total, {template: (instances, cells)}, top's own cells)."""
+    memo = {}
+
+    def flat(name):
+        if name not in memo:
+            cells = {}
+            for cell, n in modules[name].get("num_cells_by_type", {}).items():
+                sub = flat(cell) if cell in modules else {cell: 1}
+                for c, k in sub.items():
+                    cells[c] = cells.get(c, 0) + n * k
+            memo[name] = cells
+        return memo[name]
+
+    by_template, glue = {}, {}
+    for cell, n in modules[top].get("num_cells_by_type", {}).items():
+        if cell in modules:
+            instances, cells = by_template.setdefault(template_of(cell), (0, {}))
+            for c, k in flat(cell).items():
+                cells[c] = cells.get(c, 0) + n * k
+            by_template[template_of(cell)] = (instances + n, cells)
+        else:
+            glue[cell] = n
+    return flat(top), by_template, glue
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--yosys", default="yosys")
@@ -47,6 +95,8 @@ def main():
     ap.add_argument("--param", action="append", default=[], help="Name=Value override")
     ap.add_argument("--expect", action="append", default=[], help="CELL>=N, CELL==N or CELL<=N")
     ap.add_argument("--report", required=True, help="JSON report to write")
+    ap.add_argument("--keep-hierarchy", action="store_true",
+                    help="synthesize module by module and count through the hierarchy")
     ap.add_argument("sources", nargs="+")
     args = ap.parse_args()
 
@@ -58,10 +108,14 @@ def main():
         if args.param:
             sets = " ".join("-set {} {}".format(*p.split("=", 1)) for p in args.param)
             script.append(f"chparam {sets} {args.top}")
-        script += [
-            f"synth_xilinx -family xcup -top {args.top} -noiopad -flatten",
-            f"tee -q -o {stat_json} stat -json",
-        ]
+        if args.keep_hierarchy:
+            # Without the top attribute `stat -json` lists the modules only (Yosys 0.23 prints
+            # its hierarchy tree as text into the JSON otherwise); the totals are summed here.
+            script += [f"synth_xilinx -family xcup -top {args.top} -noiopad",
+                       "setattr -mod -unset top"]
+        else:
+            script.append(f"synth_xilinx -family xcup -top {args.top} -noiopad -flatten")
+        script.append(f"tee -q -o {stat_json} stat -json")
         proc = subprocess.run([args.yosys, "-q", "-p", "; ".join(script)],
                               capture_output=True, text=True)
         log = proc.stdout + proc.stderr
@@ -69,14 +123,24 @@ def main():
             print(log)
             print(f"FAIL: yosys exited with {proc.returncode} on {args.top}")
             return 1
-        with open(stat_json) as f:
-            stat = json.load(f)
+        stat = load_stat_json(stat_json)
 
-    design = stat.get("design", {})
-    cells = design.get("num_cells_by_type", {})
-    totals = classify(cells)
     label = args.top + ("(" + ",".join(args.param) + ")" if args.param else "")
+    if args.keep_hierarchy:
+        modules = stat.get("modules", {})
+        top = next((m for m in modules if m.lstrip("\\") == args.top), None)
+        if top is None:
+            print(f"FAIL: {label}: Yosys's statistics have no module {args.top}")
+            return 1
+        cells, by_template, glue = hierarchy_cells(modules, top)
+    else:
+        cells = stat.get("design", {}).get("num_cells_by_type", {})
+    totals = classify(cells)
     report = {"top": args.top, "params": args.param, "cells": cells, "totals": totals}
+    if args.keep_hierarchy:
+        report["by_module"] = {t: {"instances": n, "totals": classify(c)}
+                               for t, (n, c) in sorted(by_template.items())}
+        report["top_glue"] = classify(glue)
     os.makedirs(os.path.dirname(os.path.abspath(args.report)), exist_ok=True)
     with open(args.report, "w") as f:
         json.dump(report, f, indent=2, sort_keys=True)

@@ -45,10 +45,6 @@ struct CompileOptions {
   std::string target;
 };
 
-/// Random calibration set of a model directory without calibration.json: sequences x tokens.
-constexpr int64_t kRandomCalibrationSequences = 4;
-constexpr int64_t kRandomCalibrationLength = 16;
-
 /// Moves `staging` to `target`, replacing a previous design there.
 void publish(const fs::path &staging, const fs::path &target) {
   fs::path old;
@@ -87,10 +83,10 @@ void compileModel(const CompileOptions &o, const fs::path &staging) {
     throw Error("--max-context", std::to_string(o.maxContext),
                 "2 .. " + std::to_string(model.program.maxPositions) +
                     " (the model's max_position_embeddings)");
-  const frontend::Calibration calibration = frontend::calibrate(
-      model.program, model.weights,
-      frontend::calibrationSetOf(o.input, model.program.vocabSize, model.program.maxPositions,
-                                 false, kRandomCalibrationSequences, kRandomCalibrationLength));
+  const frontend::Calibration calibration =
+      frontend::calibrate(model.program, model.weights,
+                          frontend::calibrationSetOf(o.input, model.program.vocabSize,
+                                                     model.program.maxPositions, false));
   const frontend::QuantizedModel quantized =
       frontend::quantizeModel(model.program, model.weights, precision, calibration);
   gen::LlmDesignOptions w;

@@ -58,10 +58,6 @@ std::vector<int64_t> parseIds(const std::string &text) {
   return ids;
 }
 
-/// Random calibration set of a model without calibration.json: sequences x tokens.
-constexpr int64_t kRandomCalibrationSequences = 4;
-constexpr int64_t kRandomCalibrationLength = 16;
-
 /// Calibrates (calibration.json of the model directory, else seeded random tokens), quantizes
 /// and runs the golden model; prints the time calibration + quantization took to stderr.
 frontend::GreedyResult runGolden(const frontend::LoadedModel &model, const EvalOptions &o,
@@ -71,8 +67,7 @@ frontend::GreedyResult runGolden(const frontend::LoadedModel &model, const EvalO
   const auto start = std::chrono::steady_clock::now();
   std::string source;
   const std::vector<std::vector<int64_t>> sequences = frontend::calibrationSetOf(
-      o.modelDir, model.program.vocabSize, model.program.maxPositions, o.randomWeights,
-      kRandomCalibrationSequences, kRandomCalibrationLength, &source);
+      o.modelDir, model.program.vocabSize, model.program.maxPositions, o.randomWeights, &source);
   const frontend::Calibration calibration =
       frontend::calibrate(model.program, model.weights, sequences);
   const frontend::QuantizedModel quantized =

@@ -35,8 +35,8 @@ struct HbmImageOptions {
   std::string precision = "w4a8";
   std::string device = std::string(ST_SOURCE_DIR) + "/constraints/u55c.yaml";
   int64_t maxContext = 2048;
-  int64_t calibrationSequences = 4;
-  int64_t calibrationLength = 16;
+  int64_t calibrationSequences = frontend::kRandomCalibrationSequences;
+  int64_t calibrationLength = frontend::kRandomCalibrationLength;
   int64_t lanes = 0; ///< 0: linearKernelParamsFor; else every stage at this lane count
   bool randomWeights = false;
 };
@@ -71,7 +71,8 @@ int runHbmImage(const HbmImageOptions &o) {
     const frontend::Calibration calibration = frontend::calibrate(
         model.program, model.weights,
         frontend::calibrationSetOf(o.modelDir, model.program.vocabSize, model.program.maxPositions,
-                                   o.randomWeights, o.calibrationSequences, o.calibrationLength));
+                                   o.randomWeights, nullptr, o.calibrationSequences,
+                                   o.calibrationLength));
     const Mark t2 = now();
     const frontend::QuantizedModel quantized =
         frontend::quantizeModel(model.program, model.weights, precision, calibration);

@@ -13,6 +13,7 @@
 #include "cli/subprocess.h"
 #include "frontend/calibration.h"
 #include "frontend/decode_builder.h"
+#include "frontend/model_config.h"
 #include "frontend/quantized_model.h"
 #include "gen/hbm_image.h"
 #include "llm/golden_trace.h"
@@ -32,9 +33,6 @@ namespace {
 namespace fs = std::filesystem;
 constexpr const char *kCommand = "streamtensor sim";
 constexpr const char *kDesignFormat = "streamtensor-llm-design-1";
-/// As `compile`: a model without calibration.json calibrates on 4 x 16 seeded random tokens.
-constexpr int64_t kRandomCalibrationSequences = 4;
-constexpr int64_t kRandomCalibrationLength = 16;
 
 nlohmann::json readJson(const fs::path &path) {
   std::ifstream in(path);
@@ -45,6 +43,39 @@ nlohmann::json readJson(const fs::path &path) {
   } catch (const nlohmann::json::exception &e) {
     throw Error(path.string(), "JSON", std::string("valid JSON (") + e.what() + ")");
   }
+}
+
+/// The vocabulary size of the design's model: design.json's vocab_size, or (a design compiled
+/// before that field) the model directory's config.json.
+int64_t vocabSizeOf(const nlohmann::json &design) {
+  if (design.contains("vocab_size"))
+    return design.at("vocab_size").get<int64_t>();
+  return frontend::readModelConfig(design.at("model_dir").get<std::string>()).vocabSize;
+}
+
+/// Rejects a run the design cannot take, before the testbench is built: an empty prompt, a
+/// prompt id outside [0, vocab_size) or more steps (prompt + tokens - 1) than the design's
+/// max_context positions of KV cache.
+void checkRunFits(const fs::path &designFile, const nlohmann::json &design,
+                  const LlmSimOptions &o) {
+  if (o.prompt.empty())
+    throw Error("--prompt-ids", "(empty)", "at least one prompt token id");
+  const int64_t vocab = vocabSizeOf(design);
+  for (size_t i = 0; i < o.prompt.size(); ++i)
+    if (o.prompt[i] < 0 || o.prompt[i] >= vocab)
+      throw Error("--prompt-ids",
+                  "id " + std::to_string(o.prompt[i]) + " (position " + std::to_string(i) + ")",
+                  "a token id in [0, " + std::to_string(vocab) + ") (vocab_size of " +
+                      designFile.string() + ")");
+  if (o.newTokens < 1)
+    throw Error("--tokens", std::to_string(o.newTokens), "at least 1");
+  const int64_t maxContext = design.at("max_context").get<int64_t>();
+  const int64_t promptLength = static_cast<int64_t>(o.prompt.size());
+  if (promptLength + o.newTokens - 1 > maxContext)
+    throw Error("--tokens", std::to_string(o.newTokens),
+                "prompt length " + std::to_string(promptLength) + " + tokens - 1 <= max_context " +
+                    std::to_string(maxContext) + " of " + designFile.string() + ", i.e. at most " +
+                    std::to_string(maxContext - promptLength + 1) + " tokens");
 }
 
 /// The testbench's last JSON line.
@@ -72,10 +103,10 @@ GoldenCheck checkAgainstGolden(const fs::path &dir, const nlohmann::json &design
   const frontend::LoadedModel model = frontend::loadModel(modelDir);
   const numerics::Precision precision =
       frontend::parsePrecision(design.at("precision").get<std::string>(), "design.json precision");
-  const frontend::Calibration calibration = frontend::calibrate(
-      model.program, model.weights,
-      frontend::calibrationSetOf(modelDir, model.program.vocabSize, model.program.maxPositions,
-                                 false, kRandomCalibrationSequences, kRandomCalibrationLength));
+  const frontend::Calibration calibration =
+      frontend::calibrate(model.program, model.weights,
+                          frontend::calibrationSetOf(modelDir, model.program.vocabSize,
+                                                     model.program.maxPositions, false));
   const frontend::QuantizedModel q =
       frontend::quantizeModel(model.program, model.weights, precision, calibration);
   const gen::HbmImagePlan plan = gen::readHbmManifest((dir / "hbm" / "manifest.json").string());
@@ -162,10 +193,7 @@ int runLlmSim(const LlmSimOptions &o) {
     const nlohmann::json design = readJson(dir / "design.json");
     const fs::path tb = dir / "tb";
     const nlohmann::json manifest = readJson(tb / "llm_run.json");
-    if (o.prompt.empty())
-      throw Error("--prompt-ids", "(missing)", "at least one prompt token id");
-    if (o.newTokens < 1)
-      throw Error("--tokens", std::to_string(o.newTokens), "at least 1");
+    checkRunFits(dir / "design.json", design, o);
     std::string log;
     const bool trace = !o.trace.empty();
     if (!buildTestbench(tb.string(), log, trace)) {

@@ -102,8 +102,8 @@ std::vector<std::vector<int64_t>> randomCalibrationSequences(int64_t vocabSize, 
 
 std::vector<std::vector<int64_t>> calibrationSetOf(const std::string &modelDir, int64_t vocabSize,
                                                    int64_t maxPositions, bool randomWeights,
-                                                   int64_t count, int64_t length,
-                                                   std::string *source) {
+                                                   std::string *source, int64_t count,
+                                                   int64_t length) {
   const std::string file = modelDir + "/calibration.json";
   const bool haveFile = !randomWeights && std::filesystem::exists(file);
   if (source)

@@ -50,12 +50,20 @@ std::vector<std::vector<int64_t>> readCalibrationSequences(const std::string &fi
 std::vector<std::vector<int64_t>> randomCalibrationSequences(int64_t vocabSize, int64_t count,
                                                              int64_t length, uint64_t seed = 1);
 
+/// Size of the calibration set of a model without calibration text (or with --random-weights):
+/// kRandomCalibrationSequences sequences of kRandomCalibrationLength seeded random tokens. One
+/// default for every command, so `compile`, `sim`, `eval` and `hbm-image` quantize identically.
+constexpr int64_t kRandomCalibrationSequences = 4;
+constexpr int64_t kRandomCalibrationLength = 16;
+
 /// The calibration set of a model directory: its calibration.json when there is one and the
 /// weights are the checkpoint's, else `count` sequences of min(length, maxPositions) seeded
-/// random tokens. `source` (if given) receives which, for messages.
+/// random tokens (deterministic: the same call gives the same set). `source` (if given) receives
+/// which, for messages.
 std::vector<std::vector<int64_t>> calibrationSetOf(const std::string &modelDir, int64_t vocabSize,
                                                    int64_t maxPositions, bool randomWeights,
-                                                   int64_t count, int64_t length,
-                                                   std::string *source = nullptr);
+                                                   std::string *source = nullptr,
+                                                   int64_t count = kRandomCalibrationSequences,
+                                                   int64_t length = kRandomCalibrationLength);
 
 } // namespace st::frontend

@@ -4,8 +4,8 @@
 // emulated xrt::device creates it, xrt::bo reads and writes its HBM model (one store behind all
 // AXI masters, the address space of the 32 pseudo-channels), xrt::run programs the argument
 // registers through its AXI4-Lite host model at the offsets of the emulated xclbin, sets
-// ap_start, and its wait() simulates until a read of the control register shows ap_done. HBM
-// timing is randomized as in the design testbench.
+// ap_start, and its wait() simulates until a read of the control register shows ap_done. The HBM
+// is the design testbench's (tb/hbm_model.h: default timing, seeded, bandwidth cap at the clock).
 #pragma once
 
 #include <cstdint>
@@ -14,10 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "axi_checker.h"
 #include "axi_lite_master.h"
-#include "axi_memory.h"
 #include "harness.h"
+#include "hbm_model.h"
 
 namespace st::tb::xrtemu {
 
@@ -66,34 +65,22 @@ public:
                    return ClockReset{&m.ap_clk, &m.ap_rst_n};
                  }),
         host_("host", controlPins(harness_.dut()), seed * 7 + 1) {
-    std::vector<AxiPins> pins = dmaPins(harness_.dut());
-    AxiMemoryConfig cfg; // the design testbench's (tb/design_run.h, tb/llm_run.h defaults)
-    cfg.kernelClockMhz = kernelClockMhz; // the HBM bandwidth cap per pseudo-channel (0: none)
-    cfg.readLatency = 24;
-    cfg.readLatencyJitter = 40;
-    cfg.writeLatency = 12;
-    cfg.writeLatencyJitter = 40;
-    cfg.arreadyProbability = cfg.awreadyProbability = cfg.wreadyProbability =
-        cfg.rvalidProbability = cfg.bvalidProbability = 0.8;
-    for (size_t i = 0; i < pins.size(); ++i) {
-      memories_.push_back(
-          std::make_unique<AxiMemory>("hbm" + std::to_string(i), pins[i], seed * 1000 + i, cfg));
-      if (i)
-        memories_[i]->shareStorageWith(*memories_[0]);
-      checkers_.push_back(
-          std::make_unique<AxiProtocolChecker>("m_axi" + std::to_string(i), pins[i]));
-      harness_.add(*memories_[i]);
-      harness_.add(*checkers_[i]);
-    }
+    // The design testbench's HBM (tb/hbm_model.h): default timing, bandwidth cap at the clock.
+    const std::vector<AxiPins> pins = dmaPins(harness_.dut());
+    std::vector<std::string> names;
+    for (size_t i = 0; i < pins.size(); ++i)
+      names.push_back("m_axi" + std::to_string(i));
+    hbm_ = std::make_unique<HbmModel>(harness_, names, pins, seed,
+                                      hbmMemoryConfig(HbmTiming{}, kernelClockMhz));
     harness_.add(host_);
     harness_.reset();
   }
 
   void writeHbm(uint64_t address, const void *data, size_t bytes) override {
-    memories_.at(0)->write(address, static_cast<const uint8_t *>(data), bytes);
+    hbm_->storage().write(address, static_cast<const uint8_t *>(data), bytes);
   }
   void readHbm(uint64_t address, void *data, size_t bytes) override {
-    memories_.at(0)->read(address, static_cast<uint8_t *>(data), bytes);
+    hbm_->storage().read(address, static_cast<uint8_t *>(data), bytes);
   }
   void writeRegister(uint32_t offset, uint32_t value) override {
     host_.write32(harness_, offset, value);
@@ -117,8 +104,7 @@ private:
   }
   Harness<Model> harness_;
   AxiLiteMaster host_;
-  std::vector<std::unique_ptr<AxiMemory>> memories_;
-  std::vector<std::unique_ptr<AxiProtocolChecker>> checkers_;
+  std::unique_ptr<HbmModel> hbm_;
 };
 
 } // namespace st::tb::xrtemu

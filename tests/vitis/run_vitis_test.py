@@ -493,18 +493,37 @@ def check_llm_host(design):
           f"image addresses; prompt and tokens rows of 64 bytes")
 
 
+def print_module_breakdown(synthesized, estimated):
+    """Per template: the estimate of its instances (report.json) beside Yosys's count of them
+    (a kept hierarchy); the top's own glue logic is in the estimate's st_axi_lite_ctrl row."""
+    print("  by template: instances, LUT, FF, DSP and BRAM36 as estimate / Yosys")
+    rows = dict(synthesized["by_module"])
+    rows["(top glue)"] = {"instances": 1, "totals": synthesized["top_glue"]}
+    for name in sorted(set(rows) | set(estimated)):
+        got = rows.get(name, {"instances": 0, "totals": {}})
+        est = estimated.get(name, {})
+        cols = []
+        for kind in ("LUT", "FF", "DSP", "BRAM36"):
+            e, y = est.get(kind.lower()), got["totals"].get(kind, 0)
+            cols.append(f"{'-' if e is None else f'{e:g}':>7} / {y:<7g}")
+        print(f"  {name:22} {est.get('instances', 0):>3} / {got['instances']:<3} " +
+              " ".join(cols))
+
+
 def check_synth(design, top, report_path, args):
     files = [os.path.join(design, "rtl", f) for f in
              open(os.path.join(design, "rtl", "filelist.f")).read().split()]
     start = time.monotonic()
+    hierarchy = ["--keep-hierarchy"] if args.keep_hierarchy else []
     rc, out = run([sys.executable, args.synth_check, "--yosys", args.yosys, "--top",
-                   top["module"], "--report", report_path] + files)
+                   top["module"], "--report", report_path] + hierarchy + files)
     print(out.strip())
     print(f"Yosys synth_xilinx of {top['module']}: {time.monotonic() - start:.0f} s wall")
     check(rc == 0, f"Yosys synth_xilinx -family xcup of {top['module']}: no error, no latch")
     if rc != 0:
         return
-    totals = json.load(open(report_path))["totals"]
+    synthesized = json.load(open(report_path))
+    totals = synthesized["totals"]
     report = json.load(open(os.path.join(design, "report.json")))
     estimate = report.get("resource_estimate")
     fifo_bits = report.get("fifo_bits", 0)
@@ -518,6 +537,8 @@ def check_synth(design, top, report_path, args):
               f"{ratio:>8}")
     print(f"  on-chip memory the compiler plans: FIFOs {fifo_bits} bits, converters "
           f"{conv_bits} bits")
+    if "by_module" in synthesized:
+        print_module_breakdown(synthesized, report.get("resource_estimate_by_module", {}))
     # The estimate (gen/design_resources.h) must hold LUTs and FFs within the factor measured
     # and documented in docs/vivado.md ("Resource figures").
     check(estimate is not None, "report.json has a resource_estimate")
@@ -543,6 +564,8 @@ def main():
     p.add_argument("--yosys", default="yosys")
     p.add_argument("--synth-check", help="tools/rtl_synth_check.py")
     p.add_argument("--report", help="synth: the JSON report to write")
+    p.add_argument("--keep-hierarchy", action="store_true",
+                   help="synth: module by module (tools/rtl_synth_check.py --keep-hierarchy)")
     p.add_argument("--resource-factor", type=float,
                    help=f"synth: the LUT/FF estimate's allowed factor (default {RESOURCE_FACTOR})")
     p.add_argument("--prompt-ids", default="1,2,3", help="host-emu with --model: the prompt")

@@ -2,8 +2,10 @@
 // each fixture's held-out calibration.json) against Hugging Face's fp32 logits in the
 // fixture's reference.json, teacher-forced over all 64 reference positions: top-1 agreement
 // and mean logit cosine per precision, printed and asserted (docs/numerics.md §7 has the
-// measured figures). Also checks the golden model's taps and its argmax.
+// measured figures). Also checks the golden model's taps and its argmax, and the calibration
+// set a model without calibration text gets.
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -172,6 +174,38 @@ TEST(CalibrationTest, BadCalibrationFileNamesTheField) {
   EXPECT_EQ(weightFormatFor(numerics::Precision::W4A8, 96).groupSize, 32u);
   EXPECT_EQ(weightFormatFor(numerics::Precision::W4A8, 48).groupSize, 0u);
   EXPECT_EQ(weightFormatFor(numerics::Precision::W8A16, 2048).groupSize, 0u);
+}
+
+// A model directory without calibration.json (a full-size config) calibrates on the one default
+// random set, 4 sequences x 16 tokens, the same on every call: `compile` and `sim` rely on this to
+// quantize identically.
+TEST(CalibrationTest, RandomDefaultSetHasTheDocumentedShapeAndIsDeterministic) {
+  const std::string dir = std::string(ST_CONFIG_DIR) + "/gpt2-medium";
+  ASSERT_FALSE(std::filesystem::exists(dir + "/calibration.json"));
+  EXPECT_EQ(kRandomCalibrationSequences, 4);
+  EXPECT_EQ(kRandomCalibrationLength, 16);
+  std::string source;
+  const auto first = calibrationSetOf(dir, 50257, 1024, false, &source);
+  EXPECT_EQ(source, "seeded random tokens");
+  ASSERT_EQ(first.size(), 4u);
+  for (const auto &sequence : first) {
+    ASSERT_EQ(sequence.size(), 16u);
+    for (int64_t id : sequence) {
+      EXPECT_GE(id, 0);
+      EXPECT_LT(id, 50257);
+    }
+  }
+  EXPECT_NE(first[0], first[1]);
+  EXPECT_EQ(calibrationSetOf(dir, 50257, 1024, false), first);
+  // Sequences are cut to the model's positions.
+  for (const auto &sequence : calibrationSetOf(dir, 50257, 8, false))
+    EXPECT_EQ(sequence.size(), 8u);
+  // --random-weights ignores a fixture's calibration text.
+  const std::string fixture = std::string(ST_FIXTURE_DIR) + "/gpt2_tiny";
+  ASSERT_TRUE(std::filesystem::exists(fixture + "/calibration.json"));
+  EXPECT_EQ(calibrationSetOf(fixture, 50257, 1024, true), first);
+  calibrationSetOf(fixture, 96, 1024, false, &source);
+  EXPECT_EQ(source, fixture + "/calibration.json");
 }
 
 } // namespace

@@ -148,8 +148,9 @@ private:
 };
 
 struct ModuleHeader {
-  std::vector<std::pair<std::string, std::string>> params; ///< name, default expression
-  std::vector<std::pair<std::string, std::string>> inputs; ///< name, range text ("" = 1 bit)
+  std::vector<std::pair<std::string, std::string>> params;  ///< name, default expression
+  std::vector<std::pair<std::string, std::string>> inputs;  ///< name, range text ("" = 1 bit)
+  std::vector<std::pair<std::string, std::string>> outputs; ///< the same for output ports
   std::vector<std::string> allPorts;
 };
 
@@ -215,16 +216,21 @@ ModuleHeader readModuleHeader(const std::string &module) {
     while (decl >> word)
       last = word;
     h.allPorts.push_back(last);
-    if (p.find("input") == std::string::npos)
+    const bool input = p.find("input") != std::string::npos;
+    if (!input && p.find("output") == std::string::npos)
       continue;
     const size_t lb = p.find('['), rb = p.rfind(']');
-    h.inputs.push_back({last, lb == std::string::npos ? "" : p.substr(lb + 1, rb - lb - 1)});
+    (input ? h.inputs : h.outputs)
+        .push_back({last, lb == std::string::npos ? "" : p.substr(lb + 1, rb - lb - 1)});
   }
   return h;
 }
 
-/// Input port widths of `node`'s module for the node's parameters (defaults for the rest).
-std::map<std::string, unsigned> inputWidths(const ir::DataflowNode &node, ModuleHeader &h) {
+/// Port widths of `ports` (h.inputs or h.outputs) of `node`'s module for the node's parameters
+/// (defaults for the rest).
+std::map<std::string, unsigned>
+portWidths(const ir::DataflowNode &node, const ModuleHeader &h,
+           const std::vector<std::pair<std::string, std::string>> &ports) {
   std::map<std::string, int64_t> names;
   for (const auto &[name, expr] : h.params) {
     if (auto v = node.param(name)) {
@@ -236,7 +242,7 @@ std::map<std::string, unsigned> inputWidths(const ir::DataflowNode &node, Module
     names[name] = ExprEval(expr, names).run();
   }
   std::map<std::string, unsigned> widths;
-  for (const auto &[port, range] : h.inputs) {
+  for (const auto &[port, range] : ports) {
     if (range.empty()) {
       widths[port] = 1;
       continue;
@@ -318,19 +324,31 @@ TEST_P(LlmKernelBindingsTest, EveryKernelRunGetsBindingsOfTheRtlWidths) {
       if (!headers.count(node.module))
         headers[node.module] = readModuleHeader(node.module);
       ModuleHeader &h = headers[node.module];
-      const std::map<std::string, unsigned> widths = inputWidths(node, h);
+      const std::map<std::string, unsigned> widths = portWidths(node, h, h.inputs);
       // Ports fed by streams: <name>_valid_i / _data_i / _ready_o, or valid_i / data_i.
       std::set<std::string> streamPorts = {"clk_i", "rst_ni", "ready_i"};
       for (const ir::NodePort &in : node.inputs)
         for (const char *suffix : {"_valid_i", "_data_i"})
           streamPorts.insert(in.name + suffix);
       streamPorts.insert({"valid_i", "data_i"}); // the first input of some kernels
-      if (node.module == "st_embedding_gather")
+      const KernelPorts ports = kernelPorts(node);
+      if (ports.ownAxiMaster)
         for (const auto &[p, w] : widths)
           if (p.rfind("m_axi_", 0) == 0)
             streamPorts.insert(p); // its own AXI master
       std::set<std::string> driven;
-      for (const std::string &tie : kernelPortTies(node)) {
+      // The port description against the RTL: an own AXI master exactly where the module has
+      // m_axi_ ports; a narrow output exactly as wide as the module's data_o.
+      EXPECT_EQ(ports.ownAxiMaster,
+                std::any_of(h.allPorts.begin(), h.allPorts.end(),
+                            [](const std::string &p) { return p.rfind("m_axi_", 0) == 0; }));
+      if (ports.narrowOutputBits > 0) {
+        const std::map<std::string, unsigned> outputs = portWidths(node, h, h.outputs);
+        ASSERT_TRUE(outputs.count("data_o")) << node.module;
+        EXPECT_EQ(ports.narrowOutputBits, outputs.at("data_o"));
+        EXPECT_FALSE(ports.narrowOutputWire.empty());
+      }
+      for (const std::string &tie : ports.ties) {
         const std::string p = tie.substr(1, tie.find('(') - 1);
         EXPECT_NE(std::find(h.allPorts.begin(), h.allPorts.end(), p), h.allPorts.end()) << tie;
         driven.insert(p);

@@ -155,9 +155,10 @@ TEST(StageLowering, StreamWidthsFollowTheNumericsSpec) {
   }
 }
 
-// The lowering's stream widths and the quantizer's output formats are two readings of
-// docs/numerics.md §1: every op output must get the same code width from both, at every
-// precision, in every fixture.
+// The lowering's stream widths and the quantizer's output formats must agree for every op output,
+// at every precision, in every fixture. Both read frontend::outputCodeBits today, so this guards
+// the sharing (a lowering that derives a width on its own fails it); the widths themselves are
+// pinned to docs/numerics.md §1 by StreamWidthsFollowTheNumericsSpec.
 TEST(StageLowering, StreamWidthsEqualTheQuantizedModelsFormats) {
   for (const char *fixture : kFixtures) {
     SCOPED_TRACE(fixture);
