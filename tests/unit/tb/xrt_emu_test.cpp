@@ -63,7 +63,10 @@ protected:
   /// An emulated xclbin: n_prompt (0x10, 4 bytes), n_steps (0x18), then pointers at 0x20 (bank
   /// 3) and 0x2c (bank 5), at 100 MHz.
   std::string xclbin() {
-    const std::string path = ::testing::TempDir() + "/xrt_emu_test.xclbin.json";
+    // One file per test: ctest -j runs the tests of this binary in parallel processes.
+    const std::string path = ::testing::TempDir() + "/xrt_emu_test." +
+                             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                             ".xclbin.json";
     std::ofstream(path) << R"({"kernel": "k_top", "clock_mhz": 100, "args": [
         {"offset": 16, "size": 4}, {"offset": 24}, {"offset": 32, "group": 3},
         {"offset": 44, "group": 5}]})";
