@@ -716,7 +716,8 @@ std::string hostEmulationBinding(const VitisDesign &d) {
   for (size_t i = 0; i < top.dmas.size(); ++i)
     os << "            ST_AXI_BIND_" << (top.dmas[i].isRead ? "READ" : "WRITE") << "(pins[" << i
        << "], m, m_axi_" << top.dmas[i].name << "_, 1, 64, 512);\n";
-  os << "            return pins;\n          },\n          1));\n});\n} // namespace\n";
+  os << "            return pins;\n          },\n          /*seed=*/1, /*kernelClockMhz=*/"
+     << d.kernelClockMhz << "));\n});\n} // namespace\n";
   return os.str();
 }
 
@@ -733,8 +734,10 @@ std::string hostEmulationCmake(const VitisDesign &d) {
      << "  ${CMAKE_CURRENT_SOURCE_DIR}/../include)\n"
      << "target_link_libraries(" << exe << " PRIVATE st_tb st_verilator_runtime)\n"
      << "target_compile_options(" << exe << " PRIVATE -O1)\n"
+     << "# The Verilator flags and sources of tb_" << d.top->module
+     << " (probes.vlt, ${st_tb_trace}): the same model.\n"
      << "st_add_verilated_model(" << exe << " PREFIX V" << d.top->module << " TOP " << d.top->module
-     << "\n  SOURCES";
+     << " ${st_tb_trace}\n  SOURCES\n    ${CMAKE_CURRENT_SOURCE_DIR}/probes.vlt";
   for (const auto &f : d.rtlFiles)
     os << "\n    ${CMAKE_CURRENT_SOURCE_DIR}/../rtl/" << f;
   os << ")\n";
@@ -759,8 +762,6 @@ void writeVitisDeliverables(const VitisDesign &d, const std::string &sourceDir,
   fs::copy_file(ooc, dir / "vivado" / "u55c_ooc.xdc", fs::copy_options::overwrite_existing);
   writeText(dir / "host" / "host.cpp", hostProgram(d));
   writeText(dir / "host" / "CMakeLists.txt", hostCmake(d));
-  if (d.llm)
-    return; // the XRT emulation (tb/xrt_emu) has no sub-buffers or scalar arguments yet
   writeText(dir / "tb" / "host_emu_bind.cpp", hostEmulationBinding(d));
   std::ofstream cmake(dir / "tb" / "CMakeLists.txt", std::ios::app);
   cmake << hostEmulationCmake(d);

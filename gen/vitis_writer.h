@@ -89,9 +89,9 @@ std::string hostEmulationBinding(const VitisDesign &d);
 /// + the Verilated top), built only on request (EXCLUDE_FROM_ALL).
 std::string hostEmulationCmake(const VitisDesign &d);
 
-/// Writes include/, vitis/, vivado/ and host/ under `dir`, and (not for an LLM decoder, which the
-/// XRT emulation cannot run yet) tb/host_emu_bind.cpp; copies the device XDC from
-/// `sourceDir`/constraints. Throws st::Error.
+/// Writes include/, vitis/, vivado/ and host/ under `dir`, and tb/host_emu_bind.cpp with the
+/// host_emu_<top> target appended to tb/CMakeLists.txt (written before, with probes.vlt);
+/// copies the device XDC from `sourceDir`/constraints. Throws st::Error.
 void writeVitisDeliverables(const VitisDesign &d, const std::string &sourceDir,
                             const std::string &dir);
 

@@ -19,6 +19,11 @@ synth). Compiles the graph with `streamtensor compile`, then:
                  packaging script's register map and link.cfg's banks, and asserts bit-exact
                  outputs; then that it refuses a shifted register map and reports a corrupted
                  input as a mismatch.
+                 With --model (an LLM decoder): the emulated xclbin also has the scalar registers
+                 n_prompt and n_steps; host.cpp loads the HBM image, writes the prompt, decodes
+                 --tokens tokens and prints them; they must equal the golden model's
+                 (`streamtensor eval --mode golden`, the model `streamtensor sim` checks the
+                 testbench against); then it must refuse a shifted register map.
   --check synth  Yosys synth_xilinx -family xcup of the whole generated top (no error, no latch)
                  and prints its resource counts beside the compiler's estimate (report.json).
 """
@@ -198,7 +203,7 @@ def check_package_tcl(design, top, files, part, mhz):
           order.index("package_xo"), "package_kernel.tcl: check_integrity, save_core, package_xo")
     print(f"package_kernel.tcl: {len(calls)} tool calls; registers "
           + ", ".join(f"{r['name']}@{r['offset']:#x}" for r in regs.values()))
-    return pointers
+    return pointers, fixed
 
 
 def check_vivado_tcl(design, top, files, part, mhz):
@@ -313,12 +318,12 @@ def check_host_emu(design, top, files, part, mhz, work):
     """host.cpp linked with the XRT emulation over the Verilated top (tb/xrt_emu): the emulated
     xclbin is what the tools would put in one: the register map package_kernel.tcl declares and
     the HBM banks link.cfg assigns (arguments in offset order, as kernel.xml lists them)."""
-    pointers = check_package_tcl(design, top, files, part, mhz)
+    pointers, _ = check_package_tcl(design, top, files, part, mhz)
     banks = check_link_cfg(design, top, mhz)
     args = sorted((offset, port) for port, (offset, _) in pointers.items())
     xclbin = os.path.join(work, "emu.xclbin.json")
     with open(xclbin, "w") as f:
-        json.dump({"kernel": top["module"],
+        json.dump({"kernel": top["module"], "clock_mhz": mhz,
                    "args": [{"offset": o, "group": banks[p]} for o, p in args]}, f)
     tb = os.path.join(design, "tb")
     build = os.path.join(tb, "build")
@@ -362,6 +367,87 @@ def check_host_emu(design, top, files, part, mhz, work):
     check(rc != 0 and result is not None and not result["bit_exact"],
           f"host.cpp reports a mismatch when input {inputs[0]} is corrupted: {out.strip()}")
     print("host.cpp: refuses a shifted register map; reports a corrupted input as a mismatch")
+
+
+def build_host_emu(design, top):
+    """Configures the design's tb/ CMake project and builds its host_emu_<top> target; returns
+    the executable's path or None."""
+    tb = os.path.join(design, "tb")
+    build = os.path.join(tb, "build")
+    target = "host_emu_" + top["module"]
+    rc, out = run(["cmake", "-S", tb, "-B", build, "-G", "Ninja"])
+    check(rc == 0, f"configure the testbench: {out[-2000:]}")
+    start = time.monotonic()
+    rc, out = run(["cmake", "--build", build, "--target", target, "-j2"])
+    check(rc == 0, f"build {target}: {out[-3000:]}")
+    print(f"build {target}: {time.monotonic() - start:.0f} s wall")
+    return os.path.join(build, target) if rc == 0 else None
+
+
+def check_llm_host_emu(design, top, files, part, mhz, work, args):
+    """The LLM host program linked with the XRT emulation over the Verilated top: the emulated
+    xclbin holds the register map of package_kernel.tcl (pointers with their link.cfg banks, the
+    scalars n_prompt and n_steps as 4-byte arguments), arguments in offset order as kernel.xml
+    lists them. The tokens host.cpp prints must be the golden model's."""
+    pointers, registers = check_package_tcl(design, top, files, part, mhz)
+    banks = check_link_cfg(design, top, mhz)
+    control = {"CTRL", "GIER", "IP_IER", "IP_ISR"}
+    xargs = [{"offset": o, "group": banks[p]} for p, (o, _) in pointers.items()]
+    xargs += [{"offset": o, "size": bits // 8} for name, (o, bits) in registers.items()
+              if name not in control]
+    xargs.sort(key=lambda a: a["offset"])
+    check(len(xargs) == top["num_args"], f"emulated xclbin: {len(xargs)} arguments, the top has "
+          f"{top['num_args']}")
+    xclbin = os.path.join(work, "emu.xclbin.json")
+    with open(xclbin, "w") as f:
+        json.dump({"kernel": top["module"], "clock_mhz": mhz, "args": xargs}, f)
+    rc, out = run([args.streamtensor, "eval", args.model, "--mode", "golden", "--precision",
+                   args.precision, "--prompt-ids", args.prompt_ids, "--steps", str(args.tokens),
+                   "--json"])
+    lines = [l for l in out.splitlines() if l.startswith("{")]
+    check(rc == 0 and lines, f"streamtensor eval --mode golden: exit {rc}: {out[-2000:]}")
+    if not lines:
+        return
+    golden = json.loads(lines[-1])["tokens"]
+    exe = build_host_emu(design, top)
+    if exe is None:
+        return
+
+    def host(xclbin_path):
+        start = time.monotonic()
+        # run.wait() gives up after this many cycles, so that a deadlock ends the test in
+        # seconds: a tiny fixture's decode step takes about 2000 (gpt2_tiny w4a8: 1800).
+        steps = len(args.prompt_ids.split(",")) + args.tokens
+        env = dict(os.environ, ST_XRT_EMU_TIMEOUT_CYCLES=str(20000 * steps))
+        proc = subprocess.run([exe, xclbin_path, design, "--prompt-ids", args.prompt_ids,
+                               "--tokens", str(args.tokens)], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, env=env)
+        rc, out = proc.returncode, proc.stdout
+        lines = [l for l in out.splitlines() if l.startswith("{")]
+        return rc, out, json.loads(lines[-1]) if lines else None, time.monotonic() - start
+
+    rc, out, result, seconds = host(xclbin)
+    print(out.strip())
+    print(f"host.cpp on the emulated card: {seconds:.1f} s wall")
+    prompt = [int(t) for t in args.prompt_ids.split(",")]
+    check(rc == 0 and result is not None, f"host.cpp on the emulated card: exit {rc}")
+    if result is not None:
+        check(result["prompt"] == prompt, f"host.cpp: prompt {result['prompt']} vs {prompt}")
+        check(result["steps"] == len(prompt) + args.tokens - 1,
+              f"host.cpp: {result['steps']} steps for {len(prompt)} prompt ids and "
+              f"{args.tokens} tokens")
+        check(result["tokens"] == golden, f"host.cpp on the emulated card: tokens "
+              f"{result['tokens']} vs the golden model's {golden}")
+    # A planted fault the host must report: an xclbin whose register map is not the header's.
+    bad = {"kernel": top["module"], "clock_mhz": mhz, "args": [dict(a) for a in xargs]}
+    bad["args"][-1]["offset"] += 4
+    bad_path = os.path.join(work, "bad_offsets.xclbin.json")
+    json.dump(bad, open(bad_path, "w"))
+    rc, out, _, _ = host(bad_path)
+    check(rc != 0 and "in the header" in out, f"host.cpp refuses an xclbin whose offsets differ "
+          f"from the header: {out.strip()}")
+    print(f"host.cpp (LLM) on the emulated card: golden tokens {golden}; the host's "
+          f"{result['tokens'] if result else None}; a shifted register map refused")
 
 
 # The compiler's whole-design LUT and FF estimates must lie within this factor of Yosys.
@@ -482,6 +568,9 @@ def main():
                    help="synth: module by module (tools/rtl_synth_check.py --keep-hierarchy)")
     p.add_argument("--resource-factor", type=float,
                    help=f"synth: the LUT/FF estimate's allowed factor (default {RESOURCE_FACTOR})")
+    p.add_argument("--prompt-ids", default="1,2,3", help="host-emu with --model: the prompt")
+    p.add_argument("--tokens", type=int, default=8,
+                   help="host-emu with --model: tokens to generate")
     p.add_argument("--memory-budget", help="compile with this on-chip budget (forces a split: "
                    "spill and refill DMAs sharing a buffer)")
     args = p.parse_args()
@@ -512,6 +601,8 @@ def main():
         check_host(design, args.work)
         if args.model:
             check_llm_host(design)
+    elif args.check == "host-emu" and args.model:
+        check_llm_host_emu(design, top, files, part, mhz, args.work, args)
     elif args.check == "host-emu":
         check_host_emu(design, top, files, part, mhz, args.work)
     else:

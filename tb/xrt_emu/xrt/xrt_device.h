@@ -26,8 +26,9 @@ class device {
 public:
   device() = default;
   explicit device(unsigned int didx);
-  /// Reads the emulated xclbin: a JSON file {"kernel", "args": [{"offset", "group"}]} (the
-  /// register map of package_kernel.tcl and the HBM banks of link.cfg).
+  /// Reads the emulated xclbin: a JSON file {"kernel", "clock_mhz"?, "args": [{"offset",
+  /// "group"?, "size"?}]} (the register map of package_kernel.tcl and the HBM banks of link.cfg;
+  /// an argument without "group" is a scalar of "size" bytes, default 4; a pointer is 8 bytes).
   uuid load_xclbin(const std::string &xclbin_fnm);
 
   std::shared_ptr<st::tb::xrtemu::DeviceState> state_;
