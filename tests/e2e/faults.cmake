@@ -26,4 +26,4 @@ add_test(NAME e2e.fault.down_proj_input_bit_exact
     --producer block_gated --consumer block_down_proj --expect bit_exact
     --work ${CMAKE_CURRENT_BINARY_DIR}/fault_down_proj_input)
 set_tests_properties(e2e.fault.residual_bypass_deadlocks e2e.fault.down_proj_input_bit_exact
-  PROPERTIES LABELS e2e TIMEOUT 1800 FAIL_REGULAR_EXPRESSION "FAIL:")
+  PROPERTIES LABELS e2e TIMEOUT 1800 COST 120 FAIL_REGULAR_EXPRESSION "FAIL:")
