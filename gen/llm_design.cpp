@@ -215,7 +215,7 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
   DesignResources res = designResources(d.graph.dataflow, &d.top.top);
   // Beside the graph's nodes the LLM top holds one st_step_sequencer per DMA (its stage's layers;
   // a KV read gated on the appends; a kernel's own master, the embedding gather's, has none) and
-  // one st_vector_counter per kernel with per-layer sidebands.
+  // one st_vector_counter per kernel whose sidebands follow the step or the layer.
   for (const LlmDmaPort &dma : d.top.dmas) {
     if (dma.role == AcceleratorRole::Kernel)
       continue;
@@ -228,7 +228,7 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
         {d.graph.dataflow.node(dma.node).name + " sequencer", "st_step_sequencer", e});
   }
   for (const auto &[n, cfg] : d.kernels)
-    if (!cfg.sidebandsByRun.empty() && !cfg.sidebandsByRun[0].empty()) {
+    if (sidebandsFollowStepOrLayer(cfg)) {
       const ir::DataflowNode &node = d.graph.dataflow.node(n);
       const model::ResourceEstimate e =
           llmVectorCounterResources(node.inputs.at(0).type.numTokens(), d.graph.nodes.at(n).layers);

@@ -229,10 +229,11 @@ private:
     auto cfgIt = kernels_.find(n);
     const LlmKernelConfig *cfg = cfgIt == kernels_.end() ? nullptr : &cfgIt->second;
     std::vector<std::string> connections;
-    if (cfg && !cfg->sidebandsByRun.empty() && !cfg->sidebandsByRun[0].empty()) {
-      if (static_cast<int64_t>(cfg->sidebandsByRun.size()) != info.layers)
-        throw Error("emitter", "kernel '" + node.name + "'",
-                    "sidebands for each of its " + std::to_string(info.layers) + " runs");
+    if (cfg && !cfg->sidebandsByRun.empty() && !cfg->sidebandsByRun[0].empty() &&
+        static_cast<int64_t>(cfg->sidebandsByRun.size()) != info.layers)
+      throw Error("emitter", "kernel '" + node.name + "'",
+                  "sidebands for each of its " + std::to_string(info.layers) + " runs");
+    if (cfg && sidebandsFollowStepOrLayer(*cfg)) {
       const unsigned layerBits = info.layers > 1 ? ceilLog2(info.layers) : 1;
       os_ << "  // " << node.name << ": the (step, layer) of the vector on its first input\n"
           << "  wire [" << kStepBits - 1 << ":0] " << u << "_step;\n  wire [" << layerBits - 1
@@ -242,10 +243,11 @@ private:
           << "      .clk_i(ap_clk), .rst_ni(ap_rst_n), .clear_i(run_clear),\n      .beat_i("
           << beatOf(n, 0) << "),\n      .step_o(" << u << "_step), .layer_o(" << u
           << "_layer), .sub_o()\n  );\n";
-      const std::vector<SidebandValue> &first = cfg->sidebandsByRun[0];
-      for (size_t i = 0; i < first.size(); ++i)
-        connections.push_back("." + first[i].port + "(" + sidebandExpr(n, *cfg, i) + ")");
     }
+    if (cfg && !cfg->sidebandsByRun.empty())
+      for (size_t i = 0; i < cfg->sidebandsByRun[0].size(); ++i)
+        connections.push_back("." + cfg->sidebandsByRun[0][i].port + "(" +
+                              sidebandExpr(n, *cfg, i) + ")");
     std::vector<ir::NodeParam> params = node.params;
     if (cfg)
       params.insert(params.end(), cfg->extraParams.begin(), cfg->extraParams.end());
@@ -319,8 +321,8 @@ private:
   /// rows of attention at `step` in `layer`: min(step, window - 1), or step with no window.
   std::string cacheRowsExpr(const std::string &windowArr, const std::string &step,
                             const std::string &layer) {
-    const std::string w = windowArr + "[(" + layer + ") * " + std::to_string(kStepBits) + " +: " +
-                          std::to_string(kStepBits) + "]";
+    const std::string w = windowArr + "[(" + layer + ") * " + std::to_string(kStepBits) +
+                          " +: " + std::to_string(kStepBits) + "]";
     return "((" + w + " != 0 && " + step + " >= " + w + ") ? " + w + " - 16'd1 : " + step + ")";
   }
 
@@ -367,8 +369,8 @@ private:
     for (size_t r = runs; r-- > 0;)
       os_ << literal(cfg.sidebandsByRun[r][i].value) << (r > 0 ? ", " : "");
     os_ << "};\n";
-    return name + "[" + u + "_layer * " + std::to_string(s0.bits) + " +: " +
-           std::to_string(s0.bits) + "]";
+    return name + "[" + u + "_layer * " + std::to_string(s0.bits) +
+           " +: " + std::to_string(s0.bits) + "]";
   }
 
   void layerLoop(ir::NodeId n) {
@@ -549,6 +551,22 @@ private:
 };
 
 } // namespace
+
+bool sidebandsFollowStepOrLayer(const LlmKernelConfig &cfg) {
+  if (cfg.sidebandsByRun.empty())
+    return false;
+  const std::vector<SidebandValue> &first = cfg.sidebandsByRun[0];
+  for (size_t i = 0; i < first.size(); ++i) {
+    if (first[i].source == SidebandSource::Position ||
+        first[i].source == SidebandSource::CacheLength)
+      return true;
+    if (first[i].source == SidebandSource::Constant)
+      for (const std::vector<SidebandValue> &run : cfg.sidebandsByRun)
+        if (i < run.size() && run[i].value != first[i].value)
+          return true;
+  }
+  return false;
+}
 
 LlmTopInterface
 llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,

@@ -34,6 +34,11 @@ struct LlmKernelConfig {
   std::vector<int64_t> windowByRun;
 };
 
+/// Whether some sideband of the kernel follows the decode step or the layer (Position,
+/// CacheLength, or a constant that differs between runs). Only such a kernel gets an
+/// st_vector_counter in the top: the others' sidebands are literals or pointer arguments.
+bool sidebandsFollowStepOrLayer(const LlmKernelConfig &cfg);
+
 /// One DMA (or the embedding gather's AXI master) of the LLM top, beside TopInterface's entry.
 struct LlmDmaPort {
   ir::NodeId node = 0;

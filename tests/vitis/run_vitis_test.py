@@ -538,7 +538,14 @@ def check_synth(design, top, report_path, args):
     print(f"  on-chip memory the compiler plans: FIFOs {fifo_bits} bits, converters "
           f"{conv_bits} bits")
     if "by_module" in synthesized:
-        print_module_breakdown(synthesized, report.get("resource_estimate_by_module", {}))
+        by_module = report.get("resource_estimate_by_module", {})
+        print_module_breakdown(synthesized, by_module)
+        # The estimate counts what the top instantiates and Yosys keeps: an instance Yosys
+        # removes (its outputs unused) is dead RTL the emitter should not write.
+        for name in sorted(set(synthesized["by_module"]) | set(by_module)):
+            est = by_module.get(name, {}).get("instances", 0)
+            got = synthesized["by_module"].get(name, {}).get("instances", 0)
+            check(est == got, f"{name}: the estimate counts {est} instances, Yosys keeps {got}")
     # The estimate (gen/design_resources.h) must hold LUTs and FFs within the factor measured
     # and documented in docs/vivado.md ("Resource figures").
     check(estimate is not None, "report.json has a resource_estimate")

@@ -1,0 +1,51 @@
+// The LLM top emitter's choice of which kernels get an st_vector_counter
+// (gen::sidebandsFollowStepOrLayer): only a kernel whose sidebands follow the decode step or the
+// layer needs one; a counter whose outputs nothing reads is dead RTL that the resource estimate
+// would count and synthesis would remove.
+#include "gen/llm_top_emitter.h"
+
+#include <gtest/gtest.h>
+
+namespace st::gen {
+namespace {
+
+SidebandValue sideband(SidebandSource source, uint64_t value = 0) {
+  SidebandValue s;
+  s.port = "x_i";
+  s.bits = 8;
+  s.source = source;
+  s.value = value;
+  return s;
+}
+
+LlmKernelConfig runsOf(std::vector<std::vector<SidebandValue>> runs) {
+  LlmKernelConfig cfg;
+  cfg.sidebandsByRun = std::move(runs);
+  return cfg;
+}
+
+TEST(LlmTopEmitter, KernelsWithoutSidebandsGetNoCounter) {
+  EXPECT_FALSE(sidebandsFollowStepOrLayer(LlmKernelConfig{}));
+  EXPECT_FALSE(sidebandsFollowStepOrLayer(runsOf({{}, {}})));
+}
+
+TEST(LlmTopEmitter, ConstantsEqualInEveryRunAndTableBasesGetNoCounter) {
+  const SidebandValue scale = sideband(SidebandSource::Constant, 7);
+  const SidebandValue table = sideband(SidebandSource::TableBase);
+  EXPECT_FALSE(sidebandsFollowStepOrLayer(runsOf({{scale, table}})));
+  EXPECT_FALSE(sidebandsFollowStepOrLayer(runsOf({{scale, table}, {scale, table}})));
+}
+
+TEST(LlmTopEmitter, PerLayerConstantsNeedTheLayer) {
+  EXPECT_TRUE(sidebandsFollowStepOrLayer(
+      runsOf({{sideband(SidebandSource::Constant, 7)}, {sideband(SidebandSource::Constant, 9)}})));
+}
+
+TEST(LlmTopEmitter, PositionAndCacheLengthNeedTheStep) {
+  EXPECT_TRUE(sidebandsFollowStepOrLayer(runsOf({{sideband(SidebandSource::Position)}})));
+  EXPECT_TRUE(sidebandsFollowStepOrLayer(
+      runsOf({{sideband(SidebandSource::Constant, 1), sideband(SidebandSource::CacheLength)}})));
+}
+
+} // namespace
+} // namespace st::gen
