@@ -470,7 +470,9 @@ LlmDesign planLlmDesign(const frontend::LoadedModel &model, const frontend::Quan
   if (q.precision != options.accelerator.precision)
     throw Error("llm design", "precision", "the quantized model's precision");
   LlmDesign d;
+  PhaseScope lowering(options.log, "lowering + FIFO LP");
   d.graph = llm::buildAcceleratorGraph(model.program, options.accelerator);
+  PhaseScope planning(options.log, "planning");
   std::map<std::string, int64_t> lanes;
   for (size_t i = 0; i < d.graph.stages.size(); ++i)
     lanes[model.program.stages[i].name] = d.graph.stages[i].lanes;
@@ -503,6 +505,7 @@ void writeLlmDesign(const frontend::LoadedModel &model, const frontend::Quantize
   const fs::path finalDir = options.finalDir.empty() ? dir : fs::path(options.finalDir);
   const LlmDesign d = planLlmDesign(model, q, options, (dir / "rtl" / "tables").string(),
                                     fs::absolute(finalDir / "rtl" / "tables").string() + "/");
+  PhaseScope rtl(options.log, "RTL");
   const std::string top = emitLlmTop(d.graph, d.top, d.kernels);
   const std::vector<std::string> rtlFiles = writeRtlSources(
       (dir / "rtl").string(), d.graph.dataflow, d.top.top.module, top, options.sourceDir);
@@ -520,7 +523,11 @@ void writeLlmDesign(const frontend::LoadedModel &model, const frontend::Quantize
   // ---- AMD tools: kernel header (shared with tb_main.cpp), Vitis kernel, Vivado, XRT host ----
   writeVitisDeliverables(llmVitisDesign(d, options, device, rtlFiles), options.sourceDir,
                          dir.string());
+  if (options.log)
+    options.log->begin("HBM image");
   writeHbmImage(d.plan, model.program, q, (dir / "hbm").string());
+  if (options.log)
+    options.log->begin("prediction + reports");
   const nlohmann::json report = reportJson(d, options, q);
   writeText(dir / "report.json", report.dump(2) + "\n");
   writeText(dir / "report.md", llmReportMarkdown(report));
@@ -528,6 +535,7 @@ void writeLlmDesign(const frontend::LoadedModel &model, const frontend::Quantize
   design["format"] = "streamtensor-llm-design-1";
   design["top"] = d.top.top.module;
   design["model_dir"] = fs::absolute(options.modelDir).string();
+  design["random_weights"] = options.randomWeights;
   design["precision"] = frontend::precisionName(q.precision);
   design["max_context"] = options.accelerator.maxContext;
   design["vocab_size"] = model.program.vocabSize;

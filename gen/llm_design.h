@@ -18,6 +18,7 @@
 #include "gen/hbm_image.h"
 #include "gen/llm_top_emitter.h"
 #include "llm/accelerator_graph.h"
+#include "support/phase_log.h"
 
 namespace st::gen {
 
@@ -29,9 +30,14 @@ struct LlmDesignOptions {
   std::string finalDir;
   /// The model directory (recorded for `sim`, which reruns the golden model on its prompt).
   std::string modelDir;
+  /// The weights are the seeded random ones of --random-weights (config.json only); sim reloads
+  /// the same.
+  bool randomWeights = false;
   /// constraints/<device>.yaml.
   std::string devicePath;
   llm::AcceleratorOptions accelerator;
+  /// Where the phases are timed and reported (may be null).
+  PhaseLog *log = nullptr;
 };
 
 /// The decisions, before anything is written.

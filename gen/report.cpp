@@ -64,20 +64,19 @@ nlohmann::json reportJson(const passes::CompileState &state, const std::string &
     searchedBits += std::max<int64_t>(searched, 0) * df.tokenBits(st);
   }
   nlohmann::json report = {{"design", designName},
-          {"device", state.device.name},
-          {"part", state.device.part},
-          {"kernel_clock_mhz", state.device.kernelClockMhz},
-          {"fusion_groups", state.numFusionGroups},
-          {"fifo_mode", passes::fifoSizingModeName(state.options.fifoMode)},
-          {"predicted_cycles", state.predictedCycles},
-          {"fifo_lp_solve_seconds", state.fifoSolveSeconds},
-          {"nodes", nodes},
-          {"streams", streams},
-          {"converters", converters},
-          {"converter_bits", converterBits},
-          {"fifo_bits", fifoBits},
-          {"searched_min_fifo_bits", searchedBits},
-          {"deep_fifo_cycles", state.deepCycles}};
+                           {"device", state.device.name},
+                           {"part", state.device.part},
+                           {"kernel_clock_mhz", state.device.kernelClockMhz},
+                           {"fusion_groups", state.numFusionGroups},
+                           {"fifo_mode", passes::fifoSizingModeName(state.options.fifoMode)},
+                           {"predicted_cycles", state.predictedCycles},
+                           {"nodes", nodes},
+                           {"streams", streams},
+                           {"converters", converters},
+                           {"converter_bits", converterBits},
+                           {"fifo_bits", fifoBits},
+                           {"searched_min_fifo_bits", searchedBits},
+                           {"deep_fifo_cycles", state.deepCycles}};
   // Resource estimate of the whole top (gen/design_resources.h) beside the device budget.
   const DesignResources res = designResources(df);
   const passes::DeviceConstraints &dev = state.device;
@@ -118,8 +117,7 @@ std::string reportMarkdown(const nlohmann::json &r) {
      << "), kernel clock " << r["kernel_clock_mhz"].get<int64_t>() << " MHz, "
      << r["fusion_groups"].get<int64_t>() << " fusion group(s).\n\n"
      << "Predicted cycles from start to the last output: " << r["predicted_cycles"].get<int64_t>()
-     << " (FIFOs sized in mode " << r["fifo_mode"].get<std::string>() << ", LP solved in "
-     << r["fifo_lp_solve_seconds"].get<double>() << " s).\n\n## Nodes\n\n"
+     << " (FIFOs sized in mode " << r["fifo_mode"].get<std::string>() << ").\n\n## Nodes\n\n"
      << "| node | kind | module | group | ports |\n|---|---|---|---|---|\n";
   for (const auto &n : r["nodes"]) {
     std::string ports;

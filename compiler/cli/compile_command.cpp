@@ -16,6 +16,7 @@
 #include "gen/llm_design.h"
 #include "passes/pass_pipeline.h"
 #include "support/error.h"
+#include "support/phase_log.h"
 
 #ifndef ST_SOURCE_DIR
 #define ST_SOURCE_DIR "."
@@ -42,6 +43,8 @@ struct CompileOptions {
   std::string precision = "w4a8";
   int64_t maxContext = 64;
   int64_t maxLanes = 8;
+  bool randomWeights = false;
+  bool quiet = false;
   std::string target;
 };
 
@@ -76,20 +79,27 @@ std::map<std::string, int64_t> parseFifoDepths(const std::vector<std::string> &o
 }
 
 /// The LLM accelerator of a Hugging Face model directory (docs/accelerator.md).
-void compileModel(const CompileOptions &o, const fs::path &staging) {
+void compileModel(const CompileOptions &o, const fs::path &staging, PhaseLog &log) {
   const numerics::Precision precision = frontend::parsePrecision(o.precision, "--precision");
-  const frontend::LoadedModel model = frontend::loadModel(o.input);
+  log.begin("reading weights");
+  const frontend::LoadedModel model =
+      frontend::loadModel(o.input, o.randomWeights ? frontend::WeightSource::Random
+                                                   : frontend::WeightSource::Checkpoint);
   if (o.maxContext < 2 || o.maxContext > model.program.maxPositions)
     throw Error("--max-context", std::to_string(o.maxContext),
                 "2 .. " + std::to_string(model.program.maxPositions) +
                     " (the model's max_position_embeddings)");
+  log.begin("calibration");
   const frontend::Calibration calibration =
       frontend::calibrate(model.program, model.weights,
                           frontend::calibrationSetOf(o.input, model.program.vocabSize,
-                                                     model.program.maxPositions, false));
+                                                     model.program.maxPositions, o.randomWeights));
+  log.begin("quantization");
   const frontend::QuantizedModel quantized =
       frontend::quantizeModel(model.program, model.weights, precision, calibration);
+  log.end();
   gen::LlmDesignOptions w;
+  w.log = &log;
   w.designName = fs::path(o.input).lexically_normal().filename().string();
   if (w.designName.empty())
     w.designName = fs::path(o.input).lexically_normal().parent_path().filename().string();
@@ -97,6 +107,7 @@ void compileModel(const CompileOptions &o, const fs::path &staging) {
   w.sourceDir = ST_SOURCE_DIR;
   w.finalDir = o.output;
   w.modelDir = o.input;
+  w.randomWeights = o.randomWeights;
   w.devicePath = o.device;
   w.accelerator.precision = precision;
   w.accelerator.maxContext = o.maxContext;
@@ -115,9 +126,12 @@ int runCompile(const CompileOptions &o) {
       staging = target.string() + ".partial-" + std::to_string(::getpid());
       fs::remove_all(staging);
       fs::create_directories(staging);
-      compileModel(o, staging);
+      PhaseLog log(&std::cerr, o.quiet);
+      compileModel(o, staging, log);
       publish(staging, target);
-      std::cerr << "streamtensor compile: wrote " << target.string() << "\n";
+      if (!o.quiet)
+        std::cerr << "streamtensor compile: wrote " << target.string() << " in "
+                  << log.totalSeconds() << " s\n";
       return 0;
     }
     frontend::GraphSpec spec = frontend::loadGraphYaml(o.input);
@@ -145,10 +159,11 @@ int runCompile(const CompileOptions &o) {
     w.fifoSearch = o.fifoSearch;
     gen::writeDesign(state, w, staging.string());
     publish(staging, target);
-    std::cerr << "streamtensor compile: wrote " << target.string() << " ("
-              << state.dataflow.nodes().size() << " nodes, " << state.dataflow.streams().size()
-              << " streams; FIFOs by " << o.fifoMode << " in " << state.fifoSolveSeconds
-              << " s; predicted " << state.predictedCycles << " cycles)\n";
+    if (!o.quiet)
+      std::cerr << "streamtensor compile: wrote " << target.string() << " ("
+                << state.dataflow.nodes().size() << " nodes, " << state.dataflow.streams().size()
+                << " streams; FIFOs by " << o.fifoMode << " in " << state.fifoSolveSeconds
+                << " s; predicted " << state.predictedCycles << " cycles)\n";
     return 0;
   } catch (const Error &e) {
     if (!staging.empty())
@@ -207,6 +222,10 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
                         "Model directory: most codes per vector token of a stage")
              ->default_val(8)
              ->check(CLI::PositiveNumber);
+         app.add_flag("--quiet", o->quiet, "Print nothing but errors (no per-phase progress)");
+         app.add_flag("--random-weights", o->randomWeights,
+                      "Model directory: read only config.json and use the seeded random weights "
+                      "of 'eval --random-weights' (e.g. configs/*)");
          app.add_option("--target", o->target, "Target device (u55c)");
          app.add_option("-o,--output", o->output, "Design directory to write")->required();
          app.add_option("--dump-after", o->dumpAfter, "Print the dataflow IR after this pass");

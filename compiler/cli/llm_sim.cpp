@@ -100,13 +100,16 @@ GoldenCheck checkAgainstGolden(const fs::path &dir, const nlohmann::json &design
                                const nlohmann::json &manifest, const LlmSimOptions &o,
                                const fs::path &dumpDir) {
   const std::string modelDir = design.at("model_dir").get<std::string>();
-  const frontend::LoadedModel model = frontend::loadModel(modelDir);
+  const bool randomWeights = design.value("random_weights", false);
+  const frontend::LoadedModel model =
+      frontend::loadModel(modelDir, randomWeights ? frontend::WeightSource::Random
+                                                  : frontend::WeightSource::Checkpoint);
   const numerics::Precision precision =
       frontend::parsePrecision(design.at("precision").get<std::string>(), "design.json precision");
   const frontend::Calibration calibration =
       frontend::calibrate(model.program, model.weights,
                           frontend::calibrationSetOf(modelDir, model.program.vocabSize,
-                                                     model.program.maxPositions, false));
+                                                     model.program.maxPositions, randomWeights));
   const frontend::QuantizedModel q =
       frontend::quantizeModel(model.program, model.weights, precision, calibration);
   const gen::HbmImagePlan plan = gen::readHbmManifest((dir / "hbm" / "manifest.json").string());

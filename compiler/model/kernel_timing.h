@@ -20,6 +20,22 @@ struct KernelTiming {
   int64_t firstOutputDelay = 0;
   /// Steady-state cycles between consecutive output tokens.
   int64_t ii = 1;
+  /// A cadence finer than a whole II (0: none): on average `rateCycles` cycles per `rateTokens`
+  /// outputs (rateCycles >= rateTokens), e.g. a memory that offers a word in 4 of 5 cycles. Output
+  /// k then comes at least floor(k c / t) - floor((k - 1) c / t) cycles after output k - 1 (the
+  /// gaps of a Bresenham line: 1, 1, 1, 2, ... for 5 / 4); ii must be 1.
+  int64_t rateTokens = 0;
+  int64_t rateCycles = 0;
+  /// The least gap before output k >= 1 (ii, or the rate's).
+  int64_t gapBefore(int64_t k) const {
+    if (rateTokens <= 0)
+      return ii;
+    return (k * rateCycles) / rateTokens - ((k - 1) * rateCycles) / rateTokens;
+  }
+  /// The least cycles from output 0 to output k.
+  int64_t spanTo(int64_t k) const {
+    return rateTokens <= 0 ? k * ii : (k * rateCycles) / rateTokens;
+  }
   /// L: cycles from the first input handshake to the last output handshake.
   int64_t totalLatency = 0;
   /// Output tokens of one invocation.

@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <queue>
 
 namespace st::passes {
 
 namespace {
+
+constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 
 std::string nodeWhere(const std::string &name) {
   return "node '" + name + "'";
@@ -20,6 +23,18 @@ int64_t needed(const model::KernelTiming &t, size_t p, int64_t k) {
   return std::clamp<int64_t>(t.inputTokensNeeded[p](k), 0, t.inputTokens[p]);
 }
 
+/// needed() for every port and output, evaluated once (the std::function is too slow to call
+/// in every cycle of a million-cycle run).
+std::vector<std::vector<int64_t>> neededTable(const model::KernelTiming &t) {
+  std::vector<std::vector<int64_t>> table(t.inputTokens.size());
+  for (size_t p = 0; p < table.size(); ++p) {
+    table[p].resize(size_t(std::max<int64_t>(0, t.outputTokens)));
+    for (int64_t k = 0; k < t.outputTokens; ++k)
+      table[p][size_t(k)] = needed(t, p, k);
+  }
+  return table;
+}
+
 /// How many tokens of a port whose order ranks are `ranks` come before rank `rank`.
 int64_t tokensBefore(const std::vector<int64_t> &ranks, int64_t rank) {
   return int64_t(std::lower_bound(ranks.begin(), ranks.end(), rank) - ranks.begin());
@@ -28,19 +43,21 @@ int64_t tokensBefore(const std::vector<int64_t> &ranks, int64_t rank) {
 /// The input order of a kernel: the cycle at which each input token is needed at the latest
 /// when the outputs come at D + k II (token j of port p by output k(j)'s cycle - lambda, at
 /// one token per cycle per port). Tokens no output needs come after the last needed one.
-std::vector<std::vector<int64_t>> inputOrder(const model::KernelTiming &t, int64_t lambda) {
+std::vector<std::vector<int64_t>> inputOrder(const model::KernelTiming &t,
+                                             const std::vector<std::vector<int64_t>> &need,
+                                             int64_t lambda) {
   std::vector<std::vector<int64_t>> order(t.inputTokens.size());
   for (size_t p = 0; p < order.size(); ++p) {
     std::vector<int64_t> &rank = order[p];
     rank.assign(size_t(t.inputTokens[p]), 0);
-    const int64_t neededByAll = t.outputTokens > 0 ? needed(t, p, t.outputTokens - 1) : 0;
+    const int64_t neededByAll = t.outputTokens > 0 ? need[p][size_t(t.outputTokens - 1)] : 0;
     int64_t k = t.outputTokens - 1;
-    int64_t next = std::numeric_limits<int64_t>::max();
+    int64_t next = kNever;
     for (int64_t j = neededByAll - 1; j >= 0; --j) {
-      while (k > 0 && needed(t, p, k - 1) > j)
+      while (k > 0 && need[p][size_t(k - 1)] > j)
         --k;
-      rank[size_t(j)] = std::min(next == std::numeric_limits<int64_t>::max() ? next : next - 1,
-                                 t.firstOutputDelay + k * t.ii - lambda);
+      rank[size_t(j)] =
+          std::min(next == kNever ? next : next - 1, t.firstOutputDelay + t.spanTo(k) - lambda);
       next = rank[size_t(j)];
     }
     const int64_t after = neededByAll > 0 ? rank[size_t(neededByAll - 1)] : 0;
@@ -55,8 +72,9 @@ std::vector<std::vector<int64_t>> inputOrder(const model::KernelTiming &t, int64
 class NodeRun {
 public:
   NodeRun(const model::KernelTiming &timing, int64_t lambda, int64_t window,
-          const std::vector<std::vector<int64_t>> &order)
-      : t_(timing), lambda_(lambda), window_(window), order_(order),
+          const std::vector<std::vector<int64_t>> &order,
+          const std::vector<std::vector<int64_t>> &need)
+      : t_(timing), lambda_(lambda), window_(window), order_(order), need_(need),
         consumed_(timing.inputTokens.size(), 0), consumeCycle_(timing.inputTokens.size()) {
     for (size_t p = 0; p < consumeCycle_.size(); ++p)
       consumeCycle_[p].reserve(size_t(timing.inputTokens[p]));
@@ -66,14 +84,14 @@ public:
   size_t ports() const { return consumed_.size(); }
   bool isSource() const { return consumed_.empty(); }
 
-  /// May port p pop a token in cycle `now` if one is offered?
+  /// May port p pop a token if one is offered? (Depends on the node's own state only.)
   bool wantsPop(size_t p) const {
     if (consumed_[p] >= t_.inputTokens[p])
       return false;
     const int64_t lastInWindow = emitted() + window_ - 1;
     const int64_t limit = (t_.outputTokens == 0 || lastInWindow >= t_.outputTokens)
                               ? t_.inputTokens[p]
-                              : needed(t_, p, lastInWindow);
+                              : need_[p][size_t(lastInWindow)];
     if (consumed_[p] >= limit)
       return false;
     // Input order: every port has taken the tokens the kernel needs before this one.
@@ -84,17 +102,40 @@ public:
     return true;
   }
 
-  /// Is the next output ready in cycle `now`, space aside?
-  bool readyToEmit(int64_t now) const { return emitBlocker(now).empty(); }
+  /// The first cycle from which the next output may go, space aside, if nothing else changes:
+  /// the latest of its time-based waits (pipeline lambda after its last needed input, II or rate
+  /// gap after the previous output, D after the first input). kNever when it must first get
+  /// tokens (or has emitted everything): only an input can change that.
+  int64_t emitReadyAt() const {
+    const int64_t k = emitted();
+    if (k >= t_.outputTokens)
+      return kNever;
+    int64_t at = 0;
+    for (size_t p = 0; p < ports(); ++p) {
+      const int64_t n = need_[p][size_t(k)];
+      if (n == 0)
+        continue;
+      if (consumed_[p] < n)
+        return kNever;
+      at = std::max(at, consumeCycle_[p][size_t(n - 1)] + lambda_);
+    }
+    if (k > 0)
+      at = std::max(at, emitCycle_.back() + t_.gapBefore(k));
+    if (isSource())
+      return std::max(at, t_.firstOutputDelay);
+    if (firstInput_ < 0)
+      return kNever;
+    return std::max(at, firstInput_ + t_.firstOutputDelay);
+  }
 
   /// Why the next output cannot go in cycle `now` (space aside), or "" if it can. For a port that
-  /// lacks tokens the text is "port <p>"; other reasons are plain words.
+  /// lacks tokens the text is "port <p>"; other reasons are plain words. (Deadlock reports.)
   std::string emitBlocker(int64_t now) const {
     const int64_t k = emitted();
     if (k >= t_.outputTokens)
       return "all outputs emitted";
     for (size_t p = 0; p < ports(); ++p) {
-      const int64_t n = needed(t_, p, k);
+      const int64_t n = need_[p][size_t(k)];
       if (n == 0)
         continue;
       if (consumed_[p] < n)
@@ -102,7 +143,7 @@ public:
       if (consumeCycle_[p][size_t(n - 1)] + lambda_ > now)
         return "pipeline";
     }
-    if (k > 0 && now < emitCycle_.back() + t_.ii)
+    if (k > 0 && now < emitCycle_.back() + t_.gapBefore(k))
       return "II";
     if (isSource())
       return now >= t_.firstOutputDelay ? "" : "D";
@@ -144,6 +185,7 @@ private:
   int64_t lambda_;
   int64_t window_;
   const std::vector<std::vector<int64_t>> &order_;
+  const std::vector<std::vector<int64_t>> &need_;
   std::vector<int64_t> consumed_;
   std::vector<std::vector<int64_t>> consumeCycle_;
   std::vector<int64_t> emitCycle_;
@@ -151,23 +193,35 @@ private:
   int64_t lastEvent_ = -1;
 };
 
-/// Runs one node alone with ideal inputs and a never-blocking output.
-KernelCurves runAlone(const model::KernelTiming &t, int64_t lambda, int64_t window) {
-  const std::vector<std::vector<int64_t>> order = inputOrder(t, lambda);
-  NodeRun run(t, lambda, window, order);
+/// Runs one node alone with ideal inputs and a never-blocking output (skipping the cycles in
+/// which it only waits).
+KernelCurves runAlone(const model::KernelTiming &t, const std::vector<std::vector<int64_t>> &need,
+                      int64_t lambda, int64_t window) {
+  const std::vector<std::vector<int64_t>> order = inputOrder(t, need, lambda);
+  NodeRun run(t, lambda, window, order, need);
   int64_t limit = t.totalLatency + t.outputTokens * (t.ii + 1) + 16;
   for (int64_t in : t.inputTokens)
     limit += in;
-  for (int64_t now = 0; now <= limit && !run.done(); ++now) {
-    const bool emit = run.readyToEmit(now);
-    std::vector<bool> pops(run.ports());
-    for (size_t p = 0; p < run.ports(); ++p)
+  std::vector<char> pops(run.ports());
+  for (int64_t now = 0; now <= limit && !run.done();) {
+    const int64_t readyAt = run.emitReadyAt();
+    bool any = readyAt <= now;
+    for (size_t p = 0; p < run.ports(); ++p) {
       pops[p] = run.wantsPop(p);
+      any = any || pops[p];
+    }
+    if (!any) { // only time can help: jump to the end of the wait (or give up)
+      if (readyAt == kNever)
+        break;
+      now = readyAt;
+      continue;
+    }
     for (size_t p = 0; p < run.ports(); ++p)
       if (pops[p])
         run.pop(p, now);
-    if (emit)
+    if (readyAt <= now)
       run.emit(now);
+    ++now;
   }
   KernelCurves c;
   c.lambda = lambda;
@@ -193,6 +247,11 @@ KernelCurves deriveKernelCurves(const std::string &nodeName, const model::Kernel
   const std::string where = nodeWhere(nodeName);
   if (t.ii < 1)
     throw Error(where, "II", "a positive II, got " + std::to_string(t.ii));
+  if (t.rateTokens != 0 && (t.rateTokens < 1 || t.rateCycles < t.rateTokens || t.ii != 1))
+    throw Error(where, "rate",
+                "rateCycles >= rateTokens >= 1 with II 1, got " + std::to_string(t.rateCycles) +
+                    " cycles per " + std::to_string(t.rateTokens) + " tokens at II " +
+                    std::to_string(t.ii));
   if (t.outputTokens < 0)
     throw Error(where, "outputTokens", "a count >= 0, got " + std::to_string(t.outputTokens));
   if (t.inputTokensNeeded.size() != t.inputTokens.size())
@@ -213,17 +272,18 @@ KernelCurves deriveKernelCurves(const std::string &nodeName, const model::Kernel
       previous = n;
     }
   }
-  if (t.outputTokens > 0 && t.totalLatency < t.firstOutputDelay + (t.outputTokens - 1) * t.ii)
+  if (t.outputTokens > 0 && t.totalLatency < t.firstOutputDelay + t.spanTo(t.outputTokens - 1))
     throw Error(where, "totalLatency",
                 "L >= D + (outputTokens - 1) * II = " +
-                    std::to_string(t.firstOutputDelay + (t.outputTokens - 1) * t.ii) + ", got " +
+                    std::to_string(t.firstOutputDelay + t.spanTo(t.outputTokens - 1)) + ", got " +
                     std::to_string(t.totalLatency));
+  const std::vector<std::vector<int64_t>> need = neededTable(t);
 
   // lambda: D minus the cycle at which output 0's inputs are all in when fed ideally.
   int64_t lastNeededForFirst = 0;
   if (t.outputTokens > 0)
     for (size_t p = 0; p < t.inputTokens.size(); ++p)
-      lastNeededForFirst = std::max(lastNeededForFirst, needed(t, p, 0) - 1);
+      lastNeededForFirst = std::max(lastNeededForFirst, need[p][0] - 1);
   const int64_t lambda = t.inputTokens.empty() ? 0 : t.firstOutputDelay - lastNeededForFirst;
   if (!t.inputTokens.empty() && t.outputTokens > 0 && lambda < 1)
     throw Error(where, "firstOutputDelay",
@@ -232,23 +292,32 @@ KernelCurves deriveKernelCurves(const std::string &nodeName, const model::Kernel
                     std::to_string(t.firstOutputDelay));
 
   // window: the smallest number of outputs in flight that meets D and L alone (monotone: a
-  // larger window only lets inputs in earlier).
-  int64_t lo = 1, hi = std::max<int64_t>(1, t.outputTokens);
-  KernelCurves best = runAlone(t, lambda, hi);
-  if (!meetsTiming(best, t))
-    throw Error(where, "timing",
-                "D = " + std::to_string(t.firstOutputDelay) +
-                    " and L = " + std::to_string(t.totalLatency) +
-                    " reachable from its token needs at one token per port per cycle, got first "
-                    "output at " +
-                    (best.emitCycle.empty() ? std::string("never")
-                                            : std::to_string(best.emitCycle.front())) +
-                    " and last at " +
-                    (best.emitCycle.empty() ? std::string("never")
-                                            : std::to_string(best.emitCycle.back())));
+  // larger window only lets inputs in earlier). Kernels need a few outputs in flight, so the
+  // search doubles from 1 and then bisects, rather than bisecting from every output.
+  const int64_t most = std::max<int64_t>(1, t.outputTokens);
+  int64_t lo = 1, hi = 1;
+  KernelCurves best;
+  for (;;) {
+    best = runAlone(t, need, lambda, hi);
+    if (meetsTiming(best, t))
+      break;
+    if (hi == most)
+      throw Error(where, "timing",
+                  "D = " + std::to_string(t.firstOutputDelay) +
+                      " and L = " + std::to_string(t.totalLatency) +
+                      " reachable from its token needs at one token per port per cycle, got "
+                      "first output at " +
+                      (best.emitCycle.empty() ? std::string("never")
+                                              : std::to_string(best.emitCycle.front())) +
+                      " and last at " +
+                      (best.emitCycle.empty() ? std::string("never")
+                                              : std::to_string(best.emitCycle.back())));
+    lo = hi + 1;
+    hi = std::min(most, 2 * hi);
+  }
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
-    KernelCurves trial = runAlone(t, lambda, mid);
+    KernelCurves trial = runAlone(t, need, lambda, mid);
     if (meetsTiming(trial, t)) {
       hi = mid;
       best = std::move(trial);
@@ -256,8 +325,7 @@ KernelCurves deriveKernelCurves(const std::string &nodeName, const model::Kernel
       lo = mid + 1;
     }
   }
-  if (best.window != lo)
-    best = runAlone(t, lambda, lo);
+  best.needed = need;
   return best;
 }
 
@@ -347,6 +415,10 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
     if (depths[e] < 1)
       throw Error("edge '" + g.edges[e].name + "'", "depth",
                   "a depth >= 1, got " + std::to_string(depths[e]));
+  if (curves.size() != g.nodes.size())
+    throw Error("timing simulation", "curves",
+                "one per node (" + std::to_string(g.nodes.size()) + "), got " +
+                    std::to_string(curves.size()));
 
   const size_t nodeCount = g.nodes.size();
   std::vector<std::vector<size_t>> inEdge(nodeCount), outEdges(nodeCount);
@@ -360,60 +432,137 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
   runs.reserve(nodeCount);
   int64_t longestWait = 2;
   for (size_t v = 0; v < nodeCount; ++v) {
-    runs.emplace_back(g.nodes[v].timing, curves[v].lambda, curves[v].window, curves[v].inputOrder);
+    if (curves[v].needed.size() != g.nodes[v].timing.inputTokens.size())
+      throw Error(nodeWhere(g.nodes[v].name), "curves",
+                  "curves from deriveKernelCurves (with the needed-token table)");
+    runs.emplace_back(g.nodes[v].timing, curves[v].lambda, curves[v].window, curves[v].inputOrder,
+                      curves[v].needed);
     const model::KernelTiming &t = g.nodes[v].timing;
-    longestWait = std::max(longestWait, t.firstOutputDelay + t.ii + curves[v].lambda + 2);
+    longestWait = std::max(longestWait, t.firstOutputDelay + t.gapBefore(1) + curves[v].lambda + 2);
   }
 
   TimingSimResult result;
   result.highWater.assign(g.edges.size(), 0);
-  std::vector<int64_t> occupancy(g.edges.size(), 0), next(g.edges.size(), 0);
-  std::vector<bool> emitNow(nodeCount);
-  std::vector<std::vector<bool>> popNow(nodeCount);
-  int64_t idle = 0;
+  std::vector<int64_t> occupancy(g.edges.size(), 0);
   auto spaceOnAll = [&](size_t v) {
     for (size_t e : outEdges[v])
       if (occupancy[e] >= depths[e])
         return false;
     return true;
   };
-  for (int64_t now = 0;; ++now) {
-    bool allDone = true;
-    for (size_t v = 0; v < nodeCount; ++v)
-      allDone = allDone && runs[v].done();
-    if (allDone)
-      break;
-    // Decide from the state at the start of the cycle, then apply.
-    bool anyEvent = false;
-    for (size_t v = 0; v < nodeCount; ++v) {
-      NodeRun &run = runs[v];
-      emitNow[v] = run.readyToEmit(now) && spaceOnAll(v);
-      popNow[v].assign(run.ports(), false);
-      for (size_t p = 0; p < run.ports(); ++p)
-        popNow[v][p] = run.wantsPop(p) && occupancy[inEdge[v][p]] > 0;
+
+  // The nodes to look at in the current cycle, those flagged for the next, and the ends of
+  // time-based waits (a node visited more often than needed only finds nothing to do).
+  std::vector<size_t> active(nodeCount), next;
+  for (size_t v = 0; v < nodeCount; ++v)
+    active[v] = v;
+  std::vector<char> flagged(nodeCount, 0);
+  using Wake = std::pair<int64_t, size_t>;
+  std::priority_queue<Wake, std::vector<Wake>, std::greater<Wake>> wakes;
+  auto flag = [&](size_t v) {
+    if (!flagged[v]) {
+      flagged[v] = 1;
+      next.push_back(v);
     }
-    next = occupancy;
-    for (size_t v = 0; v < nodeCount; ++v) {
-      for (size_t p = 0; p < runs[v].ports(); ++p)
-        if (popNow[v][p]) {
-          runs[v].pop(p, now);
-          --next[inEdge[v][p]];
-          anyEvent = true;
-        }
-      if (emitNow[v]) {
-        runs[v].emit(now);
-        for (size_t e : outEdges[v])
-          ++next[e];
-        anyEvent = true;
+  };
+  struct Decision {
+    size_t node;
+    bool emit;
+    std::vector<char> pops;
+  };
+  std::vector<Decision> decisions;
+  std::vector<size_t> pushed;
+  size_t doneCount = 0;
+  std::vector<char> isDone(nodeCount, 0);
+  for (size_t v = 0; v < nodeCount; ++v)
+    if (runs[v].done()) {
+      isDone[v] = 1;
+      ++doneCount;
+    }
+  int64_t lastEvent = -1;
+  int64_t now = 0;
+  std::vector<int64_t> activeAt(nodeCount, 0); // the cycle a node was last put in `active`
+  for (;;) {
+    if (doneCount == nodeCount)
+      break;
+    // The waits that end now join the nodes flagged by the last cycle.
+    while (!wakes.empty() && wakes.top().first <= now) {
+      const size_t v = wakes.top().second;
+      wakes.pop();
+      if (activeAt[v] != now) {
+        activeAt[v] = now;
+        active.push_back(v);
       }
     }
-    occupancy = next;
-    for (size_t e = 0; e < g.edges.size(); ++e)
-      result.highWater[e] = std::max(result.highWater[e], occupancy[e]);
-    idle = anyEvent ? 0 : idle + 1;
-    if (idle <= longestWait)
+    if (active.empty()) {
+      // Nothing can act before the next wait ends. A wait longer than any timing rule allows
+      // (or none at all) means a deadlock, reported at the cycle a cycle-by-cycle loop would
+      // give up: longestWait + 1 cycles after the last event.
+      const int64_t giveUp = lastEvent + longestWait + 1;
+      if (wakes.empty() || wakes.top().first > giveUp) {
+        now = giveUp;
+        break;
+      }
+      now = wakes.top().first;
       continue;
+    }
+    // Decide from the state at the start of the cycle, then apply.
+    decisions.clear();
+    for (size_t v : active) {
+      result.nodeVisits++;
+      NodeRun &run = runs[v];
+      if (isDone[v])
+        continue;
+      const int64_t readyAt = run.emitReadyAt();
+      Decision d{v, readyAt <= now && spaceOnAll(v), std::vector<char>(run.ports(), 0)};
+      bool acts = d.emit;
+      for (size_t p = 0; p < run.ports(); ++p) {
+        d.pops[p] = run.wantsPop(p) && occupancy[inEdge[v][p]] > 0;
+        acts = acts || d.pops[p];
+      }
+      if (acts)
+        decisions.push_back(std::move(d));
+      else if (readyAt != kNever && readyAt > now)
+        wakes.push({readyAt, v});
+    }
+    pushed.clear();
+    for (const Decision &d : decisions) {
+      NodeRun &run = runs[d.node];
+      for (size_t p = 0; p < run.ports(); ++p)
+        if (d.pops[p]) {
+          run.pop(p, now);
+          const size_t e = inEdge[d.node][p];
+          --occupancy[e];
+          flag(g.edges[e].src); // a slot is free
+        }
+      if (d.emit) {
+        run.emit(now);
+        for (size_t e : outEdges[d.node]) {
+          ++occupancy[e];
+          pushed.push_back(e);
+          flag(g.edges[e].dst); // a token is there
+        }
+      }
+      flag(d.node); // its own state changed
+      if (run.done() && !isDone[d.node]) {
+        isDone[d.node] = 1;
+        ++doneCount;
+      }
+    }
+    for (size_t e : pushed)
+      result.highWater[e] = std::max(result.highWater[e], occupancy[e]);
+    if (!decisions.empty())
+      lastEvent = now;
+    ++now;
+    active.swap(next);
+    next.clear();
+    for (size_t v : active) {
+      flagged[v] = 0;
+      activeAt[v] = now;
+    }
+  }
 
+  if (doneCount != nodeCount) {
     // Nothing has moved for longer than any timing rule can hold a node: a deadlock. Each
     // unfinished node waits for one other (the consumer of its full FIFO or the producer of its
     // empty one); following these waits ends in a cycle, and the cycle's first node that waits

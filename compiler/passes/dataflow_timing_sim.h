@@ -27,6 +27,13 @@
 // A node with outputTokens == 0 (a sink that only writes) pops freely and is done at its last pop.
 // The makespan is the number of cycles from cycle 0 (sources start) to the last node's last
 // event inclusive.
+//
+// The simulator is event driven with the semantics of a cycle-by-cycle loop: in each cycle it
+// looks only at the nodes whose state or neighbourhood changed in the cycle before (they acted,
+// a producer pushed to them, a consumer popped from them) and at nodes whose time-based wait
+// (pipeline, II or rate gap, D) ends in that cycle; when no node can act it jumps to the next
+// such end. A full-size GEMV streaming 10^6 words thus costs a few node visits per cycle, and
+// the long waits of vector-wide kernels cost nothing.
 #pragma once
 
 #include "model/kernel_timing.h"
@@ -72,6 +79,9 @@ struct KernelCurves {
   /// needed when the outputs come at D + k II). A token is popped only after every other port
   /// has taken its tokens of lower rank.
   std::vector<std::vector<int64_t>> inputOrder;
+  /// Per input port, per output token k: the tokens of the port output k needs
+  /// (KernelTiming::inputTokensNeeded, clamped to the port's tokens), tabled once.
+  std::vector<std::vector<int64_t>> needed;
 };
 
 /// Derives lambda and window from the timing and returns the ideal curves. Throws st::Error
@@ -85,6 +95,7 @@ struct TimingSimResult {
   std::string blockedNode;        ///< on deadlock: a node that waits for space
   std::string blockedEdge;        ///< on deadlock: the full edge it waits on
   std::string deadlockReport;     ///< on deadlock: every unfinished node and what it waits on
+  int64_t nodeVisits = 0;         ///< how many node evaluations the event-driven run made (cost)
   /// Per node, when !deadlock: the cycle of each output token, of each input token per port, of
   /// its first input (sources: 0) and of its last event. The FIFO-sizing LP shifts these curves.
   std::vector<std::vector<int64_t>> emitCycle;

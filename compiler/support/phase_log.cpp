@@ -1,0 +1,59 @@
+// Phase timing and progress lines of long commands (see phase_log.h).
+#include "support/phase_log.h"
+
+#include <cstdio>
+#include <iostream>
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace st {
+
+int64_t peakRssBytes() {
+  struct rusage usage {};
+  if (getrusage(RUSAGE_SELF, &usage) != 0)
+    return 0;
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024; // Linux reports kilobytes
+}
+
+PhaseLog::PhaseLog(std::ostream *out, bool quiet)
+    : out_(quiet ? nullptr : out), tty_(out_ == &std::cerr && ::isatty(STDERR_FILENO)),
+      created_(std::chrono::steady_clock::now()) {}
+
+PhaseLog::~PhaseLog() {
+  // A phase still running here ended by an exception: record nothing, clear the TTY line.
+  if (!running_.empty() && tty_)
+    *out_ << "\r\033[K" << std::flush;
+}
+
+double PhaseLog::totalSeconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - created_).count();
+}
+
+void PhaseLog::begin(const std::string &name) {
+  end();
+  running_ = name;
+  started_ = std::chrono::steady_clock::now();
+  if (out_ && tty_)
+    *out_ << "  " << name << " ..." << std::flush;
+}
+
+void PhaseLog::end() {
+  if (running_.empty())
+    return;
+  PhaseRecord r;
+  r.name = running_;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  r.peakRssBytes = peakRssBytes();
+  phases_.push_back(r);
+  running_.clear();
+  if (!out_)
+    return;
+  char line[160];
+  std::snprintf(line, sizeof line, "  %-22s %8.2f s   peak RSS %6.2f GB", r.name.c_str(), r.seconds,
+                static_cast<double>(r.peakRssBytes) / 1e9);
+  if (tty_)
+    *out_ << "\r\033[K";
+  *out_ << line << "\n" << std::flush;
+}
+
+} // namespace st

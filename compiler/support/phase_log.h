@@ -1,0 +1,67 @@
+// PhaseLog: what a long command is doing and what each step cost. A command names each phase
+// as it starts it (reading weights, calibration, quantization, ...); the log prints one line
+// per finished phase on stderr ("  calibration      1.84 s   peak RSS 2.1 GB") unless it is
+// quiet, and keeps every phase's wall time and the process's peak RSS at its end, so that a
+// benchmark can write them as JSON. A TTY also sees the running phase's name while it works.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace st {
+
+struct PhaseRecord {
+  std::string name;
+  double seconds = 0;       ///< wall time of the phase
+  int64_t peakRssBytes = 0; ///< the process's peak resident set size at the phase's end
+};
+
+class PhaseLog {
+public:
+  /// `out` null or `quiet`: record only.
+  PhaseLog(std::ostream *out, bool quiet);
+  ~PhaseLog();
+  PhaseLog(const PhaseLog &) = delete;
+  PhaseLog &operator=(const PhaseLog &) = delete;
+
+  /// Ends the running phase (if any) and starts `name`.
+  void begin(const std::string &name);
+  /// Ends the running phase.
+  void end();
+  const std::vector<PhaseRecord> &phases() const { return phases_; }
+  /// Wall time since the log was made.
+  double totalSeconds() const;
+
+private:
+  std::ostream *out_;
+  bool tty_;
+  std::string running_;
+  std::chrono::steady_clock::time_point started_, created_;
+  std::vector<PhaseRecord> phases_;
+};
+
+/// The process's peak resident set size so far, in bytes (getrusage).
+int64_t peakRssBytes();
+
+/// Runs `begin(name)` on construction and `end()` on destruction: one phase per scope.
+class PhaseScope {
+public:
+  PhaseScope(PhaseLog *log, const std::string &name) : log_(log) {
+    if (log_)
+      log_->begin(name);
+  }
+  ~PhaseScope() {
+    if (log_)
+      log_->end();
+  }
+  PhaseScope(const PhaseScope &) = delete;
+  PhaseScope &operator=(const PhaseScope &) = delete;
+
+private:
+  PhaseLog *log_;
+};
+
+} // namespace st
