@@ -142,7 +142,7 @@ std::vector<int64_t> layerWindowsOf(const llm::AcceleratorGraph &g,
 /// generated tokens takes steps 0 .. P + N - 2.
 nlohmann::json stepPredictionJson(const LlmDesign &d, const LlmDesignOptions &o,
                                   const frontend::QuantizedModel &q) {
-  const llm::HbmTiming hbm;
+  const model::MemoryTiming hbm;
   const std::vector<int64_t> windows = layerWindowsOf(d.graph, q);
   nlohmann::json j;
   j["hbm_read_latency"] = hbm.readLatency;

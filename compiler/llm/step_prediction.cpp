@@ -10,6 +10,7 @@
 #include "gen/hbm_layout.h"
 #include "model/dma_stream_model.h"
 #include "passes/dataflow_timing_sim.h"
+#include "passes/memory_stages.h"
 #include "passes/pass_pipeline.h"
 #include "support/error.h"
 
@@ -30,64 +31,40 @@ AcceleratorOptions uniformOptions(const AcceleratorGraph &g, const AcceleratorOp
 
 } // namespace
 
-double HbmTiming::wordsPerCycle() const {
-  double rate = std::clamp(readyProbability, 0.0, 1.0);
-  if (kernelClockMhz > 0) {
-    const double bytesPerCycle = channelPeakGBps * 1e9 / (kernelClockMhz * 1e6);
-    rate = std::min(rate, bytesPerCycle / static_cast<double>(wordBytes));
-  }
-  return rate;
-}
-
-model::KernelTiming hbmReadDmaTiming(int64_t tokens, int64_t words, const HbmTiming &hbm,
-                                     int64_t maxBurstLen) {
-  const double rate = hbm.wordsPerCycle();
-  if (rate <= 0)
-    throw Error("step prediction", "HBM ready probability", "a positive rate");
-  model::KernelTiming t;
-  // Address merge of the first burst, AR, mean HBM latency, DMA buffer, unpack register, slice
-  // (as model::readDmaStreamTiming), then the words at the memory's rate.
-  const int64_t start = std::min(words, maxBurstLen) +
-                        static_cast<int64_t>(std::llround(hbm.meanReadLatency())) + 5;
-  const int64_t streamCycles = static_cast<int64_t>(std::ceil(static_cast<double>(words) / rate));
-  t.firstOutputDelay = start + std::max<int64_t>(0, streamCycles - tokens);
-  t.ii = 1;
-  t.outputTokens = tokens;
-  t.totalLatency = t.firstOutputDelay + tokens - 1;
-  return t;
-}
-
 int64_t cachedRowsAt(int64_t window, int64_t step) {
   return window > 0 ? std::min(step, window - 1) : step;
 }
 
 int64_t stageCyclesAt(const AcceleratorGraph &g, const AcceleratorOptions &options, int index,
-                      int64_t cacheLength, const HbmTiming &hbm) {
+                      int64_t cacheLength, const model::MemoryTiming &hbm) {
   const AcceleratorOptions uniform = uniformOptions(g, options);
   const LoweredStage lowered =
       lowerAcceleratorStage(g.program->stages.at(index), index, uniform, cacheLength);
   const ir::DataflowGraph &df = lowered.dataflow;
   std::vector<ir::StreamId> streams;
   passes::TimingGraph graph = passes::timingGraphOf(df, streams);
-  // timingGraphOf numbers the nodes in topological order.
+  // timingGraphOf numbers the nodes in topological order. Every HBM read becomes the memory
+  // and DMA stages of model/memory_read_model.h; the exchanged vector x comes on chip (token
+  // source, layer loop), so the stage-input DMAs are simulated as on-chip sources.
   const std::vector<ir::NodeId> order = df.topologicalOrder();
+  std::vector<passes::MemoryRead> reads;
   for (size_t i = 0; i < order.size(); ++i) {
     const ir::DataflowNode &node = df.node(order[i]);
     if (node.kind != ir::NodeKind::ReadDma)
       continue;
     const ir::ITensorType &type = node.outputs[0].type;
-    const int64_t tokens = type.numTokens();
     if (node.attributes.count(kAttrStageInput)) {
-      // In the accelerator the exchanged vector comes on chip (token source, layer loop).
-      graph.nodes[i].timing = model::passThroughTiming(tokens, 0);
+      graph.nodes[i].timing = model::passThroughTiming(type.numTokens(), 0);
       continue;
     }
-    HbmTiming timing = hbm;
-    if (node.attributes.count(kAttrWeightStream))
-      timing.readLatency = timing.readLatencyJitter = 0; // fixed addresses: read ahead
-    graph.nodes[i].timing =
-        hbmReadDmaTiming(tokens, gen::hbmLayoutOf(type).wordsStreamed(), timing,
-                         node.attributes.count(kAttrWeightStream) ? 0 : 64);
+    passes::MemoryRead r;
+    r.node = i;
+    r.words = gen::hbmLayoutOf(type).wordsStreamed();
+    // Weight and norm-parameter streams have fixed addresses: their sequencers read the next
+    // layer's words while this one computes, so the words are there from the start.
+    r.startDelay =
+        node.attributes.count(kAttrWeightStream) ? 0 : model::memoryStartDelay(r.words, hbm);
+    reads.push_back(r);
   }
   // The built design's FIFO depths (sized at the sizing cache length), by stream name.
   std::map<std::string, int64_t> built;
@@ -99,6 +76,7 @@ int64_t stageCyclesAt(const AcceleratorGraph &g, const AcceleratorOptions &optio
     auto it = built.find(df.stream(s).name);
     depths.push_back(it != built.end() ? std::max<int64_t>(it->second, 1) : kUnknownStreamDepth);
   }
+  passes::addMemoryStages(graph, depths, reads, model::cadenceOf(hbm.wordsPerCycle()));
   const passes::TimingSimResult r = passes::simulateDataflowTiming(graph, depths);
   if (r.deadlock)
     throw Error("step prediction",
@@ -108,10 +86,9 @@ int64_t stageCyclesAt(const AcceleratorGraph &g, const AcceleratorOptions &optio
   return r.makespan;
 }
 
-std::vector<int64_t> predictStepCycles(const AcceleratorGraph &g,
-                                       const AcceleratorOptions &options,
+std::vector<int64_t> predictStepCycles(const AcceleratorGraph &g, const AcceleratorOptions &options,
                                        const std::vector<int64_t> &layerWindows, int64_t steps,
-                                       const HbmTiming &hbm) {
+                                       const model::MemoryTiming &hbm) {
   if (steps < 0 || steps > options.maxContext)
     throw Error("step prediction", "steps " + std::to_string(steps),
                 "0 .. max context " + std::to_string(options.maxContext));

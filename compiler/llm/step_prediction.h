@@ -8,12 +8,12 @@
 // cycle-level timing simulation (passes/dataflow_timing_sim), with:
 //   - attention of layer l reading frontend::cacheRowsAt rows at step t: t, or min(t, window - 1)
 //     on a sliding-window layer (step 0 reads none; it is simulated as 1 row);
-//   - every HBM read DMA given the testbench memory's mean behaviour (HbmTiming): the first beat
-//     after the address merge + mean read latency (latency + jitter / 2), then words at the rate
-//     the memory offers them (ready probability, capped by the pseudo-channel's bandwidth), not
-//     one per cycle. A KernelTiming has an integer II, so a DMA slower than one token per cycle
-//     is modelled as a later start at one token per cycle: its last token comes when the slow
-//     stream's would. Writes are taken at one per cycle.
+//   - every HBM read DMA as the memory and DMA stages of model/memory_read_model.h under the
+//     testbench memory's mean behaviour (model::MemoryTiming): KV-cache reads get the first
+//     burst's merge and the mean latency, then words at the memory's mean rate (a ready
+//     probability below one, capped by the pseudo-channel's bandwidth) into the DMA's buffer;
+//     weight streams have fixed addresses and are read ahead (no latency, same rate). Writes
+//     are taken at one per cycle.
 // The step's cycles depend only on t (not on the prompt length or token count): the prediction
 // of a run of P prompt and N generated tokens is steps 0 .. P + N - 2 of the table.
 #pragma once
@@ -22,41 +22,19 @@
 #include <vector>
 
 #include "llm/accelerator_graph.h"
-#include "model/kernel_timing.h"
+#include "model/memory_read_model.h"
 
 namespace st::llm {
 
-/// The testbench memory (tb/axi_memory.h) whose mean behaviour the prediction assumes: the
-/// defaults of `streamtensor sim` (latency 24, jitter 40, ready probability 0.8, 250 MHz).
-struct HbmTiming {
-  double readLatency = 24;
-  double readLatencyJitter = 40; ///< uniform 0 .. jitter extra cycles per burst
-  double readyProbability = 0.8; ///< chance per cycle that an R beat is offered
-  double kernelClockMhz = 250;   ///< bandwidth cap: channelPeakGBps per pseudo-channel
-  double channelPeakGBps = 14.375;
-  int64_t wordBytes = 64;
-  /// Mean cycles from the AR handshake to the first beat.
-  double meanReadLatency() const { return readLatency + readLatencyJitter / 2; }
-  /// Mean words per cycle one read stream receives: ready probability, capped by bandwidth.
-  double wordsPerCycle() const;
-};
-
-/// A read DMA's timing under `hbm`: `tokens` tokens from `words` 512-bit words, first burst of at
-/// most `maxBurstLen` beats (the nominal model of model/dma_stream_model with the mean latency
-/// and the memory's word rate).
-model::KernelTiming hbmReadDmaTiming(int64_t tokens, int64_t words, const HbmTiming &hbm,
-                                     int64_t maxBurstLen = 64);
-
 /// Cycles of stage `index` of `g` (built with `options`) at `cacheLength` cached rows.
 int64_t stageCyclesAt(const AcceleratorGraph &g, const AcceleratorOptions &options, int index,
-                      int64_t cacheLength, const HbmTiming &hbm);
+                      int64_t cacheLength, const model::MemoryTiming &hbm);
 
 /// Predicted cycles of steps 0 .. steps - 1. `layerWindows` holds each layer's attention sliding
 /// window (0: none; empty: no layer has one). Throws st::Error when steps exceeds the context.
-std::vector<int64_t> predictStepCycles(const AcceleratorGraph &g,
-                                       const AcceleratorOptions &options,
+std::vector<int64_t> predictStepCycles(const AcceleratorGraph &g, const AcceleratorOptions &options,
                                        const std::vector<int64_t> &layerWindows, int64_t steps,
-                                       const HbmTiming &hbm);
+                                       const model::MemoryTiming &hbm);
 
 /// Cached rows attention reads at step t with sliding window `window` (0: none): as
 /// frontend::cacheRowsAt.

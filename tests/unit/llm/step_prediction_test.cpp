@@ -1,13 +1,14 @@
-// Step prediction (compiler/llm/step_prediction): the HBM read DMA timing under the testbench
-// memory's mean behaviour, the cached-row rule, the per-step table of a fixture (grows with the
-// cache, stops growing on a sliding-window layer, slower memory is slower) and the per-run means
-// sim prints beside the measured cycles.
+// Step prediction (compiler/llm/step_prediction): the HBM read DMA's memory and DMA stages under
+// the testbench memory's mean behaviour, the cached-row rule, the per-step table of a fixture
+// (grows with the cache, stops growing on a sliding-window layer, slower memory is slower) and the
+// per-run means sim prints beside the measured cycles.
 #include "llm/step_prediction.h"
 
 #include <gtest/gtest.h>
 
 #include "frontend/decode_builder.h"
 #include "model/dma_stream_model.h"
+#include "passes/memory_stages.h"
 #include "support/error.h"
 
 namespace st::llm {
@@ -18,34 +19,89 @@ frontend::LoadedModel loadFixture(const std::string &name) {
                              frontend::WeightSource::ShapeOnly);
 }
 
-TEST(StepPrediction, ReadDmaAtNominalMemoryIsTheNominalModel) {
-  HbmTiming nominal;
+TEST(StepPrediction, MemoryRateIsTheBucketsStationaryRate) {
+  model::MemoryTiming hbm; // sim's defaults: 24 + U[0, 40], ready 0.8, 250 MHz
+  EXPECT_DOUBLE_EQ(hbm.meanReadLatency(), 44);
+  // A beat needs the ready draw (0.8) and a full beat in the channel's bucket (57.5 B a cycle,
+  // 128 B at most): 0.7808 beats per cycle in a 2-million-cycle Monte Carlo of tb/axi_memory's
+  // rule, not the 0.8 of the ready draw alone (2.4 % of a full-size GPT-2 step).
+  EXPECT_NEAR(hbm.wordsPerCycle(), 0.7808, 0.0005);
+  hbm.readyProbability = 1; // the cap alone: 57.5 / 64
+  EXPECT_NEAR(hbm.wordsPerCycle(), 57.5 / 64, 1e-4);
+  hbm.kernelClockMhz = 0; // no cap: the ready draw
+  hbm.readyProbability = 0.8;
+  EXPECT_DOUBLE_EQ(hbm.wordsPerCycle(), 0.8);
+  const model::Cadence c = model::cadenceOf(0.8);
+  EXPECT_EQ(c.tokens, 4);
+  EXPECT_EQ(c.cycles, 5);
+  const model::Cadence cap = model::cadenceOf(57.5 / 64);
+  EXPECT_EQ(cap.tokens, 115);
+  EXPECT_EQ(cap.cycles, 128);
+  // 4 of every 5 cycles: the gaps 1, 1, 1, 2 repeat.
+  const model::KernelTiming t = model::memoryWordsTiming(9, 10, c);
+  EXPECT_EQ(t.totalLatency, 10 + 10);
+  EXPECT_EQ(t.gapBefore(4), 2);
+  EXPECT_EQ(t.gapBefore(5), 1);
+}
+
+/// A read DMA of `words` one-word tokens (the weights) and a one-token source (x, first token
+/// at cycle `wait`) feeding a GEMV-like consumer: output k needs x and weight k; then a sink.
+passes::TimingGraph lateConsumerGraph(int64_t words, int64_t wait) {
+  passes::TimingGraph g;
+  g.nodes.push_back({"dma", model::readDmaStreamTiming(words, words)});
+  model::KernelTiming x;
+  x.firstOutputDelay = wait;
+  x.outputTokens = 1;
+  x.totalLatency = wait;
+  g.nodes.push_back({"x", x});
+  model::KernelTiming consumer;
+  consumer.firstOutputDelay = 2;
+  consumer.outputTokens = words;
+  consumer.totalLatency = 2 + words - 1;
+  consumer.inputTokens = {1, words};
+  consumer.inputTokensNeeded = {[](int64_t) { return 1; }, [](int64_t k) { return k + 1; }};
+  g.nodes.push_back({"consumer", consumer});
+  g.nodes.push_back({"sink", model::writeDmaStreamTiming(words)});
+  g.edges.push_back({"x->consumer", 1, 2, 0, 1, 32});
+  g.edges.push_back({"dma->consumer", 0, 2, 1, words, 32});
+  g.edges.push_back({"consumer->sink", 2, 3, 0, words, 32});
+  return g;
+}
+
+TEST(StepPrediction, MemoryStagesAtNominalMemoryAreTheNominalDma) {
+  model::MemoryTiming nominal;
   nominal.readLatency = model::kNominalHbmReadLatency;
   nominal.readLatencyJitter = 0;
   nominal.readyProbability = 1;
   nominal.kernelClockMhz = 0; // no bandwidth cap
-  for (auto [tokens, words] : {std::pair<int64_t, int64_t>{8, 1}, {100, 100}, {300, 150}}) {
-    const model::KernelTiming a = hbmReadDmaTiming(tokens, words, nominal);
-    const model::KernelTiming b = model::readDmaStreamTiming(tokens, words);
-    EXPECT_EQ(a.firstOutputDelay, b.firstOutputDelay);
-    EXPECT_EQ(a.totalLatency, b.totalLatency);
-    EXPECT_EQ(a.outputTokens, b.outputTokens);
+  for (int64_t words : {1, 40, 300}) {
+    const passes::TimingGraph g = lateConsumerGraph(words, 2);
+    const passes::TimingSimResult plain = passes::simulateDataflowTiming(g, {2, 2, 2});
+    passes::TimingGraph split = g;
+    std::vector<int64_t> depths = {2, 2, 2};
+    passes::addMemoryStages(split, depths, {{0, words, model::memoryStartDelay(words, nominal)}},
+                            model::cadenceOf(nominal.wordsPerCycle()));
+    const passes::TimingSimResult staged = passes::simulateDataflowTiming(split, depths);
+    EXPECT_EQ(staged.makespan, plain.makespan) << words << " words";
   }
 }
 
-TEST(StepPrediction, ReadDmaTakesMeanLatencyAndWordRate) {
-  HbmTiming hbm; // sim's defaults: 24 + U[0, 40], ready 0.8, 250 MHz
-  EXPECT_DOUBLE_EQ(hbm.meanReadLatency(), 44);
-  EXPECT_DOUBLE_EQ(hbm.wordsPerCycle(), 0.8); // below the 57.5 B / 64 B bandwidth cap
-  hbm.readyProbability = 1;
-  EXPECT_NEAR(hbm.wordsPerCycle(), 14.375e9 / 250e6 / 64, 1e-12);
-  hbm.readyProbability = 0.5;
-  // 100 one-word tokens at half a word per cycle: the last comes 200 cycles after the first
-  // could, after the first burst's address merge (64), the mean latency (44) and 5 registers.
-  const model::KernelTiming t = hbmReadDmaTiming(100, 100, hbm);
-  EXPECT_EQ(t.totalLatency, 64 + 44 + 5 + 200 - 1);
-  // 4 tokens per word: 25 words at 0.5 take 50 cycles, the 100 tokens 100: not slower.
-  EXPECT_EQ(hbmReadDmaTiming(100, 25, hbm).totalLatency, 25 + 44 + 5 + 100 - 1);
+TEST(StepPrediction, MemoryRatePacesAConsumerThatStartsLate) {
+  // The consumer waits 5000 cycles for x; the DMA fills its buffer and FIFO meanwhile and then
+  // can deliver only at the memory's rate: the 2000 words at 0.5 take ~2 cycles each once the
+  // buffer is drained, not one (a late start at one word per cycle hid this at full size).
+  model::MemoryTiming half;
+  half.readyProbability = 0.5;
+  const passes::TimingGraph g = lateConsumerGraph(2000, 5000);
+  std::vector<int64_t> depths = {2, 2, 2};
+  passes::TimingGraph split = g;
+  passes::addMemoryStages(split, depths, {{0, 2000, 0}}, model::cadenceOf(half.wordsPerCycle()));
+  const passes::TimingSimResult r = passes::simulateDataflowTiming(split, depths);
+  ASSERT_FALSE(r.deadlock) << r.deadlockReport;
+  const int64_t buffered = model::kReadDmaBufferWords + 2;
+  // The buffer drains at 1 - 0.5 words per cycle: 2 x buffered words at one per cycle, the rest
+  // at the memory's half word per cycle.
+  EXPECT_NEAR(double(r.makespan), 5000 + 2.0 * buffered + 2.0 * (2000 - 2 * buffered), 8.0);
 }
 
 TEST(StepPrediction, CachedRowsFollowTheWindowRule) {
@@ -63,7 +119,7 @@ TEST(StepPrediction, StepTableGrowsWithTheCacheAndStopsAtTheWindow) {
     AcceleratorOptions o;
     o.maxContext = 24;
     const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
-    const HbmTiming hbm;
+    const model::MemoryTiming hbm;
     const std::vector<int64_t> full = predictStepCycles(g, o, {}, 12, hbm);
     ASSERT_EQ(full.size(), 12u);
     EXPECT_EQ(full[0], full[1]); // step 0 reads no row, simulated as 1
@@ -77,7 +133,7 @@ TEST(StepPrediction, StepTableGrowsWithTheCacheAndStopsAtTheWindow) {
     for (size_t t = 4; t < windowed.size(); ++t)
       EXPECT_EQ(windowed[t], full[3]);
     // A slower memory (longer latency, fewer ready beats) is predicted slower.
-    HbmTiming slow = hbm;
+    model::MemoryTiming slow = hbm;
     slow.readLatency = 200;
     slow.readyProbability = 0.1;
     EXPECT_GT(predictStepCycles(g, o, {}, 4, slow)[3], full[3]);

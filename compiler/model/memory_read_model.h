@@ -1,0 +1,63 @@
+// The timing of an HBM read as the testbench memory serves it (tb/axi_memory.h under sim's
+// --latency, --jitter, --ready-probability), for predictions that must match measured cycles.
+// A read DMA (st_read_dma_stream) is two stages in the timing graph:
+//   memory  a source of the DMA's words: the first after the first burst's address merge and
+//           the mean read latency, then at the memory's mean word rate (a ready probability
+//           below one, capped by the pseudo-channel's bandwidth): a rational cadence
+//           (KernelTiming::rateTokens / rateCycles), not one word per cycle;
+//   dma     the DMA's data buffer (MaxOutstanding x MaxBurstLen words: the edge between the two)
+//           and its unpack into tokens, at most one token per cycle.
+// The buffer lets the memory run ahead of a stalled consumer by at most that many words, and a
+// consumer that waits long (a GEMV waiting for x) finds the buffer and its FIFO full but then
+// streams at the memory's rate. The nominal model of dma_stream_model.h (one token per cycle
+// after a fixed latency) is this model with latency 24, no jitter and ready probability 1.
+#pragma once
+
+#include <cstdint>
+
+#include "model/kernel_timing.h"
+
+namespace st::model {
+
+/// The testbench memory's mean behaviour: the defaults of `streamtensor sim` (latency 24,
+/// jitter 40, ready probability 0.8, bandwidth capped at 14.375 GB/s per channel at 250 MHz).
+struct MemoryTiming {
+  double readLatency = 24;
+  double readLatencyJitter = 40; ///< uniform 0 .. jitter extra cycles per burst
+  double readyProbability = 0.8; ///< chance per cycle that an R beat is offered
+  double kernelClockMhz = 250;   ///< bandwidth cap: channelPeakGBps per pseudo-channel (0: none)
+  double channelPeakGBps = 14.375;
+  int64_t wordBytes = 64;
+  /// Mean cycles from the AR handshake to the first beat.
+  double meanReadLatency() const { return readLatency + readLatencyJitter / 2; }
+  /// Mean words per cycle one read stream receives: the ready probability under the bucket of
+  /// the bandwidth cap (tb/axi_memory.h), as its stationary rate.
+  double wordsPerCycle() const;
+};
+
+/// A rate in tokens per cycle as a fraction tokens / cycles (cycles >= tokens >= 1).
+struct Cadence {
+  int64_t tokens = 1;
+  int64_t cycles = 1;
+};
+/// The closest fraction to `tokensPerCycle` (in (0, 1]) with at most `maxCycles` cycles.
+Cadence cadenceOf(double tokensPerCycle, int64_t maxCycles = 1024);
+
+/// Words of the DMA's data buffer (st_read_dma_stream's MaxOutstanding x MaxBurstLen as the top
+/// instantiates it).
+constexpr int64_t kReadDmaBufferWords = 4 * 64;
+/// Cycles from a word leaving the buffer to its first token on the DMA's output (unpack
+/// register, output slice).
+constexpr int64_t kReadDmaUnpackDelay = 2;
+
+/// The memory stage of a read of `words` words: the first word `startDelay` cycles after the
+/// start, then words at `rate`.
+KernelTiming memoryWordsTiming(int64_t words, int64_t startDelay, Cadence rate);
+/// The first-word delay of a read whose addresses the DMA merges into bursts after its start:
+/// the first burst's merge (up to maxBurstLen words), the AR and the mean latency.
+int64_t memoryStartDelay(int64_t words, const MemoryTiming &memory, int64_t maxBurstLen = 64);
+/// The DMA stage: `words` words in, `tokens` tokens out (tokens >= words: a token never spans
+/// words), token k once the word holding it is in.
+KernelTiming readDmaUnpackTiming(int64_t words, int64_t tokens);
+
+} // namespace st::model
