@@ -149,8 +149,13 @@ nlohmann::json stepPredictionJson(const LlmDesign &d, const LlmDesignOptions &o,
   j["hbm_read_latency_jitter"] = hbm.readLatencyJitter;
   j["hbm_ready_probability"] = hbm.readyProbability;
   j["layer_windows"] = windows;
-  j["step_cycles"] =
-      llm::predictStepCycles(d.graph, o.accelerator, windows, o.accelerator.maxContext, hbm);
+  llm::CacheLengthCurve block;
+  j["step_cycles"] = llm::predictStepCycles(d.graph, o.accelerator, windows,
+                                            o.accelerator.maxContext, hbm, &block);
+  // The block's cycles were simulated at these cache lengths; steps between them take the chord.
+  j["block_cycles_simulated"] = nlohmann::json::array();
+  for (const auto &[rows, cycles] : block.samples)
+    j["block_cycles_simulated"].push_back({{"cache_length", rows}, {"cycles", cycles}});
   return j;
 }
 

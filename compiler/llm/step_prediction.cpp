@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <iterator>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -35,11 +38,20 @@ int64_t cachedRowsAt(int64_t window, int64_t step) {
   return window > 0 ? std::min(step, window - 1) : step;
 }
 
-int64_t stageCyclesAt(const AcceleratorGraph &g, const AcceleratorOptions &options, int index,
-                      int64_t cacheLength, const model::MemoryTiming &hbm) {
-  const AcceleratorOptions uniform = uniformOptions(g, options);
+StageTimer::StageTimer(const AcceleratorGraph &g, const AcceleratorOptions &options, int index,
+                       const model::MemoryTiming &hbm)
+    : g_(g), options_(uniformOptions(g, options)), index_(index), hbm_(hbm) {
+  // The built design's FIFO depths (sized at the sizing cache length), by stream name.
+  const ir::DataflowGraph &sized = g.stages.at(index).dataflow;
+  for (ir::StreamId s : sized.streams())
+    builtDepths_[sized.stream(s).name] = sized.stream(s).fifoDepth;
+}
+
+int64_t StageTimer::cyclesAt(int64_t cacheLength) {
+  if (auto it = known_.find(cacheLength); it != known_.end())
+    return it->second;
   const LoweredStage lowered =
-      lowerAcceleratorStage(g.program->stages.at(index), index, uniform, cacheLength);
+      lowerAcceleratorStage(g_.program->stages.at(index_), index_, options_, cacheLength);
   const ir::DataflowGraph &df = lowered.dataflow;
   std::vector<ir::StreamId> streams;
   passes::TimingGraph graph = passes::timingGraphOf(df, streams);
@@ -63,32 +75,90 @@ int64_t stageCyclesAt(const AcceleratorGraph &g, const AcceleratorOptions &optio
     // Weight and norm-parameter streams have fixed addresses: their sequencers read the next
     // layer's words while this one computes, so the words are there from the start.
     r.startDelay =
-        node.attributes.count(kAttrWeightStream) ? 0 : model::memoryStartDelay(r.words, hbm);
+        node.attributes.count(kAttrWeightStream) ? 0 : model::memoryStartDelay(r.words, hbm_);
     reads.push_back(r);
   }
-  // The built design's FIFO depths (sized at the sizing cache length), by stream name.
-  std::map<std::string, int64_t> built;
-  const ir::DataflowGraph &sized = g.stages.at(index).dataflow;
-  for (ir::StreamId s : sized.streams())
-    built[sized.stream(s).name] = sized.stream(s).fifoDepth;
   std::vector<int64_t> depths;
   for (ir::StreamId s : streams) {
-    auto it = built.find(df.stream(s).name);
-    depths.push_back(it != built.end() ? std::max<int64_t>(it->second, 1) : kUnknownStreamDepth);
+    auto it = builtDepths_.find(df.stream(s).name);
+    depths.push_back(it != builtDepths_.end() ? std::max<int64_t>(it->second, 1)
+                                              : kUnknownStreamDepth);
   }
-  passes::addMemoryStages(graph, depths, reads, model::cadenceOf(hbm.wordsPerCycle()));
-  const passes::TimingSimResult r = passes::simulateDataflowTiming(graph, depths);
+  passes::addMemoryStages(graph, depths, reads, model::cadenceOf(hbm_.wordsPerCycle()));
+  // Curves of kernels whose timing does not depend on the cache length come from the shared
+  // derivations (sizeFifos derived most of them already).
+  const std::vector<passes::SharedCurves> curves = passes::deriveAllCurves(graph);
+  const passes::TimingSimResult r = passes::simulateDataflowTiming(graph, curves, depths);
   if (r.deadlock)
     throw Error("step prediction",
-                "stage " + std::to_string(index) + " at cache length " +
+                "stage " + std::to_string(index_) + " at cache length " +
                     std::to_string(cacheLength),
                 "no deadlock in the timing simulation (" + r.deadlockReport + ")");
-  return r.makespan;
+  return known_[cacheLength] = r.makespan;
+}
+
+int64_t stageCyclesAt(const AcceleratorGraph &g, const AcceleratorOptions &options, int index,
+                      int64_t cacheLength, const model::MemoryTiming &hbm) {
+  StageTimer timer(g, options, index, hbm);
+  return timer.cyclesAt(cacheLength);
+}
+
+int64_t CacheLengthCurve::at(int64_t cacheLength) const {
+  if (samples.empty() || cacheLength < samples.front().first || cacheLength > samples.back().first)
+    throw Error("step prediction", "cache length " + std::to_string(cacheLength),
+                "a length within the sampled range");
+  auto hi = std::lower_bound(samples.begin(), samples.end(),
+                             std::make_pair(cacheLength, std::numeric_limits<int64_t>::min()));
+  if (hi->first == cacheLength)
+    return hi->second;
+  const auto lo = std::prev(hi);
+  // The chord, rounded to the nearest cycle (exact integer arithmetic).
+  const int64_t span = hi->first - lo->first, rise = hi->second - lo->second;
+  const int64_t num = rise * (cacheLength - lo->first);
+  const int64_t rounded =
+      num >= 0 ? (2 * num + span) / (2 * span) : -((-2 * num + span) / (2 * span));
+  return lo->second + rounded;
+}
+
+int64_t cacheCurveTolerance(int64_t cyclesAtLongest) {
+  return cyclesAtLongest / 20000;
+}
+
+CacheLengthCurve sampleCacheLengthCurve(const std::function<int64_t(int64_t)> &cyclesAt,
+                                        int64_t first, int64_t last, int64_t tolerance) {
+  if (first > last)
+    throw Error("step prediction",
+                "cache lengths " + std::to_string(first) + " .. " + std::to_string(last),
+                "a non-empty range");
+  std::map<int64_t, int64_t> samples;
+  samples[first] = cyclesAt(first);
+  samples[last] = cyclesAt(last);
+  // Refine every interval whose midpoint misses the chord (depth-first over a work list).
+  std::vector<std::pair<int64_t, int64_t>> open = {{first, last}};
+  while (!open.empty()) {
+    const auto [a, b] = open.back();
+    open.pop_back();
+    if (b - a < 2)
+      continue;
+    const int64_t m = a + (b - a) / 2;
+    const int64_t v = cyclesAt(m);
+    samples[m] = v;
+    CacheLengthCurve chord;
+    chord.samples = {{a, samples.at(a)}, {b, samples.at(b)}};
+    if (std::llabs(v - chord.at(m)) > tolerance) {
+      open.push_back({m, b});
+      open.push_back({a, m});
+    }
+  }
+  CacheLengthCurve curve;
+  curve.samples.assign(samples.begin(), samples.end());
+  return curve;
 }
 
 std::vector<int64_t> predictStepCycles(const AcceleratorGraph &g, const AcceleratorOptions &options,
                                        const std::vector<int64_t> &layerWindows, int64_t steps,
-                                       const model::MemoryTiming &hbm) {
+                                       const model::MemoryTiming &hbm,
+                                       CacheLengthCurve *blockCurve) {
   if (steps < 0 || steps > options.maxContext)
     throw Error("step prediction", "steps " + std::to_string(steps),
                 "0 .. max context " + std::to_string(options.maxContext));
@@ -98,20 +168,28 @@ std::vector<int64_t> predictStepCycles(const AcceleratorGraph &g, const Accelera
                     std::to_string(layerWindows.size()));
   const int64_t prologue = stageCyclesAt(g, options, 0, 1, hbm);
   const int64_t epilogue = stageCyclesAt(g, options, 2, 1, hbm);
-  std::map<int64_t, int64_t> blockAt; // by cached rows (step 0 simulated as 1 row)
+  // The cache lengths the steps read (step 0 reads none and is simulated as 1 row).
+  auto rowsAt = [&](int64_t l, int64_t t) {
+    const int64_t window = layerWindows.empty() ? 0 : layerWindows[size_t(l)];
+    return std::max<int64_t>(1, cachedRowsAt(window, t));
+  };
+  int64_t longest = 1;
+  for (int64_t t = 0; t < steps; ++t)
+    for (int64_t l = 0; l < g.layers; ++l)
+      longest = std::max(longest, rowsAt(l, t));
+  StageTimer block(g, options, 1, hbm);
+  const CacheLengthCurve curve =
+      sampleCacheLengthCurve([&](int64_t rows) { return block.cyclesAt(rows); }, 1, longest,
+                             cacheCurveTolerance(block.cyclesAt(longest)));
   std::vector<int64_t> cycles;
   for (int64_t t = 0; t < steps; ++t) {
     int64_t step = prologue + epilogue;
-    for (int64_t l = 0; l < g.layers; ++l) {
-      const int64_t window = layerWindows.empty() ? 0 : layerWindows[l];
-      const int64_t rows = std::max<int64_t>(1, cachedRowsAt(window, t));
-      auto it = blockAt.find(rows);
-      if (it == blockAt.end())
-        it = blockAt.emplace(rows, stageCyclesAt(g, options, 1, rows, hbm)).first;
-      step += it->second;
-    }
+    for (int64_t l = 0; l < g.layers; ++l)
+      step += curve.at(rowsAt(l, t));
     cycles.push_back(step);
   }
+  if (blockCurve)
+    *blockCurve = curve;
   return cycles;
 }
 

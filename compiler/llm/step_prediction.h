@@ -19,22 +19,70 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "llm/accelerator_graph.h"
 #include "model/memory_read_model.h"
+#include "passes/dataflow_timing_sim.h"
 
 namespace st::llm {
+
+/// Stage `index` of a built design (its lowering, at the design's FIFO depths) simulated at any
+/// cache length, each length once. The kernels whose timing does not depend on the cache length
+/// keep their curves from one simulation to the next (passes::sharedKernelCurves).
+class StageTimer {
+public:
+  StageTimer(const AcceleratorGraph &g, const AcceleratorOptions &options, int index,
+             const model::MemoryTiming &hbm);
+  /// Cycles of one run of the stage at `cacheLength` cached rows (the makespan; exact).
+  int64_t cyclesAt(int64_t cacheLength);
+  /// Distinct cache lengths simulated so far.
+  int64_t simulations() const { return static_cast<int64_t>(known_.size()); }
+
+private:
+  const AcceleratorGraph &g_;
+  AcceleratorOptions options_;
+  int index_;
+  model::MemoryTiming hbm_;
+  std::map<std::string, int64_t> builtDepths_;
+  std::map<int64_t, int64_t> known_;
+};
 
 /// Cycles of stage `index` of `g` (built with `options`) at `cacheLength` cached rows.
 int64_t stageCyclesAt(const AcceleratorGraph &g, const AcceleratorOptions &options, int index,
                       int64_t cacheLength, const model::MemoryTiming &hbm);
 
+/// A stage's cycles as a function of the cache length, from a few exact simulations: exact at
+/// each sample, the chord between neighbouring samples elsewhere. sampleCacheLengthCurve picks
+/// the samples: both ends, then the midpoint of every interval whose midpoint misses the chord
+/// by more than `tolerance` cycles, recursively. The makespan is the longest path through the
+/// run's events, each path's length affine in the cache length (the cache streams add the same
+/// events per row), so it is the maximum of affine functions, a convex function up to the
+/// rounding of rate cadences (a few cycles): on an interval where a convex function meets its
+/// chord at the midpoint it is affine, and the chord is exact there up to that rounding.
+struct CacheLengthCurve {
+  std::vector<std::pair<int64_t, int64_t>> samples; ///< (cache length, cycles), ascending
+  /// The cycles at `cacheLength` (first <= cacheLength <= last sample).
+  int64_t at(int64_t cacheLength) const;
+};
+CacheLengthCurve sampleCacheLengthCurve(const std::function<int64_t(int64_t)> &cyclesAt,
+                                        int64_t first, int64_t last, int64_t tolerance);
+
+/// The tolerance predictStepCycles samples the block with: 0.005 % of the cycles at the longest
+/// cache (0 below 20,000 cycles: a small block is sampled until the chords are exact).
+int64_t cacheCurveTolerance(int64_t cyclesAtLongest);
+
 /// Predicted cycles of steps 0 .. steps - 1. `layerWindows` holds each layer's attention sliding
-/// window (0: none; empty: no layer has one). Throws st::Error when steps exceeds the context.
+/// window (0: none; empty: no layer has one). The block's cycles come from its
+/// CacheLengthCurve over the cache lengths the steps read. Throws st::Error when steps exceeds
+/// the context.
 std::vector<int64_t> predictStepCycles(const AcceleratorGraph &g, const AcceleratorOptions &options,
                                        const std::vector<int64_t> &layerWindows, int64_t steps,
-                                       const model::MemoryTiming &hbm);
+                                       const model::MemoryTiming &hbm,
+                                       CacheLengthCurve *blockCurve = nullptr);
 
 /// Cached rows attention reads at step t with sliding window `window` (0: none): as
 /// frontend::cacheRowsAt.

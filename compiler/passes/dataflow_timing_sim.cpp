@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <queue>
+#include <tuple>
 
 namespace st::passes {
 
@@ -75,7 +78,8 @@ public:
           const std::vector<std::vector<int64_t>> &order,
           const std::vector<std::vector<int64_t>> &need)
       : t_(timing), lambda_(lambda), window_(window), order_(order), need_(need),
-        consumed_(timing.inputTokens.size(), 0), consumeCycle_(timing.inputTokens.size()) {
+        consumed_(timing.inputTokens.size(), 0), consumeCycle_(timing.inputTokens.size()),
+        rankedBefore_(timing.inputTokens.size() * timing.inputTokens.size(), 0) {
     for (size_t p = 0; p < consumeCycle_.size(); ++p)
       consumeCycle_[p].reserve(size_t(timing.inputTokens[p]));
     emitCycle_.reserve(size_t(std::max<int64_t>(0, timing.outputTokens)));
@@ -85,7 +89,7 @@ public:
   bool isSource() const { return consumed_.empty(); }
 
   /// May port p pop a token if one is offered? (Depends on the node's own state only.)
-  bool wantsPop(size_t p) const {
+  bool wantsPop(size_t p) {
     if (consumed_[p] >= t_.inputTokens[p])
       return false;
     const int64_t lastInWindow = emitted() + window_ - 1;
@@ -94,11 +98,20 @@ public:
                               : need_[p][size_t(lastInWindow)];
     if (consumed_[p] >= limit)
       return false;
-    // Input order: every port has taken the tokens the kernel needs before this one.
+    // Input order: every port has taken the tokens the kernel needs before this one. The rank
+    // of port p's next token only grows, so the count of port q's tokens ranked below it is
+    // kept per (p, q) and advanced, not searched for again.
     const int64_t rank = order_[p][size_t(consumed_[p])];
-    for (size_t q = 0; q < ports(); ++q)
-      if (q != p && consumed_[q] < tokensBefore(order_[q], rank))
+    for (size_t q = 0; q < ports(); ++q) {
+      if (q == p)
+        continue;
+      int64_t &before = rankedBefore_[p * ports() + q];
+      const std::vector<int64_t> &ranks = order_[q];
+      while (before < int64_t(ranks.size()) && ranks[size_t(before)] < rank)
+        ++before;
+      if (consumed_[q] < before)
         return false;
+    }
     return true;
   }
 
@@ -179,6 +192,9 @@ public:
   int64_t firstInput() const { return firstInput_; }
   const std::vector<int64_t> &emitCycles() const { return emitCycle_; }
   const std::vector<std::vector<int64_t>> &consumeCycles() const { return consumeCycle_; }
+  /// The recorded cycles, moved out (the run is over).
+  std::vector<int64_t> takeEmitCycles() { return std::move(emitCycle_); }
+  std::vector<std::vector<int64_t>> takeConsumeCycles() { return std::move(consumeCycle_); }
 
 private:
   const model::KernelTiming &t_;
@@ -188,6 +204,7 @@ private:
   const std::vector<std::vector<int64_t>> &need_;
   std::vector<int64_t> consumed_;
   std::vector<std::vector<int64_t>> consumeCycle_;
+  std::vector<int64_t> rankedBefore_; ///< per (p, q): port q's tokens ranked below p's next
   std::vector<int64_t> emitCycle_;
   int64_t firstInput_ = -1;
   int64_t lastEvent_ = -1;
@@ -390,11 +407,52 @@ std::vector<size_t> checkTimingGraph(const TimingGraph &g) {
   return order;
 }
 
-std::vector<KernelCurves> deriveAllCurves(const TimingGraph &graph) {
-  std::vector<KernelCurves> curves;
+std::vector<std::vector<int64_t>> neededTokenTable(const model::KernelTiming &timing) {
+  return neededTable(timing);
+}
+
+SharedCurves sharedKernelCurves(const std::string &nodeName, const model::KernelTiming &timing) {
+  struct Entry {
+    model::KernelTiming timing;
+    SharedCurves curves;
+  };
+  static std::mutex mutex;
+  // By (D, L, outputs, first input's tokens); the full comparison below decides.
+  static std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, std::vector<Entry>> known;
+  const auto key =
+      std::make_tuple(timing.firstOutputDelay, timing.totalLatency, timing.outputTokens,
+                      timing.inputTokens.empty() ? -1 : timing.inputTokens[0]);
+  std::vector<std::vector<int64_t>> needed;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto it = known.find(key);
+    if (it != known.end())
+      for (const Entry &e : it->second) {
+        const model::KernelTiming &t = e.timing;
+        if (t.ii != timing.ii || t.rateTokens != timing.rateTokens ||
+            t.rateCycles != timing.rateCycles || t.inputTokens != timing.inputTokens)
+          continue;
+        if (needed.empty() && !timing.inputTokens.empty())
+          needed = neededTable(timing);
+        if (e.curves->needed == needed)
+          return e.curves;
+      }
+  }
+  auto curves = std::make_shared<const KernelCurves>(deriveKernelCurves(nodeName, timing));
+  const std::lock_guard<std::mutex> lock(mutex);
+  Entry entry;
+  entry.timing = timing;
+  entry.timing.inputTokensNeeded.clear(); // the table in the curves stands for them
+  entry.curves = curves;
+  known[key].push_back(std::move(entry));
+  return curves;
+}
+
+std::vector<SharedCurves> deriveAllCurves(const TimingGraph &graph) {
+  std::vector<SharedCurves> curves;
   curves.reserve(graph.nodes.size());
   for (const TimingNode &n : graph.nodes)
-    curves.push_back(deriveKernelCurves(n.name, n.timing));
+    curves.push_back(sharedKernelCurves(n.name, n.timing));
   return curves;
 }
 
@@ -404,7 +462,7 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &graph,
 }
 
 TimingSimResult simulateDataflowTiming(const TimingGraph &g,
-                                       const std::vector<KernelCurves> &curves,
+                                       const std::vector<SharedCurves> &curves,
                                        const std::vector<int64_t> &depths) {
   const std::vector<size_t> order = checkTimingGraph(g);
   if (depths.size() != g.edges.size())
@@ -432,13 +490,15 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
   runs.reserve(nodeCount);
   int64_t longestWait = 2;
   for (size_t v = 0; v < nodeCount; ++v) {
-    if (curves[v].needed.size() != g.nodes[v].timing.inputTokens.size())
+    if (g.nodes[v].timing.inputTokens.size() > 64)
+      throw Error(nodeWhere(g.nodes[v].name), "inputs", "at most 64 input ports");
+    const KernelCurves &c = *curves[v];
+    if (c.needed.size() != g.nodes[v].timing.inputTokens.size())
       throw Error(nodeWhere(g.nodes[v].name), "curves",
                   "curves from deriveKernelCurves (with the needed-token table)");
-    runs.emplace_back(g.nodes[v].timing, curves[v].lambda, curves[v].window, curves[v].inputOrder,
-                      curves[v].needed);
+    runs.emplace_back(g.nodes[v].timing, c.lambda, c.window, c.inputOrder, c.needed);
     const model::KernelTiming &t = g.nodes[v].timing;
-    longestWait = std::max(longestWait, t.firstOutputDelay + t.gapBefore(1) + curves[v].lambda + 2);
+    longestWait = std::max(longestWait, t.firstOutputDelay + t.gapBefore(1) + c.lambda + 2);
   }
 
   TimingSimResult result;
@@ -468,7 +528,7 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
   struct Decision {
     size_t node;
     bool emit;
-    std::vector<char> pops;
+    uint64_t pops; ///< bit p: pop port p (a kernel has far fewer than 64 inputs)
   };
   std::vector<Decision> decisions;
   std::vector<size_t> pushed;
@@ -514,14 +574,12 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
       if (isDone[v])
         continue;
       const int64_t readyAt = run.emitReadyAt();
-      Decision d{v, readyAt <= now && spaceOnAll(v), std::vector<char>(run.ports(), 0)};
-      bool acts = d.emit;
-      for (size_t p = 0; p < run.ports(); ++p) {
-        d.pops[p] = run.wantsPop(p) && occupancy[inEdge[v][p]] > 0;
-        acts = acts || d.pops[p];
-      }
-      if (acts)
-        decisions.push_back(std::move(d));
+      Decision d{v, readyAt <= now && spaceOnAll(v), 0};
+      for (size_t p = 0; p < run.ports(); ++p)
+        if (occupancy[inEdge[v][p]] > 0 && run.wantsPop(p))
+          d.pops |= uint64_t(1) << p;
+      if (d.emit || d.pops)
+        decisions.push_back(d);
       else if (readyAt != kNever && readyAt > now)
         wakes.push({readyAt, v});
     }
@@ -529,7 +587,7 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
     for (const Decision &d : decisions) {
       NodeRun &run = runs[d.node];
       for (size_t p = 0; p < run.ports(); ++p)
-        if (d.pops[p]) {
+        if (d.pops >> p & 1) {
           run.pop(p, now);
           const size_t e = inEdge[d.node][p];
           --occupancy[e];
@@ -627,12 +685,12 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
     return result;
   }
   int64_t last = 0;
-  for (const NodeRun &run : runs) {
+  for (NodeRun &run : runs) {
     last = std::max(last, run.lastEvent());
-    result.emitCycle.push_back(run.emitCycles());
-    result.consumeCycle.push_back(run.consumeCycles());
     result.startCycle.push_back(std::max<int64_t>(0, run.firstInput()));
     result.doneCycle.push_back(run.lastEvent());
+    result.emitCycle.push_back(run.takeEmitCycles());
+    result.consumeCycle.push_back(run.takeConsumeCycles());
   }
   result.makespan = last + 1;
   return result;

@@ -39,6 +39,7 @@
 #include "model/kernel_timing.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -104,15 +105,28 @@ struct TimingSimResult {
   std::vector<int64_t> doneCycle;
 };
 
+/// Derived curves, shared: the same kernel timing in several graphs (the FIFO sizing's and the
+/// prediction's, every cache length of a step table, identical linears) is derived once.
+using SharedCurves = std::shared_ptr<const KernelCurves>;
+
+/// deriveKernelCurves, memoized over the process by the timing's scalars and token needs (the
+/// name only names errors): a full-size GEMV's derivation runs over a million cycles.
+SharedCurves sharedKernelCurves(const std::string &nodeName, const model::KernelTiming &timing);
+
 /// Simulates the graph with FIFO depths `depths` (per edge, each >= 1). `curves` are the nodes'
-/// derived curves (deriveKernelCurves, in node order); the overload derives them.
+/// derived curves (in node order); the overload derives them.
 TimingSimResult simulateDataflowTiming(const TimingGraph &graph,
-                                       const std::vector<KernelCurves> &curves,
+                                       const std::vector<SharedCurves> &curves,
                                        const std::vector<int64_t> &depths);
 TimingSimResult simulateDataflowTiming(const TimingGraph &graph,
                                        const std::vector<int64_t> &depths);
 
-/// Derives every node's curves (in node order).
-std::vector<KernelCurves> deriveAllCurves(const TimingGraph &graph);
+/// Every node's curves (in node order), through sharedKernelCurves.
+std::vector<SharedCurves> deriveAllCurves(const TimingGraph &graph);
+
+/// KernelTiming::inputTokensNeeded for every port and output, clamped to the port's tokens (the
+/// table KernelCurves::needed holds). Two timings with equal scalars and equal tables have
+/// equal curves.
+std::vector<std::vector<int64_t>> neededTokenTable(const model::KernelTiming &timing);
 
 } // namespace st::passes

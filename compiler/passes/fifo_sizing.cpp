@@ -212,6 +212,24 @@ int64_t tokensInFlight(const std::vector<int64_t> &push, int64_t pushOffset,
   return most;
 }
 
+InFlightCurve::InFlightCurve(const std::vector<int64_t> &push, const std::vector<int64_t> &pop)
+    : push_(push), pop_(pop) {
+  for (size_t i = 0; i < push.size(); ++i)
+    if (i + 1 == push.size() || push[i + 1] != push[i] + 1)
+      runEnds_.push_back(i);
+}
+
+int64_t InFlightCurve::at(int64_t popOffset) const {
+  int64_t most = 0;
+  for (size_t i : runEnds_) {
+    // Pops in cycles before push i's: pop[j] + popOffset < push[i].
+    const int64_t popped =
+        std::lower_bound(pop_.begin(), pop_.end(), push_[i] - popOffset) - pop_.begin();
+    most = std::max(most, int64_t(i) - popped + 1);
+  }
+  return most;
+}
+
 TimingGraph equalizeStreamPeriods(const TimingGraph &graph) {
   int64_t slowest = 1;
   for (const TimingNode &n : graph.nodes)
@@ -234,7 +252,7 @@ FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &op
   result.sizedGraph =
       options.mode == FifoSizingMode::Conservative ? equalizeStreamPeriods(input) : input;
   const TimingGraph &g = result.sizedGraph;
-  const std::vector<KernelCurves> curves = deriveAllCurves(g);
+  const std::vector<SharedCurves> curves = deriveAllCurves(g);
   const size_t nodeCount = g.nodes.size(), edgeCount = g.edges.size();
   if (options.mode == FifoSizingMode::Deep && options.deepDepth < 2)
     throw Error(kWhere, "deepDepth", "a depth >= 2, got " + std::to_string(options.deepDepth));
@@ -322,9 +340,8 @@ FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &op
         rowLower.push_back(double(c.minShift[e]));
         rowUpper.push_back(COIN_DBL_MAX);
 
-        const std::vector<int64_t> &push = s.emit[edge.src];
-        const std::vector<int64_t> &pop = s.consume[edge.dst][edge.dstPort];
-        auto inFlight = [&](int64_t d) { return tokensInFlight(push, 0, pop, d); };
+        const InFlightCurve curve(s.emit[edge.src], s.consume[edge.dst][edge.dstPort]);
+        auto inFlight = [&](int64_t d) { return curve.at(d); };
         // Sample only up to where f saturates (all tokens in flight): beyond, f is flat and a
         // convex hull through the flat part would call any delay almost free; the last segment
         // extended instead over-estimates there, which steers the LP away.
@@ -421,9 +438,9 @@ FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &op
       const int64_t depth =
           options.mode == FifoSizingMode::Deep
               ? options.deepDepth
-              : std::max<int64_t>(2, tokensInFlight(s.emit[edge.src], c.shift[edge.src],
-                                                    s.consume[edge.dst][edge.dstPort],
-                                                    c.shift[edge.dst]));
+              : std::max<int64_t>(2,
+                                  InFlightCurve(s.emit[edge.src], s.consume[edge.dst][edge.dstPort])
+                                      .at(c.shift[edge.dst] - c.shift[edge.src]));
       c.depth.push_back(depth);
       c.bits += depth * edge.tokenBits;
     }
@@ -445,7 +462,7 @@ FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &op
       const int64_t before = best.bits;
       for (size_t i = order.size(); i-- > 0;) {
         Schedule trialCurves = shifted(best.curves, best.shift);
-        if (!paceNode(g, curves[order[i]], order[i], trialCurves))
+        if (!paceNode(g, *curves[order[i]], order[i], trialCurves))
           continue;
         Candidate trial = solveFor(std::move(trialCurves), false);
         if (trial.feasible && trial.bits < best.bits)

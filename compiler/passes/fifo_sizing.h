@@ -74,4 +74,20 @@ FifoSizingResult sizeFifos(const TimingGraph &graph, const FifoSizingOptions &op
 int64_t tokensInFlight(const std::vector<int64_t> &push, int64_t pushOffset,
                        const std::vector<int64_t> &pop, int64_t popOffset);
 
+/// tokensInFlight of one edge at many delays (the LP samples each edge's curve ~100 times).
+/// Within a run of pushes in consecutive cycles the FIFO's fill never falls (at most one pop a
+/// cycle), so only each run's last push can set the maximum: an evaluation costs a binary
+/// search per run, not a pass over every token. The vectors must outlive it.
+class InFlightCurve {
+public:
+  InFlightCurve(const std::vector<int64_t> &push, const std::vector<int64_t> &pop);
+  /// tokensInFlight(push, 0, pop, popOffset).
+  int64_t at(int64_t popOffset) const;
+
+private:
+  const std::vector<int64_t> &push_;
+  const std::vector<int64_t> &pop_;
+  std::vector<size_t> runEnds_;
+};
+
 } // namespace st::passes

@@ -18,7 +18,8 @@ const std::vector<Pass> &passPipeline() {
       {"fuse", "group nodes under the on-chip memory budget; cut streams between groups via HBM",
        fuseUnderMemoryBudget},
       {"size-fifos",
-       "time every node by its template's model and size every FIFO by the LP (or conservative/deep)",
+       "time every node by its template's model and size every FIFO by the LP (or "
+       "conservative/deep)",
        sizeStreamFifos},
   };
   return passes;

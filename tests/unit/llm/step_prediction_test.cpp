@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+
 #include "frontend/decode_builder.h"
 #include "model/dma_stream_model.h"
 #include "passes/memory_stages.h"
@@ -140,6 +143,62 @@ TEST(StepPrediction, StepTableGrowsWithTheCacheAndStopsAtTheWindow) {
     EXPECT_THROW(predictStepCycles(g, o, {}, o.maxContext + 1, hbm), Error);
     EXPECT_THROW(predictStepCycles(g, o, {0}, 4, hbm), Error);
   }
+}
+
+/// The block's sampled curve against a fresh cycle-level simulation at `lengths` cache lengths
+/// spread over 1 .. longest (both ends, the sampled ones and lengths between samples).
+void expectCurveMatchesSimulation(const AcceleratorGraph &g, const AcceleratorOptions &o,
+                                  int64_t longest, int lengths) {
+  const model::MemoryTiming hbm;
+  StageTimer sampled(g, o, 1, hbm);
+  const CacheLengthCurve curve =
+      sampleCacheLengthCurve([&](int64_t c) { return sampled.cyclesAt(c); }, 1, longest,
+                             cacheCurveTolerance(sampled.cyclesAt(longest)));
+  StageTimer fresh(g, o, 1, hbm);
+  double worst = 0;
+  int between = 0;
+  for (int i = 0; i < lengths; ++i) {
+    // An odd stride so that most lengths fall between samples.
+    const int64_t c = 1 + (int64_t(i) * 7919) % longest;
+    bool isSample = false;
+    for (const auto &[length, cycles] : curve.samples)
+      isSample = isSample || length == c;
+    between += isSample ? 0 : 1;
+    const int64_t exact = fresh.cyclesAt(c);
+    const int64_t predicted = curve.at(c);
+    if (isSample) {
+      EXPECT_EQ(predicted, exact) << "sampled cache length " << c;
+    }
+    const double error = std::abs(double(predicted - exact)) / double(exact);
+    worst = std::max(worst, error);
+    EXPECT_LE(error, 0.005) << "cache length " << c << ": curve " << predicted << ", simulation "
+                            << exact;
+  }
+  EXPECT_GE(between, lengths / 2) << "most checked lengths must lie between samples";
+  std::printf("block curve: %zu samples over 1..%lld; %d lengths checked (%d between samples), "
+              "largest error %.4f %%\n",
+              curve.samples.size(), (long long)longest, lengths, between, 100 * worst);
+}
+
+TEST(StepPrediction, SampledBlockCurveEqualsTheSimulationOnEveryFixture) {
+  for (const char *fixture : {"gpt2_tiny", "llama_tiny_gqa", "qwen2_tiny_mqa", "gemma3_tiny"}) {
+    SCOPED_TRACE(fixture);
+    const frontend::LoadedModel m = loadFixture(fixture);
+    AcceleratorOptions o;
+    o.maxContext = m.program.maxPositions;
+    const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
+    expectCurveMatchesSimulation(g, o, o.maxContext - 1, 24);
+  }
+}
+
+TEST(StepPrediction, SampledBlockCurveEqualsTheSimulationAtFullSize) {
+  // GPT-2 Medium (shapes only): a 175 k-cycle block over 1023 cache lengths.
+  const frontend::LoadedModel m = frontend::loadModel(std::string(ST_CONFIG_DIR) + "/gpt2-medium",
+                                                      frontend::WeightSource::ShapeOnly);
+  AcceleratorOptions o;
+  o.maxContext = 1024;
+  const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
+  expectCurveMatchesSimulation(g, o, o.maxContext - 1, 20);
 }
 
 TEST(StepPrediction, RunMeansSplitPromptAndGeneratedSteps) {

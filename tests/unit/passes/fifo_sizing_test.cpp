@@ -39,7 +39,7 @@ bool withinTwoPercent(int64_t cycles, int64_t deepCycles) {
 
 /// Smallest depth in [2, upper] of edge e (others as in `depths`) that keeps the simulation
 /// deadlock-free and within 2 % of `deepCycles`; upper must satisfy it.
-int64_t bisectDepth(const TimingGraph &g, const std::vector<KernelCurves> &curves,
+int64_t bisectDepth(const TimingGraph &g, const std::vector<SharedCurves> &curves,
                     std::vector<int64_t> depths, size_t e, int64_t upper, int64_t deepCycles) {
   auto enough = [&](int64_t d) {
     depths[e] = d;
@@ -62,7 +62,7 @@ class FifoSizingOnGraph : public ::testing::TestWithParam<size_t> {};
 TEST_P(FifoSizingOnGraph, LpDepthsAreSafeFastAndSmall) {
   const NamedGraph ng = reconvergentGraphs()[GetParam()];
   const TimingGraph &g = ng.graph;
-  const std::vector<KernelCurves> curves = deriveAllCurves(g);
+  const std::vector<SharedCurves> curves = deriveAllCurves(g);
 
   FifoSizingOptions deepOptions;
   deepOptions.mode = FifoSizingMode::Deep;
@@ -181,7 +181,7 @@ TEST(FifoSizing, RandomGraphsNeverDeadlockAndStayWithinTwoPercentOfDeep) {
   for (int trial = 0; trial < 40; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
     const TimingGraph g = randomGraph(rng, std::uniform_int_distribution<int64_t>(4, 40)(rng));
-    const std::vector<KernelCurves> curves = deriveAllCurves(g);
+    const std::vector<SharedCurves> curves = deriveAllCurves(g);
     FifoSizingOptions deepOptions;
     deepOptions.mode = FifoSizingMode::Deep;
     const TimingSimResult deep =
@@ -246,6 +246,26 @@ TEST(FifoSizing, TokensInFlightCountsSnapshotOccupancy) {
   EXPECT_EQ(tokensInFlight({0, 1, 2, 3}, 0, {1, 2, 3, 4}, 0), 2);
   // Consumer starts 10 cycles later: all four pushed before any pop.
   EXPECT_EQ(tokensInFlight({0, 1, 2, 3}, 0, {1, 2, 3, 4}, 10), 4);
+}
+
+TEST(FifoSizing, InFlightCurveEqualsTokensInFlightAtEveryDelay) {
+  // Random strictly increasing push and pop cycles with runs and gaps, every delay that matters.
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const size_t n = 1 + rng() % 60;
+    std::vector<int64_t> push, pop;
+    int64_t a = int64_t(rng() % 5), b = int64_t(rng() % 5);
+    for (size_t i = 0; i < n; ++i) {
+      a += 1 + (rng() % 3 == 0 ? int64_t(rng() % 6) : 0);
+      b += 1 + (rng() % 4 == 0 ? int64_t(rng() % 9) : 0);
+      push.push_back(a);
+      pop.push_back(b);
+    }
+    const InFlightCurve curve(push, pop);
+    for (int64_t d = -push.back() - 3; d <= push.back() + 3; ++d)
+      ASSERT_EQ(curve.at(d), tokensInFlight(push, 0, pop, d))
+          << "trial " << trial << " delay " << d;
+  }
 }
 
 TEST(FifoSizing, BudgetBelowTheCriticalPathNamesTheLastNode) {
