@@ -7,6 +7,8 @@
 #include <iostream>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/command_registry.h"
 #include "frontend/calibration.h"
 #include "frontend/decode_builder.h"
@@ -41,12 +43,31 @@ struct CompileOptions {
   bool fifoSearch = false;
   // A model directory (the LLM accelerator):
   std::string precision = "w4a8";
-  int64_t maxContext = 64;
+  int64_t maxContext = 0; ///< 0: min(max_position_embeddings, kDefaultMaxContext)
   int64_t maxLanes = 8;
   bool randomWeights = false;
   bool quiet = false;
+  std::string timings;
   std::string target;
 };
+
+/// The longest default KV cache (--max-context): 4096 rows, enough for the decode benchmarks
+/// and small next to a full-size model's weights in HBM.
+constexpr int64_t kDefaultMaxContext = 4096;
+
+/// Writes the phases' wall times and peak RSS (--timings).
+void writeTimings(const std::string &path, const PhaseLog &log) {
+  nlohmann::json j;
+  j["total_seconds"] = log.totalSeconds();
+  j["peak_rss_bytes"] = peakRssBytes();
+  for (const PhaseRecord &p : log.phases())
+    j["phases"].push_back(
+        {{"name", p.name}, {"seconds", p.seconds}, {"peak_rss_bytes", p.peakRssBytes}});
+  std::ofstream out(path);
+  out << j.dump(2) << "\n";
+  if (!out)
+    throw Error(path, "--timings", "a writable file");
+}
 
 /// Moves `staging` to `target`, replacing a previous design there.
 void publish(const fs::path &staging, const fs::path &target) {
@@ -85,8 +106,11 @@ void compileModel(const CompileOptions &o, const fs::path &staging, PhaseLog &lo
   const frontend::LoadedModel model =
       frontend::loadModel(o.input, o.randomWeights ? frontend::WeightSource::Random
                                                    : frontend::WeightSource::Checkpoint);
-  if (o.maxContext < 2 || o.maxContext > model.program.maxPositions)
-    throw Error("--max-context", std::to_string(o.maxContext),
+  // Default: the model's whole context, at most kDefaultMaxContext rows of KV cache.
+  const int64_t maxContext =
+      o.maxContext > 0 ? o.maxContext : std::min(model.program.maxPositions, kDefaultMaxContext);
+  if (maxContext < 2 || maxContext > model.program.maxPositions)
+    throw Error("--max-context", std::to_string(maxContext),
                 "2 .. " + std::to_string(model.program.maxPositions) +
                     " (the model's max_position_embeddings)");
   log.begin("calibration");
@@ -110,7 +134,7 @@ void compileModel(const CompileOptions &o, const fs::path &staging, PhaseLog &lo
   w.randomWeights = o.randomWeights;
   w.devicePath = o.device;
   w.accelerator.precision = precision;
-  w.accelerator.maxContext = o.maxContext;
+  w.accelerator.maxContext = maxContext;
   w.accelerator.maxLanes = o.maxLanes;
   w.accelerator.forcedDepths = parseFifoDepths(o.fifoDepths);
   gen::writeLlmDesign(model, quantized, w, staging.string());
@@ -132,6 +156,8 @@ int runCompile(const CompileOptions &o) {
       if (!o.quiet)
         std::cerr << "streamtensor compile: wrote " << target.string() << " in "
                   << log.totalSeconds() << " s\n";
+      if (!o.timings.empty())
+        writeTimings(o.timings, log);
       return 0;
     }
     frontend::GraphSpec spec = frontend::loadGraphYaml(o.input);
@@ -216,13 +242,15 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
          app.add_option("--precision", o->precision, "Model directory: w4a8, w8a8 or w8a16")
              ->default_val("w4a8");
          app.add_option("--max-context", o->maxContext,
-                        "Model directory: rows of the KV cache (prompt + generated tokens)")
-             ->default_val(64);
+                        "Model directory: rows of the KV cache (prompt + generated tokens); "
+                        "default: max_position_embeddings, at most 4096");
          app.add_option("--max-lanes", o->maxLanes,
                         "Model directory: most codes per vector token of a stage")
              ->default_val(8)
              ->check(CLI::PositiveNumber);
          app.add_flag("--quiet", o->quiet, "Print nothing but errors (no per-phase progress)");
+         app.add_option("--timings", o->timings,
+                        "Model directory: write each phase's wall time and peak RSS as JSON here");
          app.add_flag("--random-weights", o->randomWeights,
                       "Model directory: read only config.json and use the seeded random weights "
                       "of 'eval --random-weights' (e.g. configs/*)");
