@@ -165,6 +165,43 @@ public:
     return now >= firstInput_ + t_.firstOutputDelay ? "" : "D";
   }
 
+  /// Ideal inputs, every port but p fully consumed, p popping in cycle `now` and no output due
+  /// then: the cycles from `now` in which p keeps popping one token a cycle and no output can go
+  /// (its window's end, or the next output's earliest cycle): the ideal run's steady state.
+  int64_t aloneStretch(size_t p, int64_t now) const {
+    const int64_t k = emitted();
+    const int64_t lastInWindow = k + window_ - 1;
+    const int64_t limit = (t_.outputTokens == 0 || lastInWindow >= t_.outputTokens)
+                              ? t_.inputTokens[p]
+                              : need_[p][size_t(lastInWindow)];
+    int64_t stretch = limit - consumed_[p];
+    if (k < t_.outputTokens) {
+      int64_t at = (firstInput_ < 0 ? now : firstInput_) + t_.firstOutputDelay;
+      if (k > 0)
+        at = std::max(at, emitCycle_.back() + t_.gapBefore(k));
+      for (size_t q = 0; q < ports(); ++q) {
+        const int64_t n = need_[q][size_t(k)];
+        if (n == 0)
+          continue;
+        const int64_t in = q == p && consumed_[p] < n ? now + (n - 1 - consumed_[p])
+                                                      : consumeCycle_[q][size_t(n - 1)];
+        at = std::max(at, in + lambda_);
+      }
+      stretch = std::min(stretch, at - now);
+    }
+    return stretch;
+  }
+
+  /// Pops `count` tokens of port p in cycles now .. now + count - 1.
+  void popRun(size_t p, int64_t now, int64_t count) {
+    for (int64_t i = 0; i < count; ++i)
+      consumeCycle_[p].push_back(now + i);
+    consumed_[p] += count;
+    if (firstInput_ < 0)
+      firstInput_ = now;
+    lastEvent_ = std::max(lastEvent_, now + count - 1);
+  }
+
   void pop(size_t p, int64_t now) {
     consumeCycle_[p].push_back(now);
     ++consumed_[p];
@@ -232,6 +269,25 @@ KernelCurves runAlone(const model::KernelTiming &t, const std::vector<std::vecto
         break;
       now = readyAt;
       continue;
+    }
+    // One port streaming alone (a GEMV's weights once x is in): take its stretch at once.
+    size_t popping = 0, streamer = 0;
+    bool othersDone = true;
+    for (size_t p = 0; p < run.ports(); ++p) {
+      if (pops[p]) {
+        ++popping;
+        streamer = p;
+      } else if (run.consumed(p) < t.inputTokens[p]) {
+        othersDone = false;
+      }
+    }
+    if (popping == 1 && othersDone && readyAt > now) {
+      const int64_t stretch = run.aloneStretch(streamer, now);
+      if (stretch >= 2) {
+        run.popRun(streamer, now, stretch);
+        now += stretch;
+        continue;
+      }
     }
     for (size_t p = 0; p < run.ports(); ++p)
       if (pops[p])

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 namespace st::passes {
 
@@ -29,12 +30,25 @@ int64_t minimumDelay(const std::vector<int64_t> &push, const std::vector<int64_t
   return pop.empty() ? 0 : delay;
 }
 
-/// Per node: the cycle of every output and input token and of its first input and last event.
+/// One node's events: the cycle of every output and input token, of its first input and of its
+/// last event.
+struct NodeEvents {
+  std::vector<int64_t> emit;
+  std::vector<std::vector<int64_t>> consume;
+  int64_t start = 0;
+  int64_t done = 0;
+};
+
+/// Every node's events, shared between schedules: a pacing trial differs from the best schedule
+/// in one node, so it shares the other nodes' events (a full-size GEMV has millions) rather than
+/// copying them.
 struct Schedule {
-  std::vector<std::vector<int64_t>> emit;
-  std::vector<std::vector<std::vector<int64_t>>> consume;
-  std::vector<int64_t> start;
-  std::vector<int64_t> done;
+  std::vector<std::shared_ptr<const NodeEvents>> nodes;
+  const std::vector<int64_t> &emit(size_t v) const { return nodes[v]->emit; }
+  const std::vector<int64_t> &consume(size_t v, size_t p) const { return nodes[v]->consume[p]; }
+  const std::vector<std::vector<int64_t>> &consume(size_t v) const { return nodes[v]->consume; }
+  int64_t start(size_t v) const { return nodes[v]->start; }
+  int64_t done(size_t v) const { return nodes[v]->done; }
 };
 
 /// Does the node's own rule set (dataflow_timing_sim.h) hold for these event cycles? Data,
@@ -46,8 +60,7 @@ bool obeysNodeRules(const model::KernelTiming &t, const KernelCurves &c,
     if (k > 0 && emit[k] < emit[k - 1] + t.ii)
       return false;
     for (size_t p = 0; p < consume.size(); ++p) {
-      const int64_t n =
-          std::clamp<int64_t>(t.inputTokensNeeded[p](int64_t(k)), 0, t.inputTokens[p]);
+      const int64_t n = c.needed[p][k];
       if (n > 0 && emit[k] < consume[p][size_t(n - 1)] + c.lambda)
         return false;
     }
@@ -65,9 +78,8 @@ bool obeysNodeRules(const model::KernelTiming &t, const KernelCurves &c,
     for (size_t j = 0; j < consume[p].size(); ++j) {
       auto limit = [&](int64_t e) {
         const int64_t last = e + c.window - 1;
-        return (t.outputTokens == 0 || last >= t.outputTokens)
-                   ? t.inputTokens[p]
-                   : std::clamp<int64_t>(t.inputTokensNeeded[p](last), 0, t.inputTokens[p]);
+        return (t.outputTokens == 0 || last >= t.outputTokens) ? t.inputTokens[p]
+                                                               : c.needed[p][size_t(last)];
       };
       while (int64_t(j) >= limit(emitted))
         ++emitted;
@@ -76,21 +88,22 @@ bool obeysNodeRules(const model::KernelTiming &t, const KernelCurves &c,
     }
   }
   // Input order: when token j of port p is popped, every other port q has popped (in earlier
-  // cycles) its tokens of lower rank.
+  // cycles) its tokens of lower rank. Both counts only grow with j: two pointers per pair.
   for (size_t p = 0; p < consume.size(); ++p)
-    for (size_t j = 0; j < consume[p].size(); ++j)
-      for (size_t q = 0; q < consume.size(); ++q) {
-        if (q == p)
-          continue;
-        const std::vector<int64_t> &ranks = c.inputOrder[q];
-        const int64_t before =
-            std::lower_bound(ranks.begin(), ranks.end(), c.inputOrder[p][j]) - ranks.begin();
-        const int64_t taken =
-            std::lower_bound(consume[q].begin(), consume[q].end(), consume[p][j]) -
-            consume[q].begin();
+    for (size_t q = 0; q < consume.size(); ++q) {
+      if (q == p)
+        continue;
+      const std::vector<int64_t> &ranks = c.inputOrder[q];
+      size_t before = 0, taken = 0;
+      for (size_t j = 0; j < consume[p].size(); ++j) {
+        while (before < ranks.size() && ranks[before] < c.inputOrder[p][j])
+          ++before;
+        while (taken < consume[q].size() && consume[q][taken] < consume[p][j])
+          ++taken;
         if (taken < before)
           return false;
       }
+    }
   if (!emit.empty()) {
     const int64_t origin = consume.empty() ? 0 : firstInput;
     if (emit[0] < origin + t.firstOutputDelay)
@@ -111,59 +124,65 @@ bool paceNode(const TimingGraph &g, const KernelCurves &curve, size_t v, Schedul
       outs.push_back(&edge);
   if (outs.empty())
     return false;
-  std::vector<int64_t> emit = s.emit[v];
+  const NodeEvents &was = *s.nodes[v];
+  auto paced = std::make_shared<NodeEvents>();
+  std::vector<int64_t> &emit = paced->emit;
+  emit = was.emit;
   for (size_t k = emit.size(); k-- > 0;) {
     int64_t latest = k + 1 < emit.size() ? emit[k + 1] - t.ii : kNone;
     for (const TimingEdge *edge : outs)
-      latest = std::min(latest, s.consume[edge->dst][edge->dstPort][k] - 1);
-    emit[k] = std::max(s.emit[v][k], latest);
+      latest = std::min(latest, s.consume(edge->dst, edge->dstPort)[k] - 1);
+    emit[k] = std::max(was.emit[k], latest);
   }
-  std::vector<std::vector<int64_t>> consume = s.consume[v];
+  std::vector<std::vector<int64_t>> &consume = paced->consume;
+  consume = was.consume;
   for (size_t p = 0; p < consume.size(); ++p) {
-    auto need = [&](int64_t k) {
-      return std::clamp<int64_t>(t.inputTokensNeeded[p](k), 0, t.inputTokens[p]);
-    };
+    const std::vector<int64_t> &need = curve.needed[p];
     int64_t k = int64_t(emit.size()) - 1; // the first output needing token j, walking j down
     for (size_t j = consume[p].size(); j-- > 0;) {
-      while (k > 0 && need(k - 1) > int64_t(j))
+      while (k > 0 && need[size_t(k - 1)] > int64_t(j))
         --k;
       int64_t latest = j + 1 < consume[p].size() ? consume[p][j + 1] - 1 : kNone;
-      if (k >= 0 && !emit.empty() && need(k) > int64_t(j))
+      if (k >= 0 && !emit.empty() && need[size_t(k)] > int64_t(j))
         latest = std::min(latest, emit[size_t(k)] - curve.lambda);
       else if (latest == kNone)
-        latest = s.consume[v][p][j];
-      consume[p][j] = std::max(s.consume[v][p][j], latest);
+        latest = was.consume[p][j];
+      consume[p][j] = std::max(was.consume[p][j], latest);
     }
   }
-  if (emit == s.emit[v] && consume == s.consume[v])
+  if (emit == was.emit && consume == was.consume)
     return false;
   if (!obeysNodeRules(t, curve, emit, consume))
     return false;
-  s.emit[v] = std::move(emit);
-  s.consume[v] = std::move(consume);
-  int64_t first = kNone, last = s.emit[v].empty() ? 0 : s.emit[v].back();
-  for (const std::vector<int64_t> &port : s.consume[v])
+  int64_t first = kNone, last = emit.empty() ? 0 : emit.back();
+  for (const std::vector<int64_t> &port : consume)
     if (!port.empty()) {
       first = std::min(first, port.front());
       last = std::max(last, port.back());
     }
-  s.start[v] = first == kNone ? s.emit[v].front() - t.firstOutputDelay : first;
-  s.done[v] = last;
+  paced->start = first == kNone ? emit.front() - t.firstOutputDelay : first;
+  paced->done = last;
+  s.nodes[v] = std::move(paced);
   return true;
 }
 
-/// `s` with each node's events moved by shift[node].
-Schedule shifted(Schedule s, const std::vector<int64_t> &shift) {
-  for (size_t v = 0; v < s.emit.size(); ++v) {
-    for (int64_t &c : s.emit[v])
+/// `s` with each node's events moved by shift[node] (nodes that do not move keep their events).
+Schedule shifted(const Schedule &s, const std::vector<int64_t> &shift) {
+  Schedule moved = s;
+  for (size_t v = 0; v < s.nodes.size(); ++v) {
+    if (shift[v] == 0)
+      continue;
+    auto events = std::make_shared<NodeEvents>(*s.nodes[v]);
+    for (int64_t &c : events->emit)
       c += shift[v];
-    for (std::vector<int64_t> &port : s.consume[v])
+    for (std::vector<int64_t> &port : events->consume)
       for (int64_t &c : port)
         c += shift[v];
-    s.start[v] += shift[v];
-    s.done[v] += shift[v];
+    events->start += shift[v];
+    events->done += shift[v];
+    moved.nodes[v] = std::move(events);
   }
-  return s;
+  return moved;
 }
 
 } // namespace
@@ -281,7 +300,15 @@ FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &op
   const int64_t horizon = options.maxMakespan > 0 ? options.maxMakespan : makespan;
 
   const std::vector<size_t> order = checkTimingGraph(g);
-  Schedule asap{run.emitCycle, run.consumeCycle, run.startCycle, run.doneCycle};
+  Schedule asap;
+  for (size_t v = 0; v < nodeCount; ++v) {
+    auto events = std::make_shared<NodeEvents>();
+    events->emit = run.emitCycle[v];
+    events->consume = run.consumeCycle[v];
+    events->start = run.startCycle[v];
+    events->done = run.doneCycle[v];
+    asap.nodes.push_back(std::move(events));
+  }
 
   // Sizes the FIFOs for one choice of curves: the LP picks each curve's shift, the depths follow.
   struct Candidate {
@@ -300,17 +327,21 @@ FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &op
     c.minShift.resize(edgeCount);
     for (size_t e = 0; e < edgeCount; ++e)
       c.minShift[e] =
-          minimumDelay(s.emit[g.edges[e].src], s.consume[g.edges[e].dst][g.edges[e].dstPort]);
+          minimumDelay(s.emit(g.edges[e].src), s.consume(g.edges[e].dst, g.edges[e].dstPort));
     // A curve may move back towards the run, never before it: every event stays at or after
     // its as-soon-as-possible cycle, so a source never emits before its D and II allow.
     c.lowestShift.assign(nodeCount, 0);
     for (size_t v = 0; v < nodeCount; ++v) {
       int64_t back = std::numeric_limits<int64_t>::min();
-      for (size_t k = 0; k < s.emit[v].size(); ++k)
-        back = std::max(back, asap.emit[v][k] - s.emit[v][k]);
-      for (size_t p = 0; p < s.consume[v].size(); ++p)
-        for (size_t j = 0; j < s.consume[v][p].size(); ++j)
-          back = std::max(back, asap.consume[v][p][j] - s.consume[v][p][j]);
+      if (s.nodes[v] == asap.nodes[v]) { // the run's own events
+        c.lowestShift[v] = 0;
+        continue;
+      }
+      for (size_t k = 0; k < s.emit(v).size(); ++k)
+        back = std::max(back, asap.emit(v)[k] - s.emit(v)[k]);
+      for (size_t p = 0; p < s.consume(v).size(); ++p)
+        for (size_t j = 0; j < s.consume(v, p).size(); ++j)
+          back = std::max(back, asap.consume(v, p)[j] - s.consume(v, p)[j]);
       c.lowestShift[v] = back == std::numeric_limits<int64_t>::min() ? 0 : back;
     }
     c.shift.assign(nodeCount, 0);
@@ -324,7 +355,7 @@ FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &op
       std::vector<double> objective(columns, 0), lower(columns, 0), upper(columns, COIN_DBL_MAX);
       for (size_t v = 0; v < nodeCount; ++v) {
         lower[v] = double(c.lowestShift[v]);
-        upper[v] = double(horizon - 1 - s.done[v]);
+        upper[v] = double(horizon - 1 - s.done(v));
       }
       CoinPackedMatrix rows(false, 0, 0);
       rows.setDimensions(0, int(columns));
@@ -340,7 +371,7 @@ FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &op
         rowLower.push_back(double(c.minShift[e]));
         rowUpper.push_back(COIN_DBL_MAX);
 
-        const InFlightCurve curve(s.emit[edge.src], s.consume[edge.dst][edge.dstPort]);
+        const InFlightCurve curve(s.emit(edge.src), s.consume(edge.dst, edge.dstPort));
         auto inFlight = [&](int64_t d) { return curve.at(d); };
         // Sample only up to where f saturates (all tokens in flight): beyond, f is flat and a
         // convex hull through the flat part would call any delay almost free; the last segment
@@ -423,10 +454,10 @@ FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &op
     }
     // Check the schedule exactly, then size each FIFO from it.
     for (size_t v = 0; v < nodeCount; ++v)
-      if (c.shift[v] < c.lowestShift[v] || c.shift[v] + s.done[v] + 1 > horizon)
+      if (c.shift[v] < c.lowestShift[v] || c.shift[v] + s.done(v) + 1 > horizon)
         throw Error("node '" + g.nodes[v].name + "'", "start offset",
                     "a shift in " + std::to_string(c.lowestShift[v]) + " .. " +
-                        std::to_string(horizon - 1 - s.done[v]) + " from the solver, got " +
+                        std::to_string(horizon - 1 - s.done(v)) + " from the solver, got " +
                         std::to_string(c.shift[v]));
     for (size_t e = 0; e < edgeCount; ++e) {
       const TimingEdge &edge = g.edges[e];
@@ -439,7 +470,7 @@ FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &op
           options.mode == FifoSizingMode::Deep
               ? options.deepDepth
               : std::max<int64_t>(2,
-                                  InFlightCurve(s.emit[edge.src], s.consume[edge.dst][edge.dstPort])
+                                  InFlightCurve(s.emit(edge.src), s.consume(edge.dst, edge.dstPort))
                                       .at(c.shift[edge.dst] - c.shift[edge.src]));
       c.depth.push_back(depth);
       c.bits += depth * edge.tokenBits;
@@ -460,13 +491,19 @@ FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &op
     constexpr int kPacingPasses = 4;
     for (int pass = 0; pass < kPacingPasses; ++pass) {
       const int64_t before = best.bits;
+      // The best schedule with its shifts applied, made again only when the best changes.
+      Schedule bestShifted;
       for (size_t i = order.size(); i-- > 0;) {
-        Schedule trialCurves = shifted(best.curves, best.shift);
+        if (bestShifted.nodes.empty())
+          bestShifted = shifted(best.curves, best.shift);
+        Schedule trialCurves = bestShifted;
         if (!paceNode(g, *curves[order[i]], order[i], trialCurves))
           continue;
         Candidate trial = solveFor(std::move(trialCurves), false);
-        if (trial.feasible && trial.bits < best.bits)
+        if (trial.feasible && trial.bits < best.bits) {
           best = std::move(trial);
+          bestShifted.nodes.clear();
+        }
       }
       if (best.bits == before)
         break;
@@ -476,14 +513,14 @@ FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &op
   const Schedule &s = best.curves;
   result.nodeStart.resize(nodeCount);
   for (size_t v = 0; v < nodeCount; ++v) {
-    result.nodeStart[v] = s.start[v] + best.shift[v];
-    result.predictedMakespan = std::max(result.predictedMakespan, best.shift[v] + s.done[v] + 1);
+    result.nodeStart[v] = s.start(v) + best.shift[v];
+    result.predictedMakespan = std::max(result.predictedMakespan, best.shift[v] + s.done(v) + 1);
   }
   for (size_t e = 0; e < edgeCount; ++e) {
     const TimingEdge &edge = g.edges[e];
     EdgeFifo fifo;
     fifo.edge = edge.name;
-    fifo.minDelay = s.start[edge.dst] - s.start[edge.src] + best.minShift[e];
+    fifo.minDelay = s.start(edge.dst) - s.start(edge.src) + best.minShift[e];
     fifo.delay = result.nodeStart[edge.dst] - result.nodeStart[edge.src];
     fifo.depth = best.depth[e];
     fifo.bits = fifo.depth * edge.tokenBits;
