@@ -331,6 +331,8 @@ std::string hbmManifestJson(const HbmImagePlan &plan, const ir::DecodeProgram &p
     e["layer_stride"] = b.layerStride;
     if (b.rowBytes > 0)
       e["row_bytes"] = b.rowBytes;
+    if (b.ringSteps > 0)
+      e["ring_steps"] = b.ringSteps;
     e["format"] = b.format;
     if (b.kind == "linear_weights") {
       const model::LinearParams &p = b.linearParams;
@@ -426,6 +428,8 @@ HbmImagePlan readHbmManifest(const std::string &path) {
     b.layerStride = integer(e, "layer_stride", where);
     if (e.contains("row_bytes"))
       b.rowBytes = integer(e, "row_bytes", where);
+    if (e.contains("ring_steps"))
+      b.ringSteps = integer(e, "ring_steps", where);
     const nlohmann::json &channels = field(e, "channels", where);
     if (!channels.is_array() || channels.empty())
       throw Error(path, where + "channels", "a non-empty array of channel numbers");

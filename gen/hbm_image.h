@@ -44,6 +44,9 @@ struct HbmBuffer {
   std::vector<int64_t> channels;
   model::LinearParams linearParams; ///< linear_weights only
   int64_t rowBytes = 0; ///< bytes of one row (KV caches, run buffers); 0: not row-structured
+  /// A run buffer that keeps only the last ringSteps steps (a power of two): step t's rows at
+  /// t mod ringSteps. 0: one row set per step of the whole context.
+  int64_t ringSteps = 0;
   int64_t bytes() const { return layerStride * (layers - 1) + layerBytes; }
   /// The bytes of layer `l` (empty: zero-filled, e.g. the KV cache).
   std::function<std::vector<uint8_t>(int64_t)> contents;

@@ -497,7 +497,8 @@ LlmDesign planLlmDesign(const frontend::LoadedModel &model, const frontend::Quan
       d.graph, options.designName,
       [&](const std::string &name) {
         const HbmBuffer &b = planBuffer(plan, name);
-        return BufferPlacement{b.layerStride, static_cast<unsigned>(b.channels.at(0)), b.rowBytes};
+        return BufferPlacement{b.layerStride, static_cast<unsigned>(b.channels.at(0)), b.rowBytes,
+                               b.ringSteps};
       },
       [&](ir::NodeId n) { return bufferOf(d.graph, n); });
   d.kernels = kernelConfigs(d.graph, q, tableDir, tablePrefix);

@@ -486,11 +486,17 @@ private:
       rows = "32'(" + u + "_rows)";
       break;
     }
-    case AcceleratorRole::Tap:
+    case AcceleratorRole::Tap: {
       sequencer(n, info.layers, "n_steps", 0, "", 0);
-      base = ptr + " + (64'(" + step + ") * 64'd" + std::to_string(info.layers) + " + 64'(" +
-             layer + ")) * " + rowBytes;
+      // A ring of the last 2^k steps (llm/run_layout.h) takes the step's low bits.
+      const int64_t ring = top_.dmas[dmaIndex_.at(n)].ringSteps;
+      const std::string row = ring > 0
+                                  ? "(64'(" + step + ") & 64'd" + std::to_string(ring - 1) + ")"
+                                  : "64'(" + step + ")";
+      base = ptr + " + (" + row + " * 64'd" + std::to_string(info.layers) + " + 64'(" + layer +
+             ")) * " + rowBytes;
       break;
+    }
     case AcceleratorRole::PromptRead:
       sequencer(n, 1, "16'd1", 0, "", 0);
       base = ptr;
@@ -594,6 +600,7 @@ llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
     port.buffer = bufferOf(n);
     const BufferPlacement placement = bufferInfo(port.buffer);
     port.layerStride = placement.layerStride;
+    port.ringSteps = placement.ringSteps;
     const bool isRead = node.kind == ir::NodeKind::ReadDma || embedding;
     if (!embedding) {
       const ir::ITensorType &type = isRead ? node.outputs[0].type : node.inputs[0].type;

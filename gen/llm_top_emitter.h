@@ -48,7 +48,8 @@ struct LlmDmaPort {
   /// The layout of one command's row (KV row, tap row, id row) or, for a weight stream, of the
   /// whole stream of one layer.
   HbmTensorLayout rowLayout;
-  int64_t rowBytes = 0; ///< bytes between rows (rowLayout.bytes())
+  int64_t rowBytes = 0;  ///< bytes between rows (rowLayout.bytes())
+  int64_t ringSteps = 0; ///< a tap ring of this many steps (a power of two); 0: every step
 };
 
 struct LlmTopInterface {
@@ -63,7 +64,8 @@ struct LlmTopInterface {
 struct BufferPlacement {
   int64_t layerStride = 0;
   unsigned channel = 0;
-  int64_t rowBytes = 0; ///< a row-structured buffer's row (KV caches); 0: not checked
+  int64_t rowBytes = 0;  ///< a row-structured buffer's row (KV caches); 0: not checked
+  int64_t ringSteps = 0; ///< HbmBuffer::ringSteps
 };
 LlmTopInterface
 llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,

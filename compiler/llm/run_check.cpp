@@ -75,7 +75,12 @@ uint64_t kvRowAddress(const KvRegion &r, int64_t row, int64_t layer) {
 }
 
 uint64_t tapRowAddress(const TapRegion &r, int64_t step, int64_t run) {
-  return r.address + static_cast<uint64_t>(step * r.rowsPerStep + run) * r.rowBytes;
+  return r.address + static_cast<uint64_t>((step % r.maxSteps) * r.rowsPerStep + run) * r.rowBytes;
+}
+
+/// Does the tap still hold step t's rows after a run of `steps` steps (a ring holds the last)?
+bool tapHolds(const TapRegion &r, int64_t t, int64_t steps) {
+  return t >= steps - r.maxSteps;
 }
 
 void checkFits(const GoldenTrace &trace, const RunLayout &layout) {
@@ -88,7 +93,7 @@ void checkFits(const GoldenTrace &trace, const RunLayout &layout) {
                 "at most " + std::to_string(layout.tokensCapacity) + " generated ids, got " +
                     std::to_string(trace.generated.size()));
   for (const TapRegion &tap : layout.taps)
-    if (trace.numSteps() > tap.maxSteps)
+    if (!tap.ring && trace.numSteps() > tap.maxSteps)
       throw Error("run check", tap.name,
                   "rows for " + std::to_string(trace.numSteps()) + " steps, it has " +
                       std::to_string(tap.maxSteps));
@@ -146,7 +151,7 @@ std::optional<RunMismatch> firstMismatch(const GoldenTrace &trace, const RunLayo
             return m;
           }
         for (const TapRegion &tap : layout.taps)
-          if (tap.stage == stage && run < tap.rowsPerStep &&
+          if (tap.stage == stage && run < tap.rowsPerStep && tapHolds(tap, t, trace.numSteps()) &&
               differs(tapRow(tap, trace, t, run), memory, tapRowAddress(tap, t, run), tap.bits / 8,
                       true, m)) {
             m.tensor = tap.stage + "/" + tap.op;
@@ -202,12 +207,19 @@ std::vector<CheckedRegion> checkedRegions(const RunLayout &layout, const GoldenT
       regions.push_back(std::move(c));
     }
   for (const TapRegion &tap : layout.taps) {
+    // Row slot i of a ring holds the last step t = i (mod maxSteps) of the run.
     CheckedRegion c{tap.name, tap.address, {}};
-    for (int64_t t = 0; t < trace.numSteps(); ++t)
+    const int64_t steps = trace.numSteps(), slots = std::min(steps, tap.maxSteps);
+    for (int64_t i = 0; i < slots; ++i) {
+      const int64_t t =
+          steps > tap.maxSteps
+              ? steps - tap.maxSteps + ((i - steps) % tap.maxSteps + tap.maxSteps) % tap.maxSteps
+              : i;
       for (int64_t run = 0; run < tap.rowsPerStep; ++run) {
         const std::vector<uint8_t> b = tapRow(tap, trace, t, run);
         c.bytes.insert(c.bytes.end(), b.begin(), b.end());
       }
+    }
     regions.push_back(std::move(c));
   }
   return regions;

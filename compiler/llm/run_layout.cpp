@@ -119,7 +119,8 @@ std::vector<TapSpec> defaultRunTaps(const ir::DecodeProgram &program) {
 }
 
 void addRunRegions(gen::HbmImagePlan &plan, const ir::DecodeProgram &program,
-                   const frontend::QuantizedModel &model, const std::vector<TapSpec> &taps) {
+                   const frontend::QuantizedModel &model, const std::vector<TapSpec> &taps,
+                   int64_t tapRingBytes) {
   gen::HbmBuffer tokens;
   tokens.name = kTokensName;
   tokens.kind = kTokensKind;
@@ -131,19 +132,31 @@ void addRunRegions(gen::HbmImagePlan &plan, const ir::DecodeProgram &program,
                   std::to_string(plan.maxContext) + ")";
   gen::addRunBuffer(plan, tokens);
   for (const TapSpec &tap : taps) {
-    const TapRegion r = tapShape(program, model, tap, plan.maxContext);
+    TapRegion r = tapShape(program, model, tap, plan.maxContext);
+    // The whole context's rows, or a ring of the last 2^k steps that fits tapRingBytes.
+    const int64_t stepBytes = r.rowsPerStep * static_cast<int64_t>(r.rowBytes);
+    if (plan.maxContext * stepBytes > tapRingBytes) {
+      r.maxSteps = 1;
+      while (2 * r.maxSteps * stepBytes <= tapRingBytes)
+        r.maxSteps *= 2;
+      r.ring = true;
+    }
     gen::HbmBuffer b;
     b.name = r.name;
     b.kind = kTapKind;
     b.stage = r.stage;
     b.op = r.op;
     b.rowBytes = static_cast<int64_t>(r.rowBytes);
-    b.layerBytes = plan.maxContext * r.rowsPerStep * b.rowBytes;
-    b.format = std::to_string(r.length) + " s" + std::to_string(r.bits) +
-               " codes per row, packed little endian, zero padded to " +
-               std::to_string(r.rowBytes) + " bytes; " +
-               (r.perLayer() ? "row t * " + std::to_string(r.rowsPerStep) + " + layer for step t"
-                             : std::string("row t for step t"));
+    b.layerBytes = r.maxSteps * r.rowsPerStep * b.rowBytes;
+    b.ringSteps = r.ring ? r.maxSteps : 0;
+    const std::string row = r.ring ? "(t mod " + std::to_string(r.maxSteps) + ")" : "t";
+    b.format =
+        std::to_string(r.length) + " s" + std::to_string(r.bits) +
+        " codes per row, packed little endian, zero padded to " + std::to_string(r.rowBytes) +
+        " bytes; " +
+        (r.perLayer() ? "row " + row + " * " + std::to_string(r.rowsPerStep) + " + layer for step t"
+                      : "row " + row + " for step t") +
+        (r.ring ? " (the last " + std::to_string(r.maxSteps) + " steps)" : "");
     gen::addRunBuffer(plan, b);
   }
 }
@@ -182,10 +195,14 @@ RunLayout runLayoutOf(const gen::HbmImagePlan &plan, const ir::DecodeProgram &pr
   for (const TapSpec &tap : taps) {
     TapRegion r = tapShape(program, model, tap, plan.maxContext);
     const gen::HbmBuffer &b = bufferNamed(plan, r.name, kTapKind);
+    if (b.ringSteps > 0) {
+      r.maxSteps = b.ringSteps;
+      r.ring = true;
+    }
     if (static_cast<uint64_t>(b.rowBytes) != r.rowBytes ||
-        b.layerBytes < plan.maxContext * r.rowsPerStep * b.rowBytes)
+        b.layerBytes < r.maxSteps * r.rowsPerStep * b.rowBytes)
       throw Error("run layout", "buffer '" + b.name + "'",
-                  std::to_string(plan.maxContext * r.rowsPerStep) + " rows of " +
+                  std::to_string(r.maxSteps * r.rowsPerStep) + " rows of " +
                       std::to_string(r.rowBytes) + " bytes");
     r.address = static_cast<uint64_t>(b.address);
     layout.taps.push_back(r);

@@ -8,6 +8,9 @@
 //     steps rows 0 .. T-1 hold each step's appended k / v, the other rows are still zero;
 //   - taps: debug streams the top writes, one row per step (a stage run once per step, e.g. the
 //     logits) or one row per (step t, run l) at row t * runs + l (the block's output per layer).
+//     A tap whose rows for the whole context would exceed kTapRingBytes (a 262,144-entry logits
+//     row at 4096 steps is 2 GB) is a ring of the last R steps (R a power of two): step t at
+//     row (t mod R) * runs + l; a run longer than R is checked on its last R steps.
 //     A row holds the op's output codes packed little endian at exactly `bits` bits each (8, 16
 //     or 32), zero padded to RowBytes (a multiple of 64).
 // The tap list is data (TapSpec), not code. addRunRegions places the tokens and tap buffers in
@@ -36,8 +39,12 @@ struct TapSpec {
 /// x_next, one row per layer) and the op producing the program's logits, in program order.
 std::vector<TapSpec> defaultRunTaps(const ir::DecodeProgram &program);
 
+/// Most bytes a tap buffer takes before it becomes a ring of the last steps.
+inline constexpr int64_t kTapRingBytes = int64_t(256) << 20;
+
 /// A tap's HBM region: `rowsPerStep` rows per step (the stage's runs), row (t, run) at
-/// address + (t * rowsPerStep + run) * rowBytes, for `maxSteps` steps.
+/// address + ((t mod maxSteps) * rowsPerStep + run) * rowBytes: `maxSteps` is the context, or
+/// the ring's steps when the tap keeps only the last ones.
 struct TapRegion {
   std::string stage, op;
   std::string name;        ///< the HBM buffer's name, "<stage>/<op>.tap"
@@ -47,6 +54,7 @@ struct TapRegion {
   uint64_t address = 0;
   uint64_t rowBytes = 0;
   int64_t maxSteps = 0;
+  bool ring = false; ///< maxSteps < the context: older steps are overwritten
   bool perLayer() const { return rowsPerStep > 1; }
 };
 
@@ -87,10 +95,12 @@ struct RunLayout {
 
 /// Adds the run buffers to `plan` (made by gen::planHbmImage for `program` / `model`): the
 /// tokens region "run/tokens" (kind run_tokens, plan.maxContext u32 ids) and one buffer
-/// "<stage>/<op>.tap" (kind run_tap) per tap, maxContext * runs rows. Throws st::Error naming
-/// the tap for an unknown stage or op or a code width other than 8, 16 or 32.
+/// "<stage>/<op>.tap" (kind run_tap) per tap, maxContext * runs rows, or a ring of the last
+/// 2^k steps when that exceeds `tapRingBytes`. Throws st::Error naming the tap for an unknown
+/// stage or op or a code width other than 8, 16 or 32.
 void addRunRegions(gen::HbmImagePlan &plan, const ir::DecodeProgram &program,
-                   const frontend::QuantizedModel &model, const std::vector<TapSpec> &taps);
+                   const frontend::QuantizedModel &model, const std::vector<TapSpec> &taps,
+                   int64_t tapRingBytes = kTapRingBytes);
 
 /// Reads the run layout from a plan that addRunRegions has extended. Throws st::Error naming
 /// the buffer when the plan lacks the tokens region or a tap.

@@ -451,6 +451,47 @@ TEST_F(RunCheckTest, RunBufferWithoutRoomOrWithATakenNameIsOneError) {
   EXPECT_EQ(full.buffers.size(), buffers + 1);
 }
 
+TEST_F(RunCheckTest, TapRingKeepsTheLastStepsAndChecksThem) {
+  // A budget of 4 steps of logits: the logits tap becomes a ring of 4 (the block's x_next tap,
+  // smaller per step, keeps 8), and a run of T = 6 steps is checked on its last 4.
+  const ir::DecodeProgram &program = model_->model.program;
+  const TapRegion &full = tap("logits");
+  gen::HbmImagePlan plan = gen::planHbmImage(program, model_->q, gen::HbmDevice{}, kContext);
+  addRunRegions(plan, program, model_->q, taps_, 4 * int64_t(full.rowBytes));
+  const RunLayout ring = runLayoutOf(plan, program, model_->q, taps_);
+  const TapRegion *logits = nullptr;
+  for (const TapRegion &r : ring.taps)
+    if (r.op == "logits")
+      logits = &r;
+  ASSERT_NE(logits, nullptr);
+  EXPECT_TRUE(logits->ring);
+  EXPECT_EQ(logits->maxSteps, 4);
+  // The manifest carries the ring.
+  const std::string dir = ::testing::TempDir() + "/tap_ring";
+  std::filesystem::remove_all(dir);
+  gen::writeHbmImage(plan, program, model_->q, dir);
+  const RunLayout read =
+      runLayoutOf(gen::readHbmManifest(dir + "/manifest.json"), program, model_->q, taps_);
+  for (const TapRegion &r : read.taps)
+    if (r.op == "logits")
+      EXPECT_EQ(r.maxSteps, 4);
+  ASSERT_EQ(trace_.numSteps(), 6);
+  RegionMemory memory(checkedRegions(ring, trace_));
+  EXPECT_FALSE(firstMismatch(trace_, ring, memory.reader()).has_value());
+  // Slot 1 holds step 5 (not step 1, which it held before), slot 0 step 4.
+  const auto flipAt = [&](uint64_t address) {
+    RegionMemory m = memory;
+    m.write(address, {static_cast<uint8_t>(m.read(address, 1)[0] ^ 1)});
+    return firstMismatch(trace_, ring, m.reader());
+  };
+  const auto slot1 = flipAt(logits->address + 1 * logits->rowBytes);
+  ASSERT_TRUE(slot1.has_value());
+  EXPECT_EQ(slot1->step, 5);
+  const auto slot0 = flipAt(logits->address);
+  ASSERT_TRUE(slot0.has_value());
+  EXPECT_EQ(slot0->step, 4);
+}
+
 TEST_F(RunCheckTest, BadRequestsAreOneError) {
   const ir::DecodeProgram &program = model_->model.program;
   // T = 14 + 4 - 1 = 17 steps do not fit a context of 16.
