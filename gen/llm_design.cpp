@@ -167,6 +167,7 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
   j["top"] = d.top.top.module;
   j["architecture"] = d.graph.program->architecture;
   j["precision"] = frontend::precisionName(q.precision);
+  j["parameters"] = d.graph.program->parameterCount();
   j["layers"] = d.graph.layers;
   j["lanes"] = d.graph.lanes;
   j["max_context"] = o.accelerator.maxContext;

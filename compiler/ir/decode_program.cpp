@@ -1,6 +1,7 @@
 // DecodeProgram verification and dump (see decode_program.h).
 #include "ir/decode_program.h"
 
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -77,6 +78,20 @@ std::string DecodeProgram::toString() const {
     }
   }
   return os.str();
+}
+
+int64_t DecodeProgram::parameterCount() const {
+  std::map<std::string, int64_t> elements;
+  for (const DecodeStage &stage : stages)
+    for (const LayerBinding &binding : stage.bindings)
+      for (const auto &[tensor, stored] : binding.weights)
+        for (TensorId t = 0; t < stage.graph.numTensors(); ++t)
+          if (stage.graph.tensor(t).name == tensor)
+            elements[stored] = stage.graph.tensor(t).numElements();
+  int64_t total = 0;
+  for (const auto &[name, count] : elements)
+    total += count;
+  return total;
 }
 
 } // namespace st::ir

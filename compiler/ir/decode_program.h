@@ -59,6 +59,9 @@ struct DecodeProgram {
   /// earlier stage, the epilogue ends in logits and next_token. Throws st::Error.
   void verify() const;
   std::string toString() const;
+  /// Elements of the distinct stored weights the stages bind (a tied embedding, bound as table
+  /// and LM head, counts once): the model's parameters.
+  int64_t parameterCount() const;
 };
 
 } // namespace st::ir

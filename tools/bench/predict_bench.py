@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Prediction benchmark on a full-size model (CTest label `bench`, never in the default run).
+
+Compiles configs/<config> (seeded random weights, W4A8, a short KV cache) and decodes one prompt
+token plus one generated token in the generated Verilator testbench (`sim --tokens 2`),
+bit-exact against the golden model, and compares the measured cycles of the generated step with
+the compiler's prediction (report.json step_prediction). Simulated cycles are exact, so the
+agreement is asserted: |measured / predicted - 1| <= --tolerance (3 %). One GPT-2 Medium step
+is ~6.4 M cycles: about ten minutes of Verilator at ~10 k cycles/s, plus building the model.
+
+  tools/bench/predict_bench.py --streamtensor build/bin/streamtensor --config configs/gpt2-medium \
+      --work /tmp/bench --json bench/predict-gpt2-medium.json
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--streamtensor", required=True)
+    p.add_argument("--config", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--json", help="write the figures here")
+    p.add_argument("--precision", default="w4a8")
+    p.add_argument("--max-context", default="16")
+    p.add_argument("--tolerance", type=float, default=0.03)
+    args = p.parse_args()
+    name = os.path.basename(os.path.normpath(args.config))
+    design = os.path.join(args.work, f"{name}_{args.precision}")
+    shutil.rmtree(design, ignore_errors=True)
+    subprocess.run([args.streamtensor, "compile", args.config, "--random-weights", "--precision",
+                    args.precision, "--max-context", args.max_context, "--target", "u55c", "-o",
+                    design], check=True)
+    began = time.monotonic()
+    proc = subprocess.run([args.streamtensor, "sim", design, "--prompt-ids", "5", "--tokens", "2",
+                           "--json"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    wall = time.monotonic() - began
+    lines = [l for l in proc.stdout.splitlines() if l.startswith("{")]
+    if not lines:
+        print(proc.stdout)
+        sys.exit(f"FAIL: sim printed no JSON result (exit {proc.returncode})")
+    r = json.loads(lines[-1])
+    if not r.get("bit_exact"):
+        sys.exit(f"FAIL: {name}: not bit-exact: {lines[-1][:2000]}")
+    measured = r["generated_cycles_per_token"]
+    predicted = r["predicted_cycles_per_token"]
+    ratio = measured / predicted
+    figures = {"config": name, "precision": args.precision, "measured_cycles": measured,
+               "predicted_cycles": predicted, "measured_over_predicted": ratio,
+               "prompt_step_measured": r["prompt_cycles_per_token"],
+               "prompt_step_predicted": r["predicted_prompt_cycles_per_token"],
+               "ms_per_token_250mhz": measured / 250e3, "sim_wall_seconds": wall}
+    print(f"{name} {args.precision}: generated step measured {measured:.0f} cycles, predicted "
+          f"{predicted:.0f} (measured/predicted {ratio:.4f}); {measured / 250e3:.2f} ms/token at "
+          f"250 MHz; sim (build + 2 steps) {wall:.0f} s")
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w") as f:
+            json.dump(figures, f, indent=2)
+            f.write("\n")
+    if abs(ratio - 1) > args.tolerance:
+        sys.exit(f"FAIL: measured/predicted {ratio:.4f} outside 1 +- {args.tolerance}")
+    shutil.rmtree(design, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
