@@ -34,6 +34,38 @@ int64_t HbmTensorLayout::wordsStreamed() const {
   return n;
 }
 
+std::vector<int64_t> HbmTensorLayout::burstLengths(int64_t maxBurstLen) const {
+  constexpr int64_t kPageBytes = 4096;
+  const int64_t wordBytes = wordBits / 8;
+  std::vector<int64_t> bursts;
+  std::vector<int64_t> index(loops.size(), 0);
+  int64_t previous = -1, current = 0;
+  const int64_t total = wordsStreamed();
+  for (int64_t n = 0; n < total; ++n) {
+    int64_t address = 0;
+    for (size_t i = 0; i < loops.size(); ++i)
+      address += index[i] * loops[i].strideBytes;
+    const bool continues = current > 0 && address == previous + wordBytes &&
+                           current < maxBurstLen && address % kPageBytes != 0;
+    if (continues) {
+      ++current;
+    } else {
+      if (current > 0)
+        bursts.push_back(current);
+      current = 1;
+    }
+    previous = address;
+    for (size_t i = loops.size(); i-- > 0;) { // the next point, innermost loop first
+      if (++index[i] < loops[i].tripCount)
+        break;
+      index[i] = 0;
+    }
+  }
+  if (current > 0)
+    bursts.push_back(current);
+  return bursts;
+}
+
 HbmTensorLayout hbmLayoutOf(const ir::ITensorType &stream, int64_t wordBits) {
   HbmTensorLayout L;
   L.stream = stream;

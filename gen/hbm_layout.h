@@ -34,6 +34,10 @@ struct HbmTensorLayout {
   int64_t bytes() const { return runs * wordsPerRun * wordBits / 8; }
   /// Words the DMA moves (reuse included).
   int64_t wordsStreamed() const;
+  /// The INCR bursts the DMA makes of its address sequence (st_axi_burst_former's greedy split:
+  /// consecutive words, at most `maxBurstLen`, never across 4 KB), in beats, from a 4 KB-aligned
+  /// base.
+  std::vector<int64_t> burstLengths(int64_t maxBurstLen = 64) const;
 };
 
 /// The layout of `stream` behind a `wordBits`-wide AXI port. Throws st::Error if a token is

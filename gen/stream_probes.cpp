@@ -144,6 +144,9 @@ std::string probeVerilatorConfig(const std::vector<StreamProbe> &probes,
     for (const std::string &sig :
          {p.inValid(), p.inReady(), p.outValid(), p.outReady(), p.fifoCount(), p.fifoMaxCount()})
       os << "public_flat_rd -module \"" << topModule << "\" -var \"" << sig << "\"\n";
+  // The kernel's own start and done (tb/kernel_span.h: the kernel's cycles without the host's).
+  for (const char *sig : {kKernelStartSignal, kKernelDoneSignal})
+    os << "public_flat_rd -module \"" << topModule << "\" -var \"" << sig << "\"\n";
   return os.str();
 }
 

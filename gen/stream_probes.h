@@ -52,6 +52,11 @@ nlohmann::json streamProbesJson(const std::vector<StreamProbe> &probes);
 std::vector<StreamProbe> streamProbesFromJson(const nlohmann::json &streams,
                                               const std::string &where);
 
+/// The control wires of every generated top (graph and LLM) that probes.vlt also makes
+/// readable: the start pulse the control slave gives the kernel and the kernel's done.
+inline constexpr const char *kKernelStartSignal = "ap_start";
+inline constexpr const char *kKernelDoneSignal = "ap_done";
+
 /// A Verilator configuration file making every probed signal of `topModule` public_flat_rd
 /// (readable through the model's scope table; the Verilated code is otherwise unchanged).
 std::string probeVerilatorConfig(const std::vector<StreamProbe> &probes,

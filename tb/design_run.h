@@ -6,7 +6,10 @@
 // include/<design>_kernel.h (the host program's header), starts the kernel, waits for ap_done
 // (or reports a deadlock), compares every output buffer byte for byte with the compiler's
 // reference executor, writes what the design produced next to the expected files, and prints
-// one JSON line: {"bit_exact", "cycles", "deadlock", "mismatches", "streams", ...}.
+// one JSON line: {"bit_exact", "cycles", "deadlock", "mismatches", "streams", ...}. "cycles"
+// is the host's view, from its ap_start write to the poll that saw ap_done; "kernel_cycles" the
+// kernel's own span from the start pulse to ap_done (tb/kernel_span.h), what the compiler
+// predicts (report.json "predicted_kernel_cycles").
 //
 // When the manifest lists the top's streams (gen/stream_probes.h; the model verilated with
 // tb/probes.vlt), a StreamProfiler records the stall report ("streams": per stream transfers,
@@ -39,6 +42,7 @@
 #include "axi_lite_master.h"
 #include "harness.h"
 #include "hbm_model.h"
+#include "kernel_span.h"
 #include "stream_profile.h"
 #include "watchdog.h"
 
@@ -198,10 +202,13 @@ int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegister
       // The stall report and the watchdog over the top's streams (sampled in this order).
       std::unique_ptr<StreamProfiler> profiler;
       std::unique_ptr<Watchdog> watchdog;
+      std::unique_ptr<KernelSpan> span;
       if (!probed.empty()) {
-        profiler = std::make_unique<StreamProfiler>(
-            probed, *h.dut().contextp(), std::string(h.dut().hierName()) + "." + manifest.top);
+        const std::string scope = std::string(h.dut().hierName()) + "." + manifest.top;
+        profiler = std::make_unique<StreamProfiler>(probed, *h.dut().contextp(), scope);
         h.add(*profiler);
+        span = std::make_unique<KernelSpan>(*h.dut().contextp(), scope);
+        h.add(*span);
         if (options.watchdogCycles > 0) {
           watchdog = std::make_unique<Watchdog>(options.watchdogCycles);
           StreamProfiler *p = profiler.get();
@@ -270,6 +277,8 @@ int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegister
       result["bit_exact"] = exact;
       result["deadlock"] = deadlock;
       result["cycles"] = cycles;
+      if (span && span->cycles() >= 0)
+        result["kernel_cycles"] = span->cycles();
       result["hbm_bytes_read"] = hbm.bytesRead();
       result["hbm_bytes_written"] = hbm.bytesWritten();
       result["mismatches"] = mismatches;

@@ -189,7 +189,9 @@ int runCompile(const CompileOptions &o) {
       std::cerr << "streamtensor compile: wrote " << target.string() << " ("
                 << state.dataflow.nodes().size() << " nodes, " << state.dataflow.streams().size()
                 << " streams; FIFOs by " << o.fifoMode << " in " << state.fifoSolveSeconds
-                << " s; predicted " << state.predictedCycles << " cycles)\n";
+                << " s; predicted kernel cycles "
+                << (state.kernelCycles.empty() ? 0 : state.kernelCycles.front().cycles)
+                << " under sim's default HBM)\n";
     return 0;
   } catch (const Error &e) {
     if (!staging.empty())

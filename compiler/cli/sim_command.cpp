@@ -186,6 +186,21 @@ int runSim(const SimOptions &o) {
     }
     return rc == 0 ? 0 : 1;
   }
+  // The kernel's predicted cycles under this run's memory, beside the measured ones.
+  try {
+    const nlohmann::json report =
+        nlohmann::json::parse(std::ifstream(fs::path(o.design) / "report.json"));
+    for (const auto &k : report.value("kernel_cycle_prediction", nlohmann::json::array()))
+      if (k.at("latency").get<double>() == o.latency && k.at("jitter").get<double>() == o.jitter &&
+          k.at("ready_probability").get<double>() == o.readyProbability) {
+        result["predicted_kernel_cycles"] = k.at("kernel_cycles");
+        if (result.contains("kernel_cycles"))
+          result["kernel_over_predicted"] =
+              result["kernel_cycles"].get<double>() / k.at("kernel_cycles").get<double>();
+      }
+  } catch (const nlohmann::json::exception &) {
+    // a report without predictions (an older design): nothing to print beside
+  }
   // The stall report (designs compiled before the probes existed have none).
   const std::string stallMarkdown = writeStallReport(simDir, result);
   std::string waveform;

@@ -26,6 +26,9 @@ struct KernelTiming {
   /// gaps of a Bresenham line: 1, 1, 1, 2, ... for 5 / 4); ii must be 1.
   int64_t rateTokens = 0;
   int64_t rateCycles = 0;
+  /// A source's schedule (empty: none): output k no earlier than notBefore[k] cycles after the
+  /// start, e.g. the words of a DMA's bursts as the memory answers them.
+  std::vector<int64_t> notBefore;
   /// The least gap before output k >= 1 (ii, or the rate's).
   int64_t gapBefore(int64_t k) const {
     if (rateTokens <= 0)

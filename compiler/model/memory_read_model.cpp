@@ -95,6 +95,43 @@ KernelTiming memoryWordsTiming(int64_t words, int64_t startDelay, Cadence rate) 
   return t;
 }
 
+KernelTiming memoryWordsTiming(const std::vector<int64_t> &schedule, Cadence rate) {
+  KernelTiming t = memoryWordsTiming(static_cast<int64_t>(schedule.size()), schedule.at(0), rate);
+  t.notBefore = schedule;
+  int64_t last = schedule[0];
+  for (size_t k = 1; k < schedule.size(); ++k)
+    last = std::max(schedule[k], last + t.gapBefore(static_cast<int64_t>(k)));
+  t.totalLatency = last;
+  return t;
+}
+
+std::vector<int64_t> readDmaWordSchedule(const std::vector<int64_t> &bursts,
+                                         const MemoryTiming &memory) {
+  const double rate = memory.wordsPerCycle();
+  if (!(rate > 0))
+    throw Error("read DMA timing", "memory rate", "a positive word rate");
+  const double ready = std::clamp(memory.readyProbability, 1e-3, 1.0);
+  const double arWait = 1 / ready - 1; // mean extra cycles until arready
+  std::vector<int64_t> schedule;
+  std::vector<double> lastBeat; // per burst
+  double address = 0;           // cycle the burst's last address leaves the generator
+  double previousLoad = -1, previousBeat = -1e18;
+  for (size_t i = 0; i < bursts.size(); ++i) {
+    address += static_cast<double>(bursts[i]);
+    double load = std::max(address, previousLoad + 1);
+    if (i >= static_cast<size_t>(kReadDmaMaxOutstanding))
+      load = std::max(load, lastBeat[i - kReadDmaMaxOutstanding] + 1);
+    const double firstBeat =
+        std::max(load + 2 + arWait + memory.meanReadLatency(), previousBeat + 1 / rate);
+    for (int64_t j = 0; j < bursts[i]; ++j)
+      schedule.push_back(static_cast<int64_t>(std::llround(firstBeat + double(j) / rate)));
+    previousBeat = firstBeat + double(bursts[i] - 1) / rate;
+    lastBeat.push_back(previousBeat);
+    previousLoad = load;
+  }
+  return schedule;
+}
+
 int64_t memoryStartDelay(int64_t words, const MemoryTiming &memory, int64_t maxBurstLen) {
   // Address merge of the first burst, then the AR handshake and the mean latency (as
   // readDmaStreamTiming's D, less the DMA's own buffer and unpack registers).

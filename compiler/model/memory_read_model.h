@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "model/kernel_timing.h"
 
@@ -53,9 +54,27 @@ constexpr int64_t kReadDmaUnpackDelay = 2;
 /// The memory stage of a read of `words` words: the first word `startDelay` cycles after the
 /// start, then words at `rate`.
 KernelTiming memoryWordsTiming(int64_t words, int64_t startDelay, Cadence rate);
+/// The memory stage of a read whose words arrive by `schedule` (readDmaWordSchedule), at most at
+/// `rate` once a stall has pushed them later.
+KernelTiming memoryWordsTiming(const std::vector<int64_t> &schedule, Cadence rate);
 /// The first-word delay of a read whose addresses the DMA merges into bursts after its start:
 /// the first burst's merge (up to maxBurstLen words), the AR and the mean latency.
 int64_t memoryStartDelay(int64_t words, const MemoryTiming &memory, int64_t maxBurstLen = 64);
+
+/// Bursts a read DMA keeps in flight (st_read_dma_stream's MaxOutstanding as the tops use it).
+constexpr int64_t kReadDmaMaxOutstanding = 4;
+/// Per word of a read DMA whose bursts are `bursts` (beats each, in order): the mean cycle it
+/// enters the DMA's buffer, from the DMA's start, when nothing downstream stalls. The address
+/// generator makes one address a cycle; the burst former closes a burst the cycle after its last
+/// address; a burst is loaded into AR once the previous one was and fewer than
+/// kReadDmaMaxOutstanding are in flight (a burst leaves the count with its last beat); AR is
+/// accepted at the memory's ready probability; its first beat comes the mean read latency
+/// later, and not before the previous burst's last beat; beats follow at the memory's mean
+/// rate. Long contiguous reads come out as memoryStartDelay + k / rate; many short bursts (a
+/// strided or re-streamed pattern) are bound by the round trips of four bursts.
+std::vector<int64_t> readDmaWordSchedule(const std::vector<int64_t> &bursts,
+                                         const MemoryTiming &memory);
+
 /// The DMA stage: `words` words in, `tokens` tokens out (tokens >= words: a token never spans
 /// words), token k once the word holding it is in.
 KernelTiming readDmaUnpackTiming(int64_t words, int64_t tokens);

@@ -13,6 +13,7 @@
 #include "ir/dataflow_graph.h"
 #include "ir/itensor_type.h"
 #include "ir/tensor_graph.h"
+#include "model/memory_read_model.h"
 #include "passes/fifo_sizing.h"
 
 namespace st::passes {
@@ -81,6 +82,14 @@ struct CompileState {
   /// smallest depth the timing simulation shows to keep within 2 % of them (-1: none found).
   int64_t deepCycles = 0;
   std::vector<int64_t> searchedMinDepths;
+  /// The kernel's cycles (start pulse to ap_done, what sim measures as kernel_cycles) under the
+  /// testbench memories sim offers by name (passes/kernel_cycles.h).
+  struct KernelCyclePrediction {
+    std::string memory; ///< "sim_default", "deterministic"
+    model::MemoryTiming timing;
+    int64_t cycles = 0;
+  };
+  std::vector<KernelCyclePrediction> kernelCycles;
 };
 
 } // namespace st::passes

@@ -134,6 +134,8 @@ public:
     }
     if (k > 0)
       at = std::max(at, emitCycle_.back() + t_.gapBefore(k));
+    if (!t_.notBefore.empty())
+      at = std::max(at, t_.notBefore[size_t(k)]);
     if (isSource())
       return std::max(at, t_.firstOutputDelay);
     if (firstInput_ < 0)
@@ -158,6 +160,8 @@ public:
     }
     if (k > 0 && now < emitCycle_.back() + t_.gapBefore(k))
       return "II";
+    if (!t_.notBefore.empty() && now < t_.notBefore[size_t(k)])
+      return "schedule";
     if (isSource())
       return now >= t_.firstOutputDelay ? "" : "D";
     if (firstInput_ < 0)
@@ -179,6 +183,8 @@ public:
       int64_t at = (firstInput_ < 0 ? now : firstInput_) + t_.firstOutputDelay;
       if (k > 0)
         at = std::max(at, emitCycle_.back() + t_.gapBefore(k));
+      if (!t_.notBefore.empty())
+        at = std::max(at, t_.notBefore[size_t(k)]);
       for (size_t q = 0; q < ports(); ++q) {
         const int64_t n = need_[q][size_t(k)];
         if (n == 0)
@@ -332,6 +338,10 @@ KernelCurves deriveKernelCurves(const std::string &nodeName, const model::Kernel
                     std::to_string(t.ii));
   if (t.outputTokens < 0)
     throw Error(where, "outputTokens", "a count >= 0, got " + std::to_string(t.outputTokens));
+  if (!t.notBefore.empty() && int64_t(t.notBefore.size()) != t.outputTokens)
+    throw Error(where, "notBefore",
+                "one cycle per output (" + std::to_string(t.outputTokens) + "), got " +
+                    std::to_string(t.notBefore.size()));
   if (t.inputTokensNeeded.size() != t.inputTokens.size())
     throw Error(where, "inputTokensNeeded",
                 "one curve per input port (" + std::to_string(t.inputTokens.size()) + "), got " +
@@ -491,7 +501,8 @@ SharedCurves sharedKernelCurves(const std::string &nodeName, const model::Kernel
       for (const Entry &e : it->second) {
         const model::KernelTiming &t = e.timing;
         if (t.ii != timing.ii || t.rateTokens != timing.rateTokens ||
-            t.rateCycles != timing.rateCycles || t.inputTokens != timing.inputTokens)
+            t.rateCycles != timing.rateCycles || t.inputTokens != timing.inputTokens ||
+            t.notBefore != timing.notBefore)
           continue;
         if (needed.empty() && !timing.inputTokens.empty())
           needed = neededTable(timing);

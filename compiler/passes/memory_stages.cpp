@@ -15,7 +15,8 @@ void addMemoryStages(TimingGraph &graph, std::vector<int64_t> &depths,
     dma = model::readDmaUnpackTiming(r.words, dma.outputTokens);
     TimingNode memory;
     memory.name = dmaName + ".memory";
-    memory.timing = model::memoryWordsTiming(r.words, r.startDelay, rate);
+    memory.timing = r.schedule.empty() ? model::memoryWordsTiming(r.words, r.startDelay, rate)
+                                       : model::memoryWordsTiming(r.schedule, rate);
     graph.nodes.push_back(memory);
     TimingEdge edge;
     edge.name = memory.name + "->" + dmaName;

@@ -17,6 +17,9 @@ struct MemoryRead {
   size_t node = 0;        ///< a source node of the graph (the DMA)
   int64_t words = 0;      ///< 512-bit words it reads
   int64_t startDelay = 0; ///< cycles to its first word (model::memoryStartDelay, or 0 if ahead)
+  /// Per word, its cycle by the DMA's bursts (model::readDmaWordSchedule); empty: startDelay,
+  /// then the rate.
+  std::vector<int64_t> schedule;
 };
 
 /// Turns each listed node into the DMA's unpack stage fed by a new memory node (appended to the

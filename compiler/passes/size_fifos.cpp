@@ -11,6 +11,7 @@
 #include "model/llm_kernel_catalog.h"
 #include "passes/dataflow_timing_sim.h"
 #include "passes/fifo_sizing.h"
+#include "passes/kernel_cycles.h"
 #include "passes/pass_pipeline.h"
 #include "support/error.h"
 
@@ -119,6 +120,15 @@ void sizeStreamFifos(CompileState &state) {
   }
   state.deepCycles = deep.deadlock ? 0 : deep.makespan;
   state.predictedCycles = result.predictedMakespan;
+  // What sim measures as kernel_cycles, under its default memory and the deterministic one
+  // (--jitter 0 --ready-probability 1).
+  model::MemoryTiming simDefault, deterministic;
+  deterministic.readLatencyJitter = 0;
+  deterministic.readyProbability = 1;
+  state.kernelCycles.clear();
+  for (const auto &[name, memory] :
+       {std::make_pair("sim_default", simDefault), std::make_pair("deterministic", deterministic)})
+    state.kernelCycles.push_back({name, memory, predictKernelCycles(state.dataflow, memory)});
   state.fifoSolveSeconds = result.solveSeconds;
   state.invariants.fifosSized = true;
 }

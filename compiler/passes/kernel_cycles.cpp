@@ -1,0 +1,60 @@
+// Kernel cycles of a graph design under the testbench memory (see kernel_cycles.h).
+#include "passes/kernel_cycles.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gen/hbm_layout.h"
+#include "passes/dataflow_timing_sim.h"
+#include "passes/memory_stages.h"
+#include "passes/pass_pipeline.h"
+#include "support/error.h"
+
+namespace st::passes {
+
+/// Cycles of the write DMA's own pipeline around the memory's response: the pack register, the
+/// W beat and the B handshake into done (measured on the deterministic memory).
+constexpr int64_t kWritePipelineCycles = 3;
+
+int64_t writeTailCycles(const model::MemoryTiming &memory) {
+  // tb/hbm_model.h: a write's response comes latency / 2 + U[0, jitter] after its last W beat,
+  // and the B beat is offered with the ready probability each cycle (a geometric wait).
+  const double ready = std::clamp(memory.readyProbability, 1e-3, 1.0);
+  const double response = std::floor(memory.readLatency / 2) + memory.readLatencyJitter / 2 +
+                          (1 / ready - 1) + (1 / ready - 1);
+  return kWritePipelineCycles + static_cast<int64_t>(std::llround(response));
+}
+
+int64_t predictKernelCycles(const ir::DataflowGraph &df, const model::MemoryTiming &memory) {
+  std::vector<ir::StreamId> streams;
+  TimingGraph graph = timingGraphOf(df, streams);
+  // timingGraphOf numbers the nodes in topological order.
+  const std::vector<ir::NodeId> order = df.topologicalOrder();
+  std::vector<MemoryRead> reads;
+  bool writes = false;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const ir::DataflowNode &node = df.node(order[i]);
+    if (node.kind == ir::NodeKind::WriteDma)
+      writes = true;
+    if (node.kind != ir::NodeKind::ReadDma)
+      continue;
+    const gen::HbmTensorLayout layout = gen::hbmLayoutOf(node.outputs[0].type);
+    MemoryRead r;
+    r.node = i;
+    r.words = layout.wordsStreamed();
+    r.schedule = model::readDmaWordSchedule(layout.burstLengths(), memory);
+    reads.push_back(r);
+  }
+  // The RTL instantiates at least a two-entry FIFO (a register slice) on every stream.
+  std::vector<int64_t> depths;
+  for (ir::StreamId s : streams)
+    depths.push_back(std::max<int64_t>(2, df.stream(s).fifoDepth));
+  addMemoryStages(graph, depths, reads, model::cadenceOf(memory.wordsPerCycle()));
+  const TimingSimResult r = simulateDataflowTiming(graph, depths);
+  if (r.deadlock)
+    throw Error("kernel cycle prediction", "timing graph",
+                "no deadlock at the design's FIFO depths (" + r.deadlockReport + ")");
+  return kKernelStartCycles + r.makespan + (writes ? writeTailCycles(memory) : 0);
+}
+
+} // namespace st::passes

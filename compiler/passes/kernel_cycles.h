@@ -1,0 +1,31 @@
+// Kernel cycles of a graph design: what `streamtensor sim` measures as "kernel_cycles" (tb/
+// kernel_span.h: from the control slave's start pulse to ap_done), predicted from the design's
+// timing graph at its FIFO depths under the testbench memory's mean behaviour:
+//   - every read DMA as the memory and DMA stages of model/memory_read_model.h (the first
+//     burst's address merge, the mean read latency, words at the memory's mean rate);
+//   - the control's start: running, then every DMA's start handshake (kKernelStartCycles);
+//   - the write DMAs' tail: after a write DMA's last token, its pack register and W beat and the
+//     memory's mean write response latency (tb/hbm_model.h: half the read latency plus half the
+//     jitter, B offered at the ready probability) before its done, which is ap_done.
+// The FIFO-sizing LP keeps its nominal DMAs (model/dma_stream_model.h); this is the prediction
+// that the measurement is compared with.
+#pragma once
+
+#include <cstdint>
+
+#include "ir/dataflow_graph.h"
+#include "model/memory_read_model.h"
+
+namespace st::passes {
+
+/// Cycles from the start pulse to the first cycle a DMA's start handshake can happen.
+constexpr int64_t kKernelStartCycles = 1;
+
+/// Mean cycles from a write DMA's last token to its done pulse under `memory`.
+int64_t writeTailCycles(const model::MemoryTiming &memory);
+
+/// The kernel's cycles (start pulse to ap_done) of `df` (FIFO depths sized) under `memory`.
+/// Throws st::Error when the timing graph deadlocks.
+int64_t predictKernelCycles(const ir::DataflowGraph &df, const model::MemoryTiming &memory);
+
+} // namespace st::passes
