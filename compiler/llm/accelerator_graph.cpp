@@ -7,6 +7,7 @@
 
 #include "passes/pass_pipeline.h"
 #include "support/error.h"
+#include "support/parallel.h"
 
 namespace st::llm {
 
@@ -86,6 +87,7 @@ LoweredStage lowerAndSize(const ir::DecodeStage &stage, int index,
   state.graph = &stage.graph;
   state.dataflow = std::move(lowered.dataflow);
   state.options.searchMinDepths = false;
+  state.options.predictKernelCycles = false;
   passes::sizeStreamFifos(state);
   state.dataflow.verify({true, true, true});
   lowered.dataflow = std::move(state.dataflow);
@@ -329,11 +331,14 @@ AcceleratorGraph buildAcceleratorGraph(const ir::DecodeProgram &program,
   AcceleratorOptions uniform = options;
   for (const ir::DecodeStage &stage : program.stages)
     uniform.maxLanes = std::min(uniform.maxLanes, stageLanes(stage, options.maxLanes));
-  for (int i = 0; i < 3; ++i) {
-    int64_t cycles = 0;
-    g.stages.push_back(lowerAndSize(program.stages[i], i, uniform, cycles));
-    g.stageCycles.push_back(cycles);
-  }
+  // The stages are lowered and sized independently (on the machine's cores).
+  std::vector<LoweredStage> stages(3);
+  std::vector<int64_t> cycles(3, 0);
+  parallelFor(3, [&](size_t i) {
+    stages[i] = lowerAndSize(program.stages[i], static_cast<int>(i), uniform, cycles[i]);
+  });
+  g.stages = std::move(stages);
+  g.stageCycles = cycles;
   Joiner(g, options).run();
   return g;
 }

@@ -16,6 +16,7 @@
 #include "passes/memory_stages.h"
 #include "passes/pass_pipeline.h"
 #include "support/error.h"
+#include "support/parallel.h"
 
 namespace st::llm {
 
@@ -48,8 +49,11 @@ StageTimer::StageTimer(const AcceleratorGraph &g, const AcceleratorOptions &opti
 }
 
 int64_t StageTimer::cyclesAt(int64_t cacheLength) {
-  if (auto it = known_.find(cacheLength); it != known_.end())
-    return it->second;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = known_.find(cacheLength); it != known_.end())
+      return it->second;
+  }
   const LoweredStage lowered =
       lowerAcceleratorStage(g_.program->stages.at(index_), index_, options_, cacheLength);
   const ir::DataflowGraph &df = lowered.dataflow;
@@ -94,6 +98,7 @@ int64_t StageTimer::cyclesAt(int64_t cacheLength) {
                 "stage " + std::to_string(index_) + " at cache length " +
                     std::to_string(cacheLength),
                 "no deadlock in the timing simulation (" + r.deadlockReport + ")");
+  const std::lock_guard<std::mutex> lock(mutex_);
   return known_[cacheLength] = r.makespan;
 }
 
@@ -131,24 +136,46 @@ CacheLengthCurve sampleCacheLengthCurve(const std::function<int64_t(int64_t)> &c
                 "cache lengths " + std::to_string(first) + " .. " + std::to_string(last),
                 "a non-empty range");
   std::map<int64_t, int64_t> samples;
-  samples[first] = cyclesAt(first);
-  samples[last] = cyclesAt(last);
-  // Refine every interval whose midpoint misses the chord (depth-first over a work list).
-  std::vector<std::pair<int64_t, int64_t>> open = {{first, last}};
-  while (!open.empty()) {
-    const auto [a, b] = open.back();
-    open.pop_back();
-    if (b - a < 2)
-      continue;
-    const int64_t m = a + (b - a) / 2;
-    const int64_t v = cyclesAt(m);
-    samples[m] = v;
-    CacheLengthCurve chord;
-    chord.samples = {{a, samples.at(a)}, {b, samples.at(b)}};
-    if (std::llabs(v - chord.at(m)) > tolerance) {
-      open.push_back({m, b});
-      open.push_back({a, m});
+  // Round by round: the ends, then the midpoints of the intervals still open, in parallel.
+  std::vector<int64_t> pending = {first};
+  if (last != first)
+    pending.push_back(last);
+  std::vector<std::pair<int64_t, int64_t>> open;
+  if (last - first >= 2) {
+    open.push_back({first, last});
+    pending.push_back(first + (last - first) / 2);
+  }
+  for (;;) {
+    std::vector<int64_t> values(pending.size());
+    parallelFor(pending.size(), [&](size_t i) { values[i] = cyclesAt(pending[i]); });
+    for (size_t i = 0; i < pending.size(); ++i)
+      samples[pending[i]] = values[i];
+    // Intervals whose midpoint is now known: keep them if it missed the chord.
+    std::vector<std::pair<int64_t, int64_t>> next;
+    pending.clear();
+    for (const auto &[a, b] : open) {
+      const int64_t m = a + (b - a) / 2;
+      auto known = samples.find(m);
+      if (known == samples.end()) {
+        pending.push_back(m);
+        next.push_back({a, b});
+        continue;
+      }
+      CacheLengthCurve chord;
+      chord.samples = {{a, samples.at(a)}, {b, samples.at(b)}};
+      if (std::llabs(known->second - chord.at(m)) > tolerance)
+        for (const auto &half : {std::make_pair(a, m), std::make_pair(m, b)})
+          if (half.second - half.first >= 2) {
+            next.push_back(half);
+            pending.push_back(half.first + (half.second - half.first) / 2);
+          }
     }
+    open.swap(next);
+    if (pending.empty())
+      break;
+    // Each open interval's midpoint is pending once.
+    std::sort(pending.begin(), pending.end());
+    pending.erase(std::unique(pending.begin(), pending.end()), pending.end());
   }
   CacheLengthCurve curve;
   curve.samples.assign(samples.begin(), samples.end());
@@ -166,8 +193,6 @@ std::vector<int64_t> predictStepCycles(const AcceleratorGraph &g, const Accelera
     throw Error("step prediction", "layer windows",
                 "one per layer (" + std::to_string(g.layers) + "), got " +
                     std::to_string(layerWindows.size()));
-  const int64_t prologue = stageCyclesAt(g, options, 0, 1, hbm);
-  const int64_t epilogue = stageCyclesAt(g, options, 2, 1, hbm);
   // The cache lengths the steps read (step 0 reads none and is simulated as 1 row).
   auto rowsAt = [&](int64_t l, int64_t t) {
     const int64_t window = layerWindows.empty() ? 0 : layerWindows[size_t(l)];
@@ -177,10 +202,20 @@ std::vector<int64_t> predictStepCycles(const AcceleratorGraph &g, const Accelera
   for (int64_t t = 0; t < steps; ++t)
     for (int64_t l = 0; l < g.layers; ++l)
       longest = std::max(longest, rowsAt(l, t));
+  // The prologue and epilogue (the LM head: the longest single simulation) beside the block's
+  // samples.
+  int64_t prologue = 0, epilogue = 0;
+  CacheLengthCurve curve;
   StageTimer block(g, options, 1, hbm);
-  const CacheLengthCurve curve =
-      sampleCacheLengthCurve([&](int64_t rows) { return block.cyclesAt(rows); }, 1, longest,
-                             cacheCurveTolerance(block.cyclesAt(longest)));
+  parallelFor(2, [&](size_t task) {
+    if (task == 0) {
+      prologue = stageCyclesAt(g, options, 0, 1, hbm);
+      epilogue = stageCyclesAt(g, options, 2, 1, hbm);
+      return;
+    }
+    curve = sampleCacheLengthCurve([&](int64_t rows) { return block.cyclesAt(rows); }, 1, longest,
+                                   cacheCurveTolerance(block.cyclesAt(longest)));
+  });
   std::vector<int64_t> cycles;
   for (int64_t t = 0; t < steps; ++t) {
     int64_t step = prologue + epilogue;

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,8 @@ class StageTimer {
 public:
   StageTimer(const AcceleratorGraph &g, const AcceleratorOptions &options, int index,
              const model::MemoryTiming &hbm);
-  /// Cycles of one run of the stage at `cacheLength` cached rows (the makespan; exact).
+  /// Cycles of one run of the stage at `cacheLength` cached rows (the makespan; exact). Safe to
+  /// call from several threads.
   int64_t cyclesAt(int64_t cacheLength);
   /// Distinct cache lengths simulated so far.
   int64_t simulations() const { return static_cast<int64_t>(known_.size()); }
@@ -49,6 +51,7 @@ private:
   model::MemoryTiming hbm_;
   std::map<std::string, int64_t> builtDepths_;
   std::map<int64_t, int64_t> known_;
+  std::mutex mutex_;
 };
 
 /// Cycles of stage `index` of `g` (built with `options`) at `cacheLength` cached rows.

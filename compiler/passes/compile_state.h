@@ -55,10 +55,13 @@ struct CompileOptions {
   /// FIFO depths forced by the user (stream name -> depth), e.g. below the LP's to test the
   /// watchdog.
   std::map<std::string, int64_t> forcedDepths;
-  /// Also find, per stream, the least depth the timing simulation accepts (a bisection with one
-  /// simulation per probe: seconds on a tiny graph, ~90 s on a full-size LLM block, whose
-  /// designs skip it).
+  /// Also find, per stream, the least depth the timing simulation accepts, and the cycles with
+  /// deep FIFOs (a bisection with one simulation per probe: seconds on a tiny graph, ~90 s on a
+  /// full-size LLM block, whose designs skip it).
   bool searchMinDepths = true;
+  /// Also predict the kernel's cycles under sim's memories (graph designs: report.json
+  /// kernel_cycle_prediction). LLM stages have their own per-step prediction.
+  bool predictKernelCycles = true;
 };
 
 struct CompileState {

@@ -215,6 +215,24 @@ public:
       firstInput_ = now;
     lastEvent_ = std::max(lastEvent_, now);
   }
+  /// Emits `count` outputs in cycles now .. now + count - 1.
+  void emitRun(int64_t now, int64_t count) {
+    for (int64_t i = 0; i < count; ++i)
+      emitCycle_.push_back(now + i);
+    lastEvent_ = std::max(lastEvent_, now + count - 1);
+  }
+  /// A source that may emit one output every cycle (II 1, no cadence or schedule).
+  bool streamsEveryCycle() const {
+    return isSource() && t_.ii == 1 && t_.rateTokens == 0 && t_.notBefore.empty();
+  }
+  int64_t outputsLeft() const { return t_.outputTokens - emitted(); }
+  bool othersConsumed(size_t p) const {
+    for (size_t q = 0; q < ports(); ++q)
+      if (q != p && consumed_[q] < t_.inputTokens[q])
+        return false;
+    return true;
+  }
+
   void emit(int64_t now) {
     emitCycle_.push_back(now);
     lastEvent_ = std::max(lastEvent_, now);
@@ -654,6 +672,44 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
         decisions.push_back(d);
       else if (readyAt != kNever && readyAt > now)
         wakes.push({readyAt, v});
+    }
+    // A source streaming into one consumer that takes a token a cycle and emits nothing, with
+    // nothing else due: the same two events repeat each cycle (a GEMV's weights), so the whole
+    // stretch is taken at once.
+    if (decisions.size() == 2) {
+      const Decision *src = &decisions[0], *dst = &decisions[1];
+      if (!src->emit)
+        std::swap(src, dst);
+      const size_t S = src->node, C = dst->node;
+      if (src->emit && src->pops == 0 && !dst->emit && outEdges[S].size() == 1 &&
+          runs[S].streamsEveryCycle() && g.edges[outEdges[S][0]].dst == C) {
+        const size_t e = outEdges[S][0], p = g.edges[e].dstPort;
+        if (dst->pops == (uint64_t(1) << p) && runs[C].othersConsumed(p)) {
+          int64_t stretch = std::min(runs[S].outputsLeft(), runs[C].aloneStretch(p, now));
+          if (!wakes.empty())
+            stretch = std::min(stretch, wakes.top().first - now);
+          if (stretch >= 2) {
+            runs[S].emitRun(now, stretch);
+            runs[C].popRun(p, now, stretch);
+            result.nodeVisits += 2 * stretch;
+            result.highWater[e] = std::max(result.highWater[e], occupancy[e]);
+            for (size_t v : {S, C})
+              if (runs[v].done() && !isDone[v]) {
+                isDone[v] = 1;
+                ++doneCount;
+              }
+            lastEvent = now + stretch - 1;
+            now += stretch;
+            for (size_t v : next)
+              flagged[v] = 0;
+            next.clear();
+            active = {S, C};
+            for (size_t v : active)
+              activeAt[v] = now;
+            continue;
+          }
+        }
+      }
     }
     pushed.clear();
     for (const Decision &d : decisions) {

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <mutex>
 
 namespace st::passes {
 
@@ -425,6 +426,10 @@ FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &op
         for (size_t h = 1; h < hull.size(); ++h)
           addSegment(hull[h - 1], hull[h]);
       }
+      // CBC and CLP keep some state of their own (message handlers, statics): one solve at a
+      // time in the process, whichever thread sizes which stage.
+      static std::mutex solverMutex;
+      const std::lock_guard<std::mutex> solverLock(solverMutex);
       OsiClpSolverInterface solver;
       solver.messageHandler()->setLogLevel(0);
       solver.loadProblem(rows, lower.data(), upper.data(), objective.data(), rowLower.data(),

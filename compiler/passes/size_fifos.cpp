@@ -93,8 +93,10 @@ void sizeStreamFifos(CompileState &state) {
   std::vector<int64_t> depths;
   for (ir::StreamId s : streams)
     depths.push_back(state.dataflow.stream(s).fifoDepth);
-  const TimingSimResult deep =
-      simulateDataflowTiming(graph, std::vector<int64_t>(depths.size(), 8192));
+  TimingSimResult deep;
+  deep.deadlock = true; // not simulated
+  if (state.options.searchMinDepths)
+    deep = simulateDataflowTiming(graph, std::vector<int64_t>(depths.size(), 8192));
   const int64_t budget = deep.deadlock ? 0 : deep.makespan + deep.makespan / 50;
   state.searchedMinDepths.assign(depths.size(), 0);
   for (size_t e = 0; e < depths.size() && !deep.deadlock && state.options.searchMinDepths; ++e) {
