@@ -80,12 +80,20 @@ nlohmann::json reportJson(const passes::CompileState &state, const std::string &
   // The kernel's predicted cycles (start pulse to ap_done) per testbench memory; sim prints the
   // one matching its options beside the measured kernel_cycles.
   report["kernel_cycle_prediction"] = nlohmann::json::array();
-  for (const passes::CompileState::KernelCyclePrediction &k : state.kernelCycles)
-    report["kernel_cycle_prediction"].push_back({{"memory", k.memory},
-                                                 {"latency", k.timing.readLatency},
-                                                 {"jitter", k.timing.readLatencyJitter},
-                                                 {"ready_probability", k.timing.readyProbability},
-                                                 {"kernel_cycles", k.cycles}});
+  // A design whose depths were forced into a deadlock (--fifo-depth) has none: kernel_cycles is
+  // null and "deadlock" says where the timing graph stops.
+  for (const passes::CompileState::KernelCyclePrediction &k : state.kernelCycles) {
+    nlohmann::json entry = {{"memory", k.memory},
+                            {"latency", k.timing.readLatency},
+                            {"jitter", k.timing.readLatencyJitter},
+                            {"ready_probability", k.timing.readyProbability},
+                            {"kernel_cycles", nullptr}};
+    if (k.prediction.cycles)
+      entry["kernel_cycles"] = *k.prediction.cycles;
+    else
+      entry["deadlock"] = k.prediction.deadlock;
+    report["kernel_cycle_prediction"].push_back(entry);
+  }
   // Resource estimate of the whole top (gen/design_resources.h) beside the device budget.
   const DesignResources res = designResources(df);
   const passes::DeviceConstraints &dev = state.device;
@@ -130,9 +138,11 @@ std::string reportMarkdown(const nlohmann::json &r) {
      << " cycles.\n\nPredicted kernel cycles (start pulse to ap_done, what `streamtensor sim` "
         "reports as kernel_cycles):";
   for (const auto &k : r.value("kernel_cycle_prediction", nlohmann::json::array()))
-    os << " " << k["kernel_cycles"].get<int64_t>() << " under the "
-       << k["memory"].get<std::string>() << " HBM (latency " << k["latency"].get<double>()
-       << ", jitter " << k["jitter"].get<double>() << ", ready "
+    os << " "
+       << (k["kernel_cycles"].is_null() ? std::string("none (deadlocks at these depths)")
+                                        : std::to_string(k["kernel_cycles"].get<int64_t>()))
+       << " under the " << k["memory"].get<std::string>() << " HBM (latency "
+       << k["latency"].get<double>() << ", jitter " << k["jitter"].get<double>() << ", ready "
        << k["ready_probability"].get<double>() << ");";
   os << "\n\n## Nodes\n\n"
      << "| node | kind | module | group | ports |\n|---|---|---|---|---|\n";

@@ -30,6 +30,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// The summary line's kernel-cycle figure: the prediction under sim's default HBM, or that the
+/// design deadlocks at its (forced) FIFO depths.
+std::string kernelCyclesNote(const passes::CompileState &state) {
+  if (state.kernelCycles.empty())
+    return "no kernel cycle prediction";
+  const passes::KernelCycles &k = state.kernelCycles.front().prediction;
+  if (!k.cycles)
+    return "deadlocks at these FIFO depths, no kernel cycle prediction";
+  return "predicted kernel cycles " + std::to_string(*k.cycles) + " under sim's default HBM";
+}
+
 struct CompileOptions {
   std::string input;
   std::string output;
@@ -188,10 +199,8 @@ int runCompile(const CompileOptions &o) {
     if (!o.quiet)
       std::cerr << "streamtensor compile: wrote " << target.string() << " ("
                 << state.dataflow.nodes().size() << " nodes, " << state.dataflow.streams().size()
-                << " streams; FIFOs by " << o.fifoMode << " in " << state.fifoSolveSeconds
-                << " s; predicted kernel cycles "
-                << (state.kernelCycles.empty() ? 0 : state.kernelCycles.front().cycles)
-                << " under sim's default HBM)\n";
+                << " streams; FIFOs by " << o.fifoMode << " in " << state.fifoSolveSeconds << " s; "
+                << kernelCyclesNote(state) << ")\n";
     return 0;
   } catch (const Error &e) {
     if (!staging.empty())

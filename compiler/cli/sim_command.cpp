@@ -192,7 +192,8 @@ int runSim(const SimOptions &o) {
         nlohmann::json::parse(std::ifstream(fs::path(o.design) / "report.json"));
     for (const auto &k : report.value("kernel_cycle_prediction", nlohmann::json::array()))
       if (k.at("latency").get<double>() == o.latency && k.at("jitter").get<double>() == o.jitter &&
-          k.at("ready_probability").get<double>() == o.readyProbability) {
+          k.at("ready_probability").get<double>() == o.readyProbability &&
+          !k.at("kernel_cycles").is_null()) {
         result["predicted_kernel_cycles"] = k.at("kernel_cycles");
         if (result.contains("kernel_cycles"))
           result["kernel_over_predicted"] =

@@ -15,6 +15,7 @@
 #include "ir/tensor_graph.h"
 #include "model/memory_read_model.h"
 #include "passes/fifo_sizing.h"
+#include "passes/kernel_cycles.h"
 
 namespace st::passes {
 
@@ -90,7 +91,7 @@ struct CompileState {
   struct KernelCyclePrediction {
     std::string memory; ///< "sim_default", "deterministic"
     model::MemoryTiming timing;
-    int64_t cycles = 0;
+    KernelCycles prediction;
   };
   std::vector<KernelCyclePrediction> kernelCycles;
 };

@@ -25,7 +25,7 @@ int64_t writeTailCycles(const model::MemoryTiming &memory) {
   return kWritePipelineCycles + static_cast<int64_t>(std::llround(response));
 }
 
-int64_t predictKernelCycles(const ir::DataflowGraph &df, const model::MemoryTiming &memory) {
+KernelCycles predictKernelCycles(const ir::DataflowGraph &df, const model::MemoryTiming &memory) {
   std::vector<ir::StreamId> streams;
   TimingGraph graph = timingGraphOf(df, streams);
   // timingGraphOf numbers the nodes in topological order.
@@ -52,9 +52,8 @@ int64_t predictKernelCycles(const ir::DataflowGraph &df, const model::MemoryTimi
   addMemoryStages(graph, depths, reads, model::cadenceOf(memory.wordsPerCycle()));
   const TimingSimResult r = simulateDataflowTiming(graph, depths);
   if (r.deadlock)
-    throw Error("kernel cycle prediction", "timing graph",
-                "no deadlock at the design's FIFO depths (" + r.deadlockReport + ")");
-  return kKernelStartCycles + r.makespan + (writes ? writeTailCycles(memory) : 0);
+    return {std::nullopt, r.deadlockReport};
+  return {kKernelStartCycles + r.makespan + (writes ? writeTailCycles(memory) : 0), {}};
 }
 
 } // namespace st::passes

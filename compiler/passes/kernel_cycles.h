@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "ir/dataflow_graph.h"
 #include "model/memory_read_model.h"
@@ -24,8 +26,15 @@ constexpr int64_t kKernelStartCycles = 1;
 /// Mean cycles from a write DMA's last token to its done pulse under `memory`.
 int64_t writeTailCycles(const model::MemoryTiming &memory);
 
+/// The kernel's predicted cycles, or why there are none.
+struct KernelCycles {
+  std::optional<int64_t> cycles;
+  /// The timing graph's wait-for report when the design deadlocks at its FIFO depths (depths
+  /// forced by --fifo-depth to reproduce a deadlock); empty otherwise.
+  std::string deadlock;
+};
+
 /// The kernel's cycles (start pulse to ap_done) of `df` (FIFO depths sized) under `memory`.
-/// Throws st::Error when the timing graph deadlocks.
-int64_t predictKernelCycles(const ir::DataflowGraph &df, const model::MemoryTiming &memory);
+KernelCycles predictKernelCycles(const ir::DataflowGraph &df, const model::MemoryTiming &memory);
 
 } // namespace st::passes

@@ -135,9 +135,12 @@ TEST(StreamProbes, VerilatorConfigAndGtkwaveSaveFile) {
   for (size_t at = vlt.find("public_flat_rd -module \"diamond_top\" -var \"");
        at != std::string::npos; at = vlt.find("public_flat_rd", at + 1))
     ++lines;
-  EXPECT_EQ(lines, 6 * probes.size());
+  // Six signals per stream, and the kernel's start and done for its span (tb/kernel_span.h).
+  EXPECT_EQ(lines, 6 * probes.size() + 2);
   for (const gen::StreamProbe &p : probes)
     EXPECT_NE(vlt.find("-var \"" + p.fifoMaxCount() + "\""), std::string::npos) << p.name;
+  EXPECT_NE(vlt.find(std::string("-var \"") + gen::kKernelStartSignal + "\""), std::string::npos);
+  EXPECT_NE(vlt.find(std::string("-var \"") + gen::kKernelDoneSignal + "\""), std::string::npos);
 
   const std::string gtkw =
       gen::gtkwaveSaveFile(probes, "dut.diamond_top", "/x/trace.fst", "/x/trace.gtkw");
