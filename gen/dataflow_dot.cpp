@@ -54,7 +54,7 @@ std::string dataflowDot(const DataflowPicture &p) {
   os << "digraph dataflow {\n"
      << "  graph [rankdir=" << (p.topToBottom ? "TB" : "LR")
      << ", fontname=\"Helvetica\", fontsize=14, labelloc=t, label=" << dotQuoted(p.title)
-     << ", newrank=true, nodesep=0.6, ranksep=0.45];\n"
+     << ", newrank=true, nodesep=0.6, ranksep=0.6];\n"
      << "  node [fontname=\"Helvetica\", fontsize=10, margin=\"0.12,0.04\"];\n"
      << "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#505050\", arrowsize=0.6];\n";
 

@@ -30,10 +30,15 @@ std::string percent(double fraction) {
   return text;
 }
 
+/// The node of a report's "producer"/"consumer" ("node.port").
+std::string nodeOf(const std::string &end) {
+  const size_t dot = end.rfind('.');
+  return dot == std::string::npos ? end : end.substr(0, dot);
+}
+
 } // namespace
 
-DataflowPicture stallPicture(const nlohmann::json &report,
-                             const std::map<std::string, std::string> &groupOf,
+DataflowPicture stallPicture(const nlohmann::json &report, const DataflowPicture *design,
                              const std::string &file) {
   if (!report.is_object() || !report.contains("streams") || !report["streams"].is_array())
     throw Error(file, "streams", "an array of per-stream statistics (a stall report)");
@@ -54,9 +59,10 @@ DataflowPicture stallPicture(const nlohmann::json &report,
       return;
     DataflowPicture::Node n;
     n.name = name;
-    const auto g = groupOf.find(name);
-    if (g != groupOf.end())
-      n.group = g->second;
+    if (design)
+      for (const DataflowPicture::Node &known : design->nodes)
+        if (known.name == name)
+          n = known;
     p.nodes.push_back(n);
   };
   size_t index = 0;
@@ -69,11 +75,11 @@ DataflowPicture stallPicture(const nlohmann::json &report,
     const std::string name = s["name"].get<std::string>();
     const double stalled = cycles > 0 ? s["stalled_on_ready"].get<double>() / cycles : 0;
     const double starved = cycles > 0 ? s["starved_on_valid"].get<double>() / cycles : 0;
-    addNode(s["producer"].get<std::string>());
-    addNode(s["consumer"].get<std::string>());
     DataflowPicture::Edge e;
-    e.from = s["producer"].get<std::string>();
-    e.to = s["consumer"].get<std::string>();
+    e.from = nodeOf(s["producer"].get<std::string>());
+    e.to = nodeOf(s["consumer"].get<std::string>());
+    addNode(e.from);
+    addNode(e.to);
     e.label = name + "\nstalled " + percent(stalled) + ", starved " + percent(starved) + "\nFIFO " +
               s["fifo_high_water"].dump() + " / " + s["fifo_depth"].dump();
     e.color = stallColor(stalled, starved);
@@ -85,10 +91,12 @@ DataflowPicture stallPicture(const nlohmann::json &report,
     }
     p.edges.push_back(e);
   }
-  p.legend = {"stream colour: red = share of cycles stalled on ready (FIFO full: back-pressure)",
-              "                blue = share of cycles starved on valid (FIFO empty: waiting)",
-              "                grey = neither; pen width grows with the larger share",
-              "label: stream, both shares of the run's cycles, FIFO high-water / depth"};
+  p.legend = {
+      "Stream colour and width:",
+      "red: share of the run's cycles stalled on ready (FIFO full: back-pressure)",
+      "blue: share of the run's cycles starved on valid (FIFO empty: waiting on the producer)",
+      "grey: neither; the pen grows with the larger share",
+      "Label: stream, both shares, FIFO high-water mark / depth"};
   if (deadlock)
     p.legend.push_back("bold: the streams of the deadlock's wait-for cycle");
   return p;

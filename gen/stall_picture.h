@@ -7,7 +7,6 @@
 // bold. It reads only the report's JSON, so any run's report can be drawn again later.
 #pragma once
 
-#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -16,11 +15,11 @@
 
 namespace st::gen {
 
-/// The picture of `stallReport`; `groupOf` (kernel name -> stage or fusion group, from the
-/// design's report.json) clusters the kernels when given. Throws st::Error naming `file` when
-/// the report lacks "streams" or a stream lacks a field.
-DataflowPicture stallPicture(const nlohmann::json &stallReport,
-                             const std::map<std::string, std::string> &groupOf,
+/// The picture of `stallReport` (its streams' "producer"/"consumer" are "node.port"). Nodes
+/// that `design` (the design's own picture, from its report.json; may be null) knows keep their
+/// group, kind and module there. Throws st::Error naming `file` when the report lacks "streams"
+/// or a stream lacks a field.
+DataflowPicture stallPicture(const nlohmann::json &stallReport, const DataflowPicture *design,
                              const std::string &file);
 
 /// "#rrggbb" of a stream stalled `stalled` and starved `starved` of the cycles (fractions in

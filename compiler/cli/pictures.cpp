@@ -3,7 +3,7 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <map>
+#include <optional>
 
 #include "cli/subprocess.h"
 #include "gen/stall_picture.h"
@@ -138,13 +138,12 @@ std::string writeDataflowPicture(const fs::path &designDir) {
 
 std::string writeStallPicture(const fs::path &simDir, const fs::path &designDir) {
   const fs::path stallFile = simDir / "stall_report.json";
-  std::map<std::string, std::string> groupOf;
-  if (fs::exists(designDir / "report.json"))
-    for (const auto &n : readJson(designDir / "report.json").value("nodes", nlohmann::json()))
-      if (n.contains("name") && n.contains("group"))
-        groupOf[n["name"].get<std::string>()] = n["group"].get<std::string>();
+  const fs::path reportFile = designDir / "report.json";
+  std::optional<gen::DataflowPicture> design;
+  if (fs::exists(reportFile))
+    design = dataflowPictureOfReport(readJson(reportFile), reportFile.string());
   const gen::DataflowPicture p =
-      gen::stallPicture(readJson(stallFile), groupOf, stallFile.string());
+      gen::stallPicture(readJson(stallFile), design ? &*design : nullptr, stallFile.string());
   const fs::path dot = simDir / "stall_report.dot";
   writeText(dot, gen::dataflowDot(p));
   return renderSvg(dot, simDir / "stall_report.svg");
