@@ -107,8 +107,8 @@ std::string readDtype(const ConfigFields &f) {
   return dtype;
 }
 
-/// layer_types as sliding flags; every entry must be one of `allowed` (each family names the
-/// kinds it implements, and why the others are rejected).
+/// layer_types as sliding flags, one entry per layer: full_attention, or sliding_attention where
+/// the family has sliding-window layers (else rejected, saying `whyNoSliding`).
 std::vector<bool> readLayerTypes(const ConfigFields &f, int64_t numLayers, bool slidingAllowed,
                                  const std::string &whyNoSliding) {
   const json &types = f.raw()["layer_types"];
