@@ -327,6 +327,15 @@ void writeDesign(const passes::CompileState &state, const DesignWriteOptions &op
   // ---- reports ----
   nlohmann::json report = reportJson(state, options.designName);
   report["top"] = top.module;
+  // Each AXI master's DMA node and pseudo-channel (the compile's dataflow.svg draws them).
+  report["axi_masters"] = nlohmann::json::array();
+  for (const TopInterface::DmaPort &d : top.dmas)
+    report["axi_masters"].push_back({{"port", "m_axi_" + d.name},
+                                     {"node", df.node(d.node).name},
+                                     {"read", d.isRead},
+                                     {"hbm_channel", d.hbmChannel},
+                                     {"hbm_channels", {d.hbmChannel}},
+                                     {"arg_offset", d.argOffset}});
   writeText(dir / "report.json", report.dump(2) + "\n");
   writeText(dir / "report.md", reportMarkdown(report));
   writeText(dir / "dataflow.txt", df.toString());

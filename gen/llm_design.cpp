@@ -176,11 +176,16 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
   j["stage_cycles"] = d.graph.stageCycles;
   j["step_prediction"] = stepPredictionJson(d, o, q);
   j["hbm_bytes"] = d.plan.totalBytes();
+  // "group" (the stage, or "control"), each stream's "producer"/"consumer" and each AXI master's
+  // "node"/"hbm_channels" are what the compile's dataflow.svg is drawn from (as for graphs).
   for (ir::NodeId n : df.nodes()) {
     const ir::DataflowNode &node = df.node(n);
-    j["nodes"].push_back({{"name", node.name},
-                          {"module", node.module},
-                          {"role", llm::toString(d.graph.nodes.at(n).role)}});
+    const int stage = d.graph.nodes.at(n).stage;
+    j["nodes"].push_back(
+        {{"name", node.name},
+         {"module", node.module},
+         {"role", llm::toString(d.graph.nodes.at(n).role)},
+         {"group", stage < 0 ? std::string("control") : stageOf(d.graph, n).name}});
   }
   // On-chip memory of the intermediate tensors (streams between kernels, not to or from HBM):
   // the FIFOs as sized, against an unfused design that buffers each such tensor whole between
@@ -204,16 +209,25 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
     j["streams"].push_back({{"name", st.name},
                             {"from", df.node(st.src.node).name},
                             {"to", df.node(st.dst.node).name},
+                            {"producer", df.node(st.src.node).name},
+                            {"consumer", df.node(st.dst.node).name},
                             {"itensor", df.srcPort(st).type.toString()},
                             {"token_bits", df.tokenBits(st)},
                             {"fifo_depth", st.fifoDepth}});
   }
   for (size_t i = 0; i < d.top.dmas.size(); ++i) {
     const TopInterface::DmaPort &p = d.top.top.dmas[i];
+    std::vector<int64_t> channels{p.hbmChannel};
+    for (const HbmBuffer &b : d.plan.buffers)
+      if (b.name == d.top.dmas[i].buffer)
+        channels = b.channels;
     j["axi_masters"].push_back({{"port", "m_axi_" + p.name},
+                                {"node", df.node(p.node).name},
+                                {"read", p.isRead},
                                 {"role", llm::toString(d.top.dmas[i].role)},
                                 {"buffer", d.top.dmas[i].buffer},
                                 {"hbm_channel", p.hbmChannel},
+                                {"hbm_channels", channels},
                                 {"arg_offset", p.argOffset}});
   }
   // Resource estimate of the whole top (gen/design_resources.h: kernels, DMAs, forks, FIFOs and

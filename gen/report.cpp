@@ -19,7 +19,8 @@ nlohmann::json reportJson(const passes::CompileState &state, const std::string &
     nlohmann::json j{{"name", node.name},
                      {"kind", ir::toString(node.kind)},
                      {"module", node.module},
-                     {"fusion_group", node.fusionGroup}};
+                     {"fusion_group", node.fusionGroup},
+                     {"group", "fusion group " + std::to_string(node.fusionGroup)}};
     nlohmann::json params = nlohmann::json::object();
     for (const auto &p : node.params)
       params[p.name] = p.text ? nlohmann::json(*p.text) : nlohmann::json(p.value);
@@ -56,6 +57,8 @@ nlohmann::json reportJson(const passes::CompileState &state, const std::string &
     streams.push_back({{"name", st.name},
                        {"from", df.node(st.src.node).name + "." + df.srcPort(st).name},
                        {"to", df.node(st.dst.node).name + "." + df.dstPort(st).name},
+                       {"producer", df.node(st.src.node).name},
+                       {"consumer", df.node(st.dst.node).name},
                        {"itensor", df.srcPort(st).type.toString()},
                        {"tokens", df.srcPort(st).type.numTokens()},
                        {"token_bits", bits},

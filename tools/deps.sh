@@ -1,11 +1,12 @@
 # streamtensor: the Debian packages the project needs, in one place, and an idempotent installer.
 # Sourced by tools/demo and tools/test. Installs only what is missing (quick when all is there).
+# graphviz: `dot` renders every design's dataflow.svg and sim/stall_report.svg.
 
 ST_APT_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git tcl
   verilator yosys gtkwave zlib1g-dev
   coinor-libcbc-dev libyaml-cpp-dev libgmp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-  libgtest-dev python3
+  libgtest-dev python3 graphviz
 )
 
 st_install_deps() {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command_registry.h"
+#include "cli/pictures.h"
 #include "frontend/calibration.h"
 #include "frontend/decode_builder.h"
 #include "frontend/graph_yaml.h"
@@ -92,6 +93,17 @@ void publish(const fs::path &staging, const fs::path &target) {
     fs::remove_all(old);
 }
 
+/// dataflow.dot and dataflow.svg of the staged design; a note (no Graphviz) names the final
+/// directory, not the staging one.
+void drawDataflow(const fs::path &staging, const fs::path &target) {
+  std::string note = writeDataflowPicture(staging);
+  if (note.empty())
+    return;
+  for (size_t at; (at = note.find(staging.string())) != std::string::npos;)
+    note.replace(at, staging.string().size(), target.string());
+  std::cerr << "streamtensor compile: note: " << note << "\n";
+}
+
 /// --fifo-depth STREAM=DEPTH options.
 std::map<std::string, int64_t> parseFifoDepths(const std::vector<std::string> &options) {
   std::map<std::string, int64_t> depths;
@@ -163,6 +175,10 @@ int runCompile(const CompileOptions &o) {
       fs::create_directories(staging);
       PhaseLog log(&std::cerr, o.quiet);
       compileModel(o, staging, log);
+      {
+        PhaseScope phase(&log, "dataflow picture");
+        drawDataflow(staging, target);
+      }
       publish(staging, target);
       if (!o.quiet)
         std::cerr << "streamtensor compile: wrote " << target.string() << " in "
@@ -195,6 +211,7 @@ int runCompile(const CompileOptions &o) {
     w.finalDir = target.string();
     w.fifoSearch = o.fifoSearch;
     gen::writeDesign(state, w, staging.string());
+    drawDataflow(staging, target);
     publish(staging, target);
     if (!o.quiet)
       std::cerr << "streamtensor compile: wrote " << target.string() << " ("
@@ -229,11 +246,12 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
       {"compile", "compile a graph (YAML) into a dataflow design directory",
        "Reads a graph in the YAML format of docs/graph-yaml.md, tiles each op, infers every\n"
        "stream's itensor, inserts layout converters, forks and DMAs, fuses under the device's\n"
-       "on-chip memory budget, and writes the design directory: report.json, report.md and\n"
-       "dataflow.txt (the dataflow IR), rtl/ (top, generated kernels, the templates used and\n"
-       "filelist.f) and tb/ (the Verilator testbench with seeded inputs and the reference\n"
-       "executor's outputs; run it with 'streamtensor sim'). The verifier runs after every "
-       "pass.\n"
+       "on-chip memory budget, and writes the design directory: report.json, report.md,\n"
+       "dataflow.txt (the dataflow IR), dataflow.svg (its picture, drawn with Graphviz dot;\n"
+       "dataflow.dot alone when dot is not installed), rtl/ (top, generated kernels, the\n"
+       "templates used and filelist.f) and tb/ (the Verilator testbench with seeded inputs\n"
+       "and the reference executor's outputs; run it with 'streamtensor sim'). The verifier\n"
+       "runs after every pass.\n"
        "For AMD's tools (docs/vivado.md): include/<design>_kernel.h (register map shared by the\n"
        "testbench and the host), vitis/ (package_kernel.tcl, link.cfg, Makefile: make xo xclbin),\n"
        "vivado/ (build.tcl: out-of-context synthesis, place and route) and host/ (XRT "

@@ -2,10 +2,13 @@
 // its decode program and runs greedy decoding with the fp32 reference executor or (--mode golden)
 // the quantized golden model after calibrating and quantizing, printing the
 // generated token ids, or with --json one object with `tokens` and, per step, `top1` and the
-// top-5 ids with their logits. Bad input (model directory, prompt ids) gives one error line
-// naming the file or option and exit code 2.
+// top-5 ids with their logits. With --fidelity it instead measures the golden model at each
+// precision against the fp32 reference, teacher-forced over a token-id file (frontend/fidelity.h),
+// and prints a table or (--json) one object with the same figures. Bad input (model directory,
+// prompt ids, token-id file) gives one error line naming the file or option and exit code 2.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -17,9 +20,11 @@
 #include "cli/command_registry.h"
 #include "frontend/calibration.h"
 #include "frontend/decode_builder.h"
+#include "frontend/fidelity.h"
 #include "frontend/float_executor.h"
 #include "frontend/golden_executor.h"
 #include "frontend/quantized_model.h"
+#include "frontend/token_id_file.h"
 #include "support/error.h"
 
 namespace st::cli {
@@ -36,6 +41,9 @@ struct EvalOptions {
   std::string precision;
   bool json = false;
   bool randomWeights = false;
+  bool fidelity = false;
+  std::string textIds;
+  int64_t window = 0;
 };
 
 std::vector<int64_t> parseIds(const std::string &text) {
@@ -83,7 +91,119 @@ frontend::GreedyResult runGolden(const frontend::LoadedModel &model, const EvalO
   return {g.tokens, g.logits};
 }
 
+/// The precisions of --precision for --fidelity: a comma-separated list, default all three.
+std::vector<numerics::Precision> fidelityPrecisions(const std::string &text) {
+  std::vector<numerics::Precision> list;
+  std::stringstream in(text.empty() ? std::string("w4a8,w8a8,w8a16") : text);
+  for (std::string item; std::getline(in, item, ',');) {
+    const numerics::Precision p = frontend::parsePrecision(item, "--precision");
+    if (std::find(list.begin(), list.end(), p) == list.end())
+      list.push_back(p);
+  }
+  if (list.empty())
+    throw Error("--precision", "'" + text + "'", "a comma-separated list of w4a8, w8a8, w8a16");
+  return list;
+}
+
+std::string formatted(const char *format, double v) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, v);
+  return text;
+}
+
+/// --fidelity: calibrates once, quantizes at each precision, runs frontend::measureFidelity over
+/// the windows of the token-id file and prints a Markdown table or one JSON object.
+int runFidelity(const EvalOptions &o) {
+  if (o.textIds.empty()) {
+    std::cerr << kCommand << ": error: --text-ids: expected a token-id file with --fidelity\n";
+    return kExitUsage;
+  }
+  if (!o.promptIds.empty()) {
+    std::cerr << kCommand << ": error: --prompt-ids: expected no prompt with --fidelity (the "
+              << "tokens come from --text-ids)\n";
+    return kExitUsage;
+  }
+  try {
+    const std::vector<numerics::Precision> precisions = fidelityPrecisions(o.precision);
+    frontend::LoadedModel model =
+        frontend::loadModel(o.modelDir, o.randomWeights ? frontend::WeightSource::Random
+                                                        : frontend::WeightSource::Checkpoint);
+    const int64_t window = o.window > 0 ? o.window : model.program.maxPositions;
+    if (window > model.program.maxPositions)
+      throw Error("--window", std::to_string(window),
+                  "at most " + std::to_string(model.program.maxPositions) +
+                      " (the model's max_position_embeddings)");
+    const std::vector<std::vector<int64_t>> sequences = frontend::windowSequences(
+        frontend::readTokenIdFile(o.textIds, model.program.vocabSize), window);
+    if (sequences.empty())
+      throw Error(o.textIds, "ids", "at least two token ids (one to predict from, one to score)");
+    std::string source;
+    const frontend::Calibration calibration = frontend::calibrate(
+        model.program, model.weights,
+        frontend::calibrationSetOf(o.modelDir, model.program.vocabSize, model.program.maxPositions,
+                                   o.randomWeights, &source));
+    std::vector<frontend::QuantizedModel> quantized;
+    for (numerics::Precision p : precisions)
+      quantized.push_back(frontend::quantizeModel(model.program, model.weights, p, calibration));
+    std::vector<const frontend::QuantizedModel *> models;
+    for (const frontend::QuantizedModel &q : quantized)
+      models.push_back(&q);
+    const frontend::FidelityReport r =
+        frontend::measureFidelity(model.program, model.weights, models, sequences);
+    const std::string architecture = frontend::toString(model.config.architecture);
+    if (o.json) {
+      nlohmann::ordered_json j;
+      j["model"] = o.modelDir;
+      j["architecture"] = architecture;
+      j["text_ids"] = o.textIds;
+      j["window"] = window;
+      j["sequences"] = r.sequences;
+      j["positions"] = r.positions;
+      j["calibration"] = {
+          {"sequences", calibration.sequences}, {"tokens", calibration.tokens}, {"source", source}};
+      j["fp32_perplexity"] = r.fp32Perplexity;
+      j["precisions"] = nlohmann::json::array();
+      for (const frontend::PrecisionFidelity &f : r.precisions)
+        j["precisions"].push_back({{"precision", frontend::precisionName(f.precision)},
+                                   {"top1_agreement", f.top1Agreement},
+                                   {"mean_cosine", f.meanCosine},
+                                   {"min_cosine", f.minCosine},
+                                   {"perplexity", f.perplexity},
+                                   {"fp32_perplexity", r.fp32Perplexity}});
+      std::cout << j.dump() << "\n";
+      return 0;
+    }
+    std::cout << o.modelDir << " (" << architecture << "): " << r.positions << " positions in "
+              << r.sequences << " sequence(s) of " << o.textIds
+              << ", teacher-forced; calibrated on " << calibration.sequences << " sequences ("
+              << source << ")\n\n"
+              << "| precision | top-1 agreement with fp32 | mean logit cosine | min logit cosine "
+                 "| perplexity | fp32 perplexity |\n|---|---|---|---|---|---|\n";
+    for (const frontend::PrecisionFidelity &f : r.precisions)
+      std::cout << "| " << frontend::precisionName(f.precision) << " | "
+                << formatted("%.2f %%", 100 * f.top1Agreement) << " | "
+                << formatted("%.5f", f.meanCosine) << " | " << formatted("%.5f", f.minCosine)
+                << " | " << formatted("%.4f", f.perplexity) << " | "
+                << formatted("%.4f", r.fp32Perplexity) << " |\n";
+    return 0;
+  } catch (const Error &e) {
+    std::cerr << kCommand << ": error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+}
+
 int runEval(const EvalOptions &o) {
+  if (o.fidelity)
+    return runFidelity(o);
+  if (o.promptIds.empty()) {
+    std::cerr << kCommand << ": error: --prompt-ids: expected a comma-separated list of token ids"
+              << " (or --fidelity --text-ids FILE)\n";
+    return kExitUsage;
+  }
+  if (!o.textIds.empty()) {
+    std::cerr << kCommand << ": error: --text-ids: expected only with --fidelity\n";
+    return kExitUsage;
+  }
   if (o.mode != "float" && o.mode != "golden") {
     std::cerr << kCommand << ": error: --mode: expected float or golden, got '" << o.mode << "'\n";
     return kExitUsage;
@@ -143,10 +263,12 @@ int runEval(const EvalOptions &o) {
 void addEvalCommands(std::vector<CliCommand> &registry) {
   CliCommand eval;
   eval.name = "eval";
-  eval.summary = "run greedy decoding of a Hugging Face model directory with the fp32 reference";
+  eval.summary = "greedy decoding of a Hugging Face model directory, or its fidelity per precision";
   eval.help =
       R"(Usage: streamtensor eval <model-dir> --prompt-ids 1,2,3 --steps N [--mode float|golden]
                          [--precision P] [--json] [--random-weights]
+       streamtensor eval <model-dir> --fidelity --text-ids FILE [--precision P,P,...]
+                         [--window N] [--json] [--random-weights]
 
 Reads <model-dir>/config.json and model.safetensors (or the shards of
 model.safetensors.index.json) of a GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM or
@@ -163,18 +285,37 @@ tensor, a truncated file or an unsupported config value gives one error line nam
 the field, exit code 2. --random-weights reads only config.json and fills every weight with
 seeded uniform random values (the full-size configs under configs/ have no checkpoint here).
 
+With --fidelity: measures the quantized golden model against the fp32 reference on your own
+text, teacher-forced. FILE holds token ids from the model's tokenizer: plain text (ids separated
+by commas or white space: one sequence), a JSON array of ids or of id arrays, or
+{"sequences": [[...], ...]} (the form of calibration.json). Sequences are cut into windows of
+--window tokens (default: max_position_embeddings), each run from position 0. For each
+precision of --precision (default w4a8,w8a8,w8a16) it prints, over every position that has a
+next token: top-1 agreement with fp32, mean and minimum cosine of the logits with fp32's, and
+the perplexity of the text under the precision and under fp32. --json prints one object:
+{"positions", "sequences", "fp32_perplexity", "precisions": [{"precision", "top1_agreement",
+"mean_cosine", "min_cosine", "perplexity", "fp32_perplexity"}, ...], ...}.
+
 Example:
   streamtensor eval tests/fixtures/gpt2_tiny --prompt-ids 84,72,69 --steps 4
+  streamtensor eval tests/fixtures/gemma3_tiny --fidelity --text-ids tests/fixtures/fidelity_text.json
 )";
   eval.setup = [](CLI::App &app) -> CommandRunner {
     auto o = std::make_shared<EvalOptions>();
     app.add_option("model-dir", o->modelDir, "Hugging Face model directory")->required();
-    app.add_option("--prompt-ids", o->promptIds, "Comma-separated prompt token ids")->required();
+    app.add_option("--prompt-ids", o->promptIds, "Comma-separated prompt token ids");
     app.add_option("--steps", o->steps, "Number of tokens to generate")
         ->check(CLI::Range(1, 1 << 20));
     app.add_option("--mode", o->mode, "float (fp32 reference) or golden");
     app.add_option("--precision", o->precision,
-                   "fp32 for --mode float; w4a8 (default), w8a8 or w8a16 for --mode golden");
+                   "fp32 for --mode float; w4a8 (default), w8a8 or w8a16 for --mode golden; a "
+                   "comma-separated list for --fidelity (default all three)");
+    app.add_flag("--fidelity", o->fidelity,
+                 "Measure each precision against fp32 on --text-ids (teacher-forced)");
+    app.add_option("--text-ids", o->textIds, "Token-id file for --fidelity");
+    app.add_option("--window", o->window,
+                   "--fidelity: longest sequence run from position 0 (default: the model's)")
+        ->check(CLI::Range(2, 1 << 30));
     app.add_flag("--json", o->json, "Print one JSON object");
     app.add_flag("--random-weights", o->randomWeights,
                  "Read only config.json and use seeded random weights (e.g. configs/*)");

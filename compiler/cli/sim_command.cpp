@@ -9,7 +9,8 @@
 //
 // Every run prints the stall report (gen/stall_report.h: per stream transfers, cycles stalled
 // and starved, FIFO high-water marks; on a deadlock the blocked kernels and streams the
-// watchdog named) and writes it to <design>/sim/stall_report.{json,md}. With --trace it builds
+// watchdog named) and writes it to <design>/sim/stall_report.{json,md}, and its picture to
+// stall_report.svg (cli/pictures.h: streams coloured by stall and starve). With --trace it builds
 // the traced testbench (tb/build-trace, Verilator --trace-fst; the default build has no
 // tracing) and writes <design>/sim/trace.fst and a GTKWave save file trace.gtkw beside it
 // (gen/stream_probes.h). docs/observability.md.
@@ -245,8 +246,10 @@ void addSimCommands(std::vector<CliCommand> &registry) {
        "started through s_axi_control, and every output buffer is compared bit for bit with the\n"
        "compiler's reference executor. Exit code 0 only when bit-exact and done.\n"
        "Prints the stall report (per stream: transfers, cycles stalled on ready and starved on\n"
-       "valid, FIFO high-water mark) and writes <design>/sim/stall_report.{json,md}; when no\n"
-       "stream moves for --watchdog cycles it names the blocked kernels and streams.\n"
+       "valid, FIFO high-water mark) and writes <design>/sim/stall_report.{json,md} and\n"
+       "stall_report.svg (each stream coloured red by its stalled and blue by its starved share;\n"
+       "Graphviz dot draws it); when no stream moves for --watchdog cycles it names the blocked\n"
+       "kernels and streams.\n"
        "--trace builds a traced testbench (tb/build-trace) and writes sim/trace.fst and\n"
        "sim/trace.gtkw: gtkwave <design>/sim/trace.fst <design>/sim/trace.gtkw\n\n"
        "Example:\n  streamtensor compile tests/graph/chain.yaml -o out/chain\n"

@@ -2,8 +2,10 @@
 #include "cli/sim_observability.h"
 
 #include <fstream>
+#include <iostream>
 #include <vector>
 
+#include "cli/pictures.h"
 #include "gen/stall_report.h"
 #include "gen/stream_probes.h"
 #include "support/error.h"
@@ -20,6 +22,10 @@ std::string writeStallReport(const fs::path &simDir, const nlohmann::json &resul
   fs::create_directories(simDir);
   std::ofstream(simDir / "stall_report.json") << stall.dump(2) << "\n";
   std::ofstream(simDir / "stall_report.md") << markdown;
+  // The picture is drawn from the JSON just written (so any report can be drawn again).
+  const std::string note = writeStallPicture(simDir, simDir.parent_path());
+  if (!note.empty())
+    std::cerr << "streamtensor sim: note: " << note << "\n";
   return markdown;
 }
 

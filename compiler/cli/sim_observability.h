@@ -11,7 +11,8 @@
 
 namespace st::cli {
 
-/// From a testbench result line with "streams": writes simDir/stall_report.json and .md and
+/// From a testbench result line with "streams": writes simDir/stall_report.json and .md, draws
+/// stall_report.dot/.svg from the JSON (cli/pictures.h; a note on stderr without Graphviz) and
 /// returns the Markdown; "" (and nothing written) when the result has no "streams" (a design
 /// compiled before the probes existed).
 std::string writeStallReport(const std::filesystem::path &simDir, const nlohmann::json &result);

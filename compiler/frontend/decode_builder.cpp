@@ -230,8 +230,9 @@ DecodeStage buildBlock(const ModelConfig &c, WeightStore &w, const BlockOptions 
     RopeAttrs r;
     r.numHeads = heads;
     r.headDim = d;
-    r.base = local ? c.ropeLocalTheta : c.ropeTheta;
-    r.inverseFrequencies = ropeFrequencies(d, r.base, local ? RopeScaling{} : c.ropeScaling);
+    const RopeSettings &settings = local ? c.ropeLocal : c.rope;
+    r.base = settings.theta;
+    r.inverseFrequencies = ropeFrequencies(d, r.base, settings.scaling);
     return r;
   };
   auto layerAttention = [&](int64_t l) {

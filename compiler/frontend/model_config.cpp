@@ -1,5 +1,6 @@
 // config.json reader (see model_config.h). Field names and defaults follow transformers'
-// GPT2Config, LlamaConfig, Qwen2Config and Gemma3TextConfig.
+// GPT2Config, LlamaConfig, Qwen2Config and Gemma3TextConfig (4.57 and 5.x agree on every
+// default read here); RoPE keys in either form are read by rope_config.cpp.
 #include "frontend/model_config.h"
 
 #include <cmath>
@@ -86,41 +87,75 @@ private:
   std::string file_;
 };
 
-void readRopeScaling(const ConfigFields &f, ModelConfig &c) {
-  if (!f.has("rope_scaling"))
-    return;
-  const json &r = f.raw()["rope_scaling"];
-  if (!r.is_object())
-    f.fail("rope_scaling", "an object or null");
-  std::string type;
-  if (r.contains("rope_type") && r["rope_type"].is_string())
-    type = r["rope_type"].get<std::string>();
-  else if (r.contains("type") && r["type"].is_string())
-    type = r["type"].get<std::string>();
-  auto number = [&](const char *key, double fallback) {
-    if (!r.contains(key))
-      return fallback;
-    if (!r[key].is_number() || !(r[key].get<double>() > 0))
-      f.fail(std::string("rope_scaling.") + key, "a positive number, got " + r[key].dump());
-    return r[key].get<double>();
-  };
-  if (type == "default") {
-    return;
-  } else if (type == "linear") {
-    c.ropeScaling.type = RopeScaling::Type::Linear;
-    c.ropeScaling.factor = number("factor", 1.0);
-  } else if (type == "llama3") {
-    c.ropeScaling.type = RopeScaling::Type::Llama3;
-    c.ropeScaling.factor = number("factor", 8.0);
-    c.ropeScaling.lowFreqFactor = number("low_freq_factor", 1.0);
-    c.ropeScaling.highFreqFactor = number("high_freq_factor", 4.0);
-    c.ropeScaling.originalMaxPositions =
-        static_cast<int64_t>(number("original_max_position_embeddings", 8192));
-    if (c.ropeScaling.highFreqFactor <= c.ropeScaling.lowFreqFactor)
-      f.fail("rope_scaling.high_freq_factor", "a value above low_freq_factor");
-  } else {
-    f.fail("rope_scaling.rope_type", "default, linear or llama3, got '" + type + "'");
+constexpr const char *kFullAttention = "full_attention";
+constexpr const char *kSlidingAttention = "sliding_attention";
+
+/// dtype (transformers >= 4.56) and torch_dtype (older): informative, but both must agree.
+std::string readDtype(const ConfigFields &f) {
+  std::string dtype;
+  for (const char *key : {"dtype", "torch_dtype"}) {
+    if (!f.has(key))
+      continue;
+    const std::string v = f.string(key, "");
+    if (v != "float32" && v != "float16" && v != "bfloat16")
+      f.fail(key, "float32, float16 or bfloat16, got '" + v + "'");
+    if (!dtype.empty() && v != dtype)
+      f.fail(key, "the same dtype as dtype ('" + dtype +
+                      "'): the config carries both forms and they must agree; got '" + v + "'");
+    dtype = v;
   }
+  return dtype;
+}
+
+/// layer_types as sliding flags, one entry per layer: full_attention, or sliding_attention where
+/// the family has sliding-window layers (else rejected, saying `whyNoSliding`).
+std::vector<bool> readLayerTypes(const ConfigFields &f, int64_t numLayers, bool slidingAllowed,
+                                 const std::string &whyNoSliding) {
+  const json &types = f.raw()["layer_types"];
+  if (!types.is_array() || static_cast<int64_t>(types.size()) != numLayers)
+    f.fail("layer_types", "a list of " + std::to_string(numLayers) +
+                              " layer types (num_hidden_layers), got " + types.dump());
+  std::vector<bool> sliding;
+  for (size_t l = 0; l < types.size(); ++l) {
+    const std::string s = types[l].is_string() ? types[l].get<std::string>() : types[l].dump();
+    const std::string key = "layer_types[" + std::to_string(l) + "]";
+    if (s == kSlidingAttention && !slidingAllowed)
+      f.fail(key, "full_attention (" + whyNoSliding + "), got 'sliding_attention'");
+    if (s != kSlidingAttention && s != kFullAttention)
+      f.fail(key, std::string(slidingAllowed ? "sliding_attention or full_attention"
+                                             : "full_attention") +
+                      ", got '" + s + "'");
+    sliding.push_back(s == kSlidingAttention);
+  }
+  return sliding;
+}
+
+/// Gemma 3: layer_types, or the older sliding_window_pattern (every pattern-th layer is global;
+/// transformers' default 6); both present must agree. transformers 4.5x also writes
+/// "_sliding_window_pattern", a private copy it never reads back: ignored.
+std::vector<bool> readGemmaLayerKinds(const ConfigFields &f, int64_t numLayers) {
+  std::vector<bool> fromPattern;
+  const int64_t pattern = f.positiveInt("sliding_window_pattern", 6);
+  for (int64_t l = 0; l < numLayers; ++l)
+    fromPattern.push_back((l + 1) % pattern != 0);
+  if (!f.has("layer_types"))
+    return fromPattern;
+  std::vector<bool> fromTypes = readLayerTypes(f, numLayers, true, "");
+  if (f.has("sliding_window_pattern") && fromTypes != fromPattern)
+    f.fail("sliding_window_pattern",
+           "a pattern that gives layer_types (the config carries both forms and they must "
+           "agree), got " +
+               std::to_string(pattern));
+  return fromTypes;
+}
+
+/// Keys whose non-default values change the math in a way the builders do not implement.
+void rejectUnsupported(const ConfigFields &f) {
+  if (f.has("quantization_config"))
+    f.fail("quantization_config",
+           "null or absent (pre-quantized checkpoints are not supported: streamtensor quantizes "
+           "floating-point weights itself), got " +
+               f.raw()["quantization_config"].dump());
 }
 
 } // namespace
@@ -154,6 +189,9 @@ ModelConfig parseModelConfig(const std::string &text, const std::string &file) {
                             "Gemma3ForCausalLM, got '" +
                                 arch + "'");
 
+  c.dtype = readDtype(f);
+  rejectUnsupported(f);
+
   if (c.architecture == Architecture::Gpt2) {
     c.vocabSize = f.positiveInt("vocab_size");
     c.hiddenSize = f.positiveInt("n_embd");
@@ -169,33 +207,53 @@ ModelConfig parseModelConfig(const std::string &text, const std::string &file) {
       f.fail("activation_function",
              "gelu_new, gelu or gelu_pytorch_tanh, got '" + c.hiddenAct + "'");
     if (c.hiddenSize % c.numHeads != 0)
-      f.fail("n_head", "a divisor of n_embd (" + std::to_string(c.hiddenSize) + ")");
+      f.fail("n_head", "a divisor of n_embd (" + std::to_string(c.hiddenSize) + "), got " +
+                           std::to_string(c.numHeads));
     c.headDim = c.hiddenSize / c.numHeads;
     if (!f.boolean("scale_attn_weights", true))
-      f.fail("scale_attn_weights", "true (unscaled attention is not supported)");
+      f.fail("scale_attn_weights", "true (unscaled attention is not supported), got false");
     if (f.boolean("scale_attn_by_inverse_layer_idx", false))
-      f.fail("scale_attn_by_inverse_layer_idx", "false (not supported)");
+      f.fail("scale_attn_by_inverse_layer_idx", "false (not supported), got true");
+    if (f.boolean("add_cross_attention", false))
+      f.fail("add_cross_attention",
+             "false (a decoder-only model has no cross-attention), got true");
     c.attentionBias = c.outputBias = c.mlpBias = true;
     c.attentionScale = 1.0 / std::sqrt(static_cast<double>(c.headDim));
     return c;
   }
 
+  const bool gemma = c.architecture == Architecture::Gemma3;
   c.vocabSize = f.positiveInt("vocab_size");
   c.hiddenSize = f.positiveInt("hidden_size");
   c.intermediateSize = f.positiveInt("intermediate_size");
   c.numLayers = f.positiveInt("num_hidden_layers");
   c.numHeads = f.positiveInt("num_attention_heads");
-  c.numKvHeads = f.positiveInt("num_key_value_heads", c.numHeads);
+  // transformers' defaults when the key is absent: Gemma 3 4, Qwen2 32; null (and Llama's
+  // absent) means one kv head per query head.
+  if (f.raw().contains("num_key_value_heads") && !f.has("num_key_value_heads"))
+    c.numKvHeads = c.numHeads;
+  else
+    c.numKvHeads =
+        f.positiveInt("num_key_value_heads", gemma                                   ? 4
+                                             : c.architecture == Architecture::Qwen2 ? 32
+                                                                                     : c.numHeads);
   if (c.numHeads % c.numKvHeads != 0)
-    f.fail("num_key_value_heads",
-           "a divisor of num_attention_heads (" + std::to_string(c.numHeads) + ")");
+    f.fail("num_key_value_heads", "a divisor of num_attention_heads (" +
+                                      std::to_string(c.numHeads) + "), got " +
+                                      std::to_string(c.numKvHeads));
   c.maxPositions = f.positiveInt("max_position_embeddings");
-  c.normEps =
-      f.positiveNumber("rms_norm_eps", c.architecture == Architecture::Gemma3 ? 1e-6 : 1e-6);
-  c.ropeTheta = f.positiveNumber("rope_theta", c.architecture == Architecture::Gemma3 ? 1e6 : 1e4);
-  readRopeScaling(f, c);
+  c.normEps = f.positiveNumber("rms_norm_eps", 1e-6);
+  RopeDefaults ropeDefaults;
+  ropeDefaults.fullTheta = gemma ? 1e6 : 1e4;
+  ropeDefaults.slidingTheta = 1e4;
+  ropeDefaults.perLayerType = gemma;
+  const RopeConfig rope = readRopeConfig(j, file, ropeDefaults);
+  c.rope = rope.full;
+  c.ropeLocal = rope.sliding;
   if (f.has("head_dim"))
     c.headDim = f.positiveInt("head_dim");
+  else if (gemma)
+    c.headDim = 256; // Gemma3TextConfig's default
   else if (c.hiddenSize % c.numHeads == 0)
     c.headDim = c.hiddenSize / c.numHeads;
   else
@@ -211,13 +269,18 @@ ModelConfig parseModelConfig(const std::string &text, const std::string &file) {
     c.hiddenAct = f.string("hidden_act", "silu");
     c.attentionBias = c.outputBias = f.boolean("attention_bias", false);
     c.mlpBias = f.boolean("mlp_bias", false);
+    if (f.has("layer_types"))
+      readLayerTypes(f, c.numLayers, false, "Llama has no sliding-window layers");
     break;
   case Architecture::Qwen2:
     c.tiedEmbeddings = f.boolean("tie_word_embeddings", false);
     c.hiddenAct = f.string("hidden_act", "silu");
     c.attentionBias = true;
     if (f.boolean("use_sliding_window", false))
-      f.fail("use_sliding_window", "false (Qwen2 sliding-window attention is not supported)");
+      f.fail("use_sliding_window",
+             "false (Qwen2 sliding-window attention is not supported), got true");
+    if (f.has("layer_types"))
+      readLayerTypes(f, c.numLayers, false, "Qwen2 sliding-window attention is not supported");
     break;
   case Architecture::Gemma3: {
     c.tiedEmbeddings = f.boolean("tie_word_embeddings", true);
@@ -225,25 +288,15 @@ ModelConfig parseModelConfig(const std::string &text, const std::string &file) {
     c.attentionBias = c.outputBias = f.boolean("attention_bias", false);
     f.mustBeNull("final_logit_softcapping", "logit softcapping is not supported");
     f.mustBeNull("attn_logit_softcapping", "attention softcapping is not supported");
-    c.ropeLocalTheta = f.positiveNumber("rope_local_base_freq", 10000.0);
+    if (f.boolean("use_bidirectional_attention", false))
+      f.fail("use_bidirectional_attention",
+             "false (decoding is causal; bidirectional attention is not supported), got true");
+    if (f.raw().contains("sliding_window") && !f.has("sliding_window"))
+      f.fail("sliding_window", "a positive integer (the local layers' window), got null");
     c.slidingWindow = f.positiveInt("sliding_window", 4096);
     const double queryScalar = f.positiveNumber("query_pre_attn_scalar", 256);
     c.attentionScale = 1.0 / std::sqrt(queryScalar);
-    if (f.has("layer_types")) {
-      const json &types = j["layer_types"];
-      if (!types.is_array() || static_cast<int64_t>(types.size()) != c.numLayers)
-        f.fail("layer_types", "a list of " + std::to_string(c.numLayers) + " layer types");
-      for (const auto &t : types) {
-        const std::string s = t.is_string() ? t.get<std::string>() : t.dump();
-        if (s != "sliding_attention" && s != "full_attention")
-          f.fail("layer_types", "sliding_attention or full_attention entries, got " + s);
-        c.layerIsSliding.push_back(s == "sliding_attention");
-      }
-    } else {
-      const int64_t pattern = f.positiveInt("sliding_window_pattern", 6);
-      for (int64_t l = 0; l < c.numLayers; ++l)
-        c.layerIsSliding.push_back((l + 1) % pattern != 0);
-    }
+    c.layerIsSliding = readGemmaLayerKinds(f, c.numLayers);
     break;
   }
   case Architecture::Gpt2:
@@ -253,7 +306,7 @@ ModelConfig parseModelConfig(const std::string &text, const std::string &file) {
     f.fail("hidden_act", "silu, got '" + c.hiddenAct + "'");
   if (c.architecture == Architecture::Gemma3 && c.hiddenAct != "gelu_pytorch_tanh" &&
       c.hiddenAct != "gelu_new")
-    f.fail("hidden_activation", "gelu_pytorch_tanh, got '" + c.hiddenAct + "'");
+    f.fail("hidden_activation", "gelu_pytorch_tanh or gelu_new, got '" + c.hiddenAct + "'");
   return c;
 }
 

@@ -1,28 +1,25 @@
 // ModelConfig: the architecture hyper-parameters read from a Hugging Face config.json, for the
 // four supported families (GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM,
-// Gemma3ForCausalLM text). Values are normalized (GPT-2's n_embd becomes hiddenSize, defaults
-// filled in as transformers fills them) and validated: an unsupported architecture or a value
-// the builders cannot honour (e.g. a softcap, an unknown activation, a rope scaling type other
-// than llama3/linear) ends in one st::Error naming config.json and the field.
+// Gemma3ForCausalLM text), in the forms transformers 4.x and 5.x write (rope_theta/rope_scaling
+// or rope_parameters, sliding_window_pattern or layer_types, torch_dtype or dtype; where a config
+// carries both forms they must agree). Values are normalized (GPT-2's n_embd becomes hiddenSize,
+// defaults filled in as transformers fills them) and validated: an unsupported architecture or
+// a value that would change the math in a way the builders do not implement (a softcap, an
+// unknown activation or RoPE type, partial rotary, Qwen2 sliding windows, a pre-quantized
+// checkpoint) ends in one st::Error naming config.json, the key and its value. Every key read,
+// its default and the rejected values are tabled in docs/frontend.md.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "frontend/rope_config.h"
+
 namespace st::frontend {
 
 enum class Architecture { Gpt2, Llama, Qwen2, Gemma3 };
 std::string toString(Architecture a);
-
-/// Llama 3 RoPE frequency scaling ("rope_type": "llama3") or linear scaling ("linear").
-struct RopeScaling {
-  enum class Type { None, Linear, Llama3 } type = Type::None;
-  double factor = 1.0;
-  double lowFreqFactor = 1.0;
-  double highFreqFactor = 4.0;
-  int64_t originalMaxPositions = 8192;
-};
 
 struct ModelConfig {
   std::string file; ///< the config.json path, for error messages
@@ -41,12 +38,14 @@ struct ModelConfig {
   bool attentionBias = false; ///< bias on q, k, v (Qwen2 always; Llama's attention_bias)
   bool outputBias = false;    ///< bias on o_proj (Llama's attention_bias)
   bool mlpBias = false;
-  double ropeTheta = 10000.0;
-  double ropeLocalTheta = 10000.0; ///< Gemma 3 sliding-window layers
-  RopeScaling ropeScaling;
+  RopeSettings rope;                ///< full-attention layers (all layers of Llama and Qwen2)
+  RopeSettings ropeLocal;           ///< Gemma 3 sliding-window layers
   double attentionScale = 0.0;      ///< multiplies q.k
   int64_t slidingWindow = 0;        ///< Gemma 3 local layers' window
   std::vector<bool> layerIsSliding; ///< per layer (Gemma 3)
+  /// The checkpoint's dtype ("float32", "float16", "bfloat16"; empty when the config names
+  /// none). Informative: weights are converted to fp32 and the reference runs in fp32.
+  std::string dtype;
 };
 
 /// Reads and validates <modelDir>/config.json.

@@ -11,7 +11,9 @@ asserts what a user relies on:
     recorded in reference.json (the W8A16 fidelity bar);
   - at least 16 tokens are generated;
   - the measured cycles per generated token agree with the compiler's prediction within 10 %
-    (cycle counts from simulation are exact; the HBM timing is seeded).
+    (cycle counts from simulation are exact; the HBM timing is seeded);
+  - the design's dataflow.svg and the run's sim/stall_report.svg were rendered by Graphviz and
+    draw every node, AXI master, pseudo-channel and stream (tests/picture_checks.py).
 Exits 1 with "FAIL:".
 """
 import argparse
@@ -20,6 +22,9 @@ import os
 import shutil
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from picture_checks import check_dataflow_svg, check_stall_svg  # noqa: E402
 
 
 def fail(message):
@@ -52,6 +57,9 @@ def main():
     r = subprocess.run(compile_cmd, capture_output=True, text=True)
     if r.returncode != 0:
         fail("compile: " + r.stderr.strip())
+    error = check_dataflow_svg(design, r.stderr)
+    if error:
+        fail(error)
     sim_cmd = [a.streamtensor, "sim", design, "--prompt-ids", ",".join(map(str, prompt)),
                "--tokens", str(a.tokens), "--seed", str(a.seed), "--json"]
     r = subprocess.run(sim_cmd, capture_output=True, text=True)
@@ -59,6 +67,9 @@ def main():
     if not lines:
         fail("sim printed no JSON (exit %d):\n%s\n%s" % (r.returncode, r.stdout, r.stderr))
     res = json.loads(lines[-1])
+    error = check_stall_svg(design, r.stderr)
+    if error:
+        fail(error)
     name = "%s %s" % (os.path.basename(os.path.normpath(a.fixture)), a.precision)
     print("%s: tokens %s" % (name, res.get("tokens")))
     print("%s: golden %s" % (name, res.get("golden_tokens")))

@@ -7,7 +7,9 @@
      stall report is
      consistent: one entry per stream of report.json, every stream's transfers (both sides of
      its FIFO) equal to its itensor's tokens, every FIFO's high-water mark in [1, depth] with the
-     depth the compiler sized, and sim/stall_report.{json,md} written;
+     depth the compiler sized, and sim/stall_report.{json,md} written; the compile's
+     dataflow.svg and the run's sim/stall_report.svg rendered by Graphviz, drawing every node,
+     AXI master, pseudo-channel and stream (tests/picture_checks.py);
   2. the search build (`sim --fifo-search`, same seed) reproduces that run's cycles exactly with
      every FIFO limited to its LP depth (the limit is cycle-exact), and its cycles are within 2 %
      of the same build with every FIFO very deep;
@@ -24,6 +26,11 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from picture_checks import check_dataflow_svg, check_stall_svg  # noqa: E402
+
+LAST_SIM_LOG = {"log": ""}
+
 
 def run(cmd):
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -32,6 +39,7 @@ def run(cmd):
 
 def sim(args, design, extra, what):
     rc, log = run([args.streamtensor, "sim", design, "--json", "--seed", str(args.seed)] + extra)
+    LAST_SIM_LOG["log"] = log
     lines = [l for l in log.splitlines() if l.startswith("{")]
     if not lines:
         print(log)
@@ -68,6 +76,9 @@ def check_stall_report(design, result):
     for f in ("stall_report.json", "stall_report.md"):
         if not os.path.exists(os.path.join(design, "sim", f)):
             sys.exit(f"FAIL: sim did not write sim/{f}")
+    error = check_stall_svg(design, LAST_SIM_LOG["log"])
+    if error:
+        sys.exit(f"FAIL: {error}")
     stalled = max(streams, key=lambda s: s["stalled_on_ready"])
     print(f"stall report: {len(streams)} streams consistent; most stalled on ready: "
           f"{stalled['name']} ({stalled['stalled_on_ready']} of {result['profiled_cycles']} cycles)")
@@ -93,6 +104,10 @@ def main():
     print(log.strip())
     if rc != 0:
         sys.exit(f"FAIL: compile exited with {rc}")
+    error = check_dataflow_svg(design, log)
+    if error:
+        sys.exit(f"FAIL: {error}")
+    print("dataflow.svg: every node, AXI master, pseudo-channel and FIFO depth drawn")
 
     # 1. The LP-sized design itself: bit-exact, no deadlock.
     lp = sim(args, design, [], "LP design, random HBM")

@@ -8,7 +8,8 @@ must
      cvt_pre_0 waiting on fork_pre's other output, and the cycle of kernels each waiting for the
      next through both arms; the printed stall report says so in words;
   2. report the forced FIFO's high-water mark as 2 (its depth), every high-water mark within
-     its FIFO's depth, and sim/stall_report.{json,md};
+     its FIFO's depth, and sim/stall_report.{json,md}, and draw sim/stall_report.svg with the
+     streams of the wait-for cycle bold (the picture of the deadlock);
   3. write sim/trace.fst and sim/trace.gtkw, the save file in GTKWave's syntax, every signal it
      names present in the FST (fst2vcd's $var list), one group per producer node."""
 import argparse
@@ -18,6 +19,9 @@ import re
 import shutil
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from picture_checks import check_stall_svg  # noqa: E402
 
 BYPASS = "fork_pre.out1_to_cvt_pre_1.in"
 
@@ -135,6 +139,13 @@ def main():
     for f in ("stall_report.json", "stall_report.md"):
         if not os.path.exists(os.path.join(design, "sim", f)):
             fail(f"sim did not write sim/{f}")
+    error = check_stall_svg(design, "")
+    if error:
+        fail(error)
+    with open(os.path.join(design, "sim", "stall_report.dot")) as f:
+        bold = [line for line in f if "style=bold" in line]
+    if not any(BYPASS in line and "wait-for cycle" in line for line in bold):
+        fail(f"stall_report.dot does not draw {BYPASS} bold as part of the wait-for cycle")
     # The printed report says it in words (same build, text mode).
     rc, text = run([args.streamtensor, "sim", design, "--trace", "--watchdog",
                     str(args.watchdog)])
