@@ -12,6 +12,7 @@
 #include <pwd.h>
 #include <regex>
 #include <set>
+#include <signal.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char *kTool = "streamtensor";
+/// In a staging directory while it is written: the writing process, so that a later run can
+/// remove the staging directory of a run that was killed (its process gone).
+constexpr const char *kStagingMarker = ".streamtensor-staging";
 
 const char *kindName(OutputKind kind) {
   return kind == OutputKind::Design ? "design" : "hbm-image";
@@ -151,6 +155,32 @@ std::vector<std::string> entriesOf(const fs::path &dir) {
   return names;
 }
 
+std::string hostName() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  return name;
+}
+
+/// Removes the staging directories beside `target` left by runs that were killed: named
+/// `<target name>.partial-*`, holding the staging marker of a process of this host that no
+/// longer exists. Anything else with such a name is left alone.
+void removeStaleStaging(const fs::path &target) {
+  const std::string prefix = target.filename().string() + ".partial-";
+  std::error_code ec;
+  for (const fs::directory_entry &e : fs::directory_iterator(target.parent_path(), ec)) {
+    if (e.path().filename().string().rfind(prefix, 0) != 0)
+      continue;
+    const nlohmann::json marker = readJsonOrNull(e.path() / kStagingMarker);
+    if (!marker.is_object() || marker.value("tool", "") != kTool ||
+        marker.value("host", "") != hostName() || !marker.contains("pid") ||
+        !marker["pid"].is_number_integer())
+      continue;
+    const pid_t pid = static_cast<pid_t>(marker["pid"].get<int64_t>());
+    if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH)
+      fs::remove_all(e.path(), ec);
+  }
+}
+
 /// renameat2(2) with `flags`; false with errno when the call or the flag is unsupported.
 bool renameWithFlags(const fs::path &from, const fs::path &to, unsigned flags) {
   return ::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), flags) == 0;
@@ -197,7 +227,8 @@ std::vector<std::string> foreignEntries(const fs::path &dir, OutputKind kind) {
   std::vector<std::string> foreign;
   for (const fs::directory_entry &e : fs::directory_iterator(dir)) {
     const std::string name = e.path().filename().string();
-    if (name == kOutputMarker || (kind == OutputKind::Design && name == "sim"))
+    if (name == kOutputMarker || name == kStagingMarker ||
+        (kind == OutputKind::Design && name == "sim"))
       continue;
     if (haveList ? written.count(name) == 0 : !legacyEntry(kind, name))
       foreign.push_back(name);
@@ -266,12 +297,16 @@ StagedOutputDirectory::StagedOutputDirectory(OutputRequest request) : request_(s
     fs::create_directory(*it);
     createdParents_.push_back(*it);
   }
+  removeStaleStaging(target_);
   const std::string base = target_.filename().string() + ".partial-" + std::to_string(::getpid());
   for (int n = 0;; ++n) {
     const fs::path candidate =
         target_.parent_path() / (n == 0 ? base : base + "-" + std::to_string(n));
     if (fs::create_directory(candidate, ec) && !ec) {
       staging_ = candidate;
+      std::ofstream(staging_ / kStagingMarker)
+          << nlohmann::json{{"tool", kTool}, {"pid", ::getpid()}, {"host", hostName()}}.dump()
+          << "\n";
       break;
     }
     if (n == 100)
@@ -292,6 +327,8 @@ StagedOutputDirectory::~StagedOutputDirectory() {
 
 std::string StagedOutputDirectory::publish() {
   checkOutputTarget(request_);
+  std::error_code ec;
+  fs::remove(staging_ / kStagingMarker, ec);
   nlohmann::json marker = {{"tool", kTool}, {"kind", kindName(request_.kind)}};
   marker["entries"] = entriesOf(staging_);
   {
@@ -300,7 +337,6 @@ std::string StagedOutputDirectory::publish() {
     if (!out)
       throw Error((staging_ / kOutputMarker).string(), "file", "a writable marker file");
   }
-  std::error_code ec;
   if (!fs::exists(fs::symlink_status(target_, ec))) {
     if (!renameWithFlags(staging_, target_, RENAME_NOREPLACE)) {
       if (errno != EINVAL && errno != ENOSYS)

@@ -6,7 +6,8 @@
 // marked with `.streamtensor-output` (JSON: tool, kind, the top-level entries it wrote) and then
 // swapped with the target in one rename (renameat2 RENAME_EXCHANGE); only then is the previous
 // directory removed. A failure at any point leaves the previous directory as it was and removes
-// the staging directory.
+// the staging directory; one left by a run that was killed (it holds .streamtensor-staging with
+// the pid of a process of this host that is gone) is removed by the next run for that target.
 //
 // What may be replaced: nothing (a new path), an empty directory, or a directory this tool wrote
 // of the same kind (its marker, or for directories written before the marker existed, design.json

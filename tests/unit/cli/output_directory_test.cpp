@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -311,6 +312,31 @@ TEST_F(OutputDirectoryTest, TargetThatChangesDuringTheRunIsNotReplaced) {
   EXPECT_EQ(readFile(target / "notes.txt"), "written meanwhile");
   EXPECT_EQ(names(target), std::vector<std::string>{"notes.txt"});
   EXPECT_EQ(names(root_), std::vector<std::string>{"design"});
+}
+
+TEST_F(OutputDirectoryTest, StagingOfAKilledRunIsRemovedByTheNextRun) {
+  // A process that has exited: its pid names no process (until reused, not within this test).
+  const pid_t child = ::fork();
+  if (child == 0)
+    ::_exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const std::string marker = std::string(R"({"tool": "streamtensor", "pid": )") +
+                             std::to_string(child) + R"(, "host": ")" + host + "\"}";
+  writeFile(root_ / "design.partial-1" / ".streamtensor-staging", marker);
+  writeFile(root_ / "design.partial-1" / "report.json", "half");
+  // The same name without the marker, or a live process's, is not the tool's to remove.
+  writeFile(root_ / "design.partial-2" / "notes.txt", "my notes");
+  writeFile(root_ / "design.partial-3" / ".streamtensor-staging",
+            std::string(R"({"tool": "streamtensor", "pid": )") + std::to_string(::getpid()) +
+                R"(, "host": ")" + host + "\"}");
+  writeDesign(root_ / "design", "one");
+  EXPECT_EQ(names(root_),
+            (std::vector<std::string>{"design", "design.partial-2", "design.partial-3"}));
+  EXPECT_EQ(names(root_ / "design"),
+            (std::vector<std::string>{".streamtensor-output", "report.json", "rtl"}));
 }
 
 TEST_F(OutputDirectoryTest, EmptyPathIsRefused) {
