@@ -1,15 +1,16 @@
 // `streamtensor compile <graph.yaml> -o <dir>`: reads a graph, runs the pass pipeline (verifier
 // after each pass; --dump-after <pass> prints the dataflow IR), and writes the design directory.
-// The directory is written under a temporary name and renamed into place only when everything
-// succeeded, so a failed compile leaves nothing half-written behind.
+// The directory is written beside the target and swapped into place only when everything
+// succeeded (cli/output_directory.h), so a failed compile leaves nothing half-written behind,
+// and an existing path is replaced only when it is a design directory this tool wrote.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/command_registry.h"
+#include "cli/output_directory.h"
 #include "cli/pictures.h"
 #include "frontend/calibration.h"
 #include "frontend/decode_builder.h"
@@ -61,6 +62,7 @@ struct CompileOptions {
   bool quiet = false;
   std::string timings;
   std::string target;
+  bool force = false;
 };
 
 /// The longest default KV cache (--max-context): 4096 rows, enough for the decode benchmarks
@@ -79,18 +81,6 @@ void writeTimings(const std::string &path, const PhaseLog &log) {
   out << j.dump(2) << "\n";
   if (!out)
     throw Error(path, "--timings", "a writable file");
-}
-
-/// Moves `staging` to `target`, replacing a previous design there.
-void publish(const fs::path &staging, const fs::path &target) {
-  fs::path old;
-  if (fs::exists(target)) {
-    old = target.string() + ".old-" + std::to_string(::getpid());
-    fs::rename(target, old);
-  }
-  fs::rename(staging, target);
-  if (!old.empty())
-    fs::remove_all(old);
 }
 
 /// dataflow.dot and dataflow.svg of the staged design; a note (no Graphviz) names the final
@@ -123,7 +113,8 @@ std::map<std::string, int64_t> parseFifoDepths(const std::vector<std::string> &o
 }
 
 /// The LLM accelerator of a Hugging Face model directory (docs/accelerator.md).
-void compileModel(const CompileOptions &o, const fs::path &staging, PhaseLog &log) {
+void compileModel(const CompileOptions &o, const std::string &finalDir, const fs::path &staging,
+                  PhaseLog &log) {
   const numerics::Precision precision = frontend::parsePrecision(o.precision, "--precision");
   log.begin("reading weights");
   const frontend::LoadedModel model =
@@ -152,7 +143,7 @@ void compileModel(const CompileOptions &o, const fs::path &staging, PhaseLog &lo
     w.designName = fs::path(o.input).lexically_normal().parent_path().filename().string();
   w.designName += "_" + frontend::precisionName(precision);
   w.sourceDir = ST_SOURCE_DIR;
-  w.finalDir = o.output;
+  w.finalDir = finalDir;
   w.modelDir = o.input;
   w.randomWeights = o.randomWeights;
   w.devicePath = o.device;
@@ -164,29 +155,35 @@ void compileModel(const CompileOptions &o, const fs::path &staging, PhaseLog &lo
 }
 
 int runCompile(const CompileOptions &o) {
-  fs::path staging;
   try {
     if (!o.target.empty() && o.target != "u55c")
       throw Error("--target", "'" + o.target + "'", "u55c (the only device with constraints)");
+    OutputRequest request;
+    request.path = o.output;
+    request.option = "-o";
+    request.command = "streamtensor compile";
+    request.kind = OutputKind::Design;
+    request.force = o.force;
+    request.inputs = {o.input, o.device};
     if (fs::is_directory(o.input)) {
-      const fs::path target = o.output;
-      staging = target.string() + ".partial-" + std::to_string(::getpid());
-      fs::remove_all(staging);
-      fs::create_directories(staging);
+      StagedOutputDirectory out(request);
       PhaseLog log(&std::cerr, o.quiet);
-      compileModel(o, staging, log);
+      compileModel(o, out.target().string(), out.staging(), log);
       {
         PhaseScope phase(&log, "dataflow picture");
-        drawDataflow(staging, target);
+        drawDataflow(out.staging(), out.target());
       }
-      publish(staging, target);
+      const std::string warning = out.publish();
+      if (!warning.empty())
+        std::cerr << "streamtensor compile: warning: " << warning << "\n";
       if (!o.quiet)
-        std::cerr << "streamtensor compile: wrote " << target.string() << " in "
-                  << log.totalSeconds() << " s\n";
+        std::cerr << "streamtensor compile: wrote " << o.output << " in " << log.totalSeconds()
+                  << " s\n";
       if (!o.timings.empty())
         writeTimings(o.timings, log);
       return 0;
     }
+    checkOutputTarget(request); // before the passes run: a refused -o costs nothing
     frontend::GraphSpec spec = frontend::loadGraphYaml(o.input);
     passes::CompileState state;
     state.graph = &spec.graph;
@@ -200,40 +197,33 @@ int runCompile(const CompileOptions &o) {
     state.options.forcedDepths = parseFifoDepths(o.fifoDepths);
     passes::runPassPipeline(state, o.dumpAfter, std::cout);
 
-    const fs::path target = o.output;
-    staging = target.string() + ".partial-" + std::to_string(::getpid());
-    fs::remove_all(staging);
-    fs::create_directories(staging);
+    StagedOutputDirectory out(request);
     gen::DesignWriteOptions w;
     w.designName = spec.name;
     w.sourceDir = ST_SOURCE_DIR;
     w.dataSeed = o.dataSeed;
-    w.finalDir = target.string();
+    w.finalDir = out.target().string();
     w.fifoSearch = o.fifoSearch;
-    gen::writeDesign(state, w, staging.string());
-    drawDataflow(staging, target);
-    publish(staging, target);
+    gen::writeDesign(state, w, out.staging().string());
+    drawDataflow(out.staging(), out.target());
+    const std::string warning = out.publish();
+    if (!warning.empty())
+      std::cerr << "streamtensor compile: warning: " << warning << "\n";
     if (!o.quiet)
-      std::cerr << "streamtensor compile: wrote " << target.string() << " ("
+      std::cerr << "streamtensor compile: wrote " << o.output << " ("
                 << state.dataflow.nodes().size() << " nodes, " << state.dataflow.streams().size()
                 << " streams; FIFOs by " << o.fifoMode << " in " << state.fifoSolveSeconds << " s; "
                 << kernelCyclesNote(state) << ")\n";
     return 0;
   } catch (const Error &e) {
-    if (!staging.empty())
-      fs::remove_all(staging);
     std::cerr << "streamtensor compile: error: " << e.what() << "\n";
     return kExitUsage;
   } catch (const fs::filesystem_error &e) {
-    if (!staging.empty())
-      fs::remove_all(staging);
     std::cerr << "streamtensor compile: error: " << e.what() << "\n";
     return 1;
   } catch (const std::exception &e) {
     // Anything else (a model's parameter check, a JSON or YAML library error) still ends in
-    // one message and leaves no half-written directory behind.
-    if (!staging.empty())
-      fs::remove_all(staging);
+    // one message; the staging directory is gone with the StagedOutputDirectory.
     std::cerr << "streamtensor compile: error: " << o.input << ": " << e.what() << "\n";
     return 1;
   }
@@ -263,7 +253,12 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
        "are deep and limited at run time; 'streamtensor sim <dir> --fifo-search' runs the\n"
        "RTL FIFO-depth search in it (docs/fifo-sizing.md).\n\n"
        "Passes (for --dump-after): lower-to-dataflow, insert-converters, insert-forks, fuse,\n"
-       "size-fifos.\n",
+       "size-fifos.\n\n"
+       "-o is written beside its final place and swapped in when complete. An existing -o is\n"
+       "replaced only when it is empty or a design directory streamtensor wrote (its marker\n"
+       "file .streamtensor-output) holding nothing else; a file, or a directory with your own\n"
+       "files, is refused with nothing changed. --force replaces a foreign directory, but never\n"
+       "the current, home or root directory, one containing them, or the input.\n",
        [](CLI::App &app) -> CommandRunner {
          auto o = std::make_shared<CompileOptions>();
          app.add_option("input", o->input, "Graph YAML file, or a Hugging Face model directory")
@@ -285,6 +280,9 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
                       "of 'eval --random-weights' (e.g. configs/*)");
          app.add_option("--target", o->target, "Target device (u55c)");
          app.add_option("-o,--output", o->output, "Design directory to write")->required();
+         app.add_flag("--force", o->force,
+                      "Replace -o even when it is a directory streamtensor did not write (never "
+                      "the current, home or root directory)");
          app.add_option("--dump-after", o->dumpAfter, "Print the dataflow IR after this pass");
          app.add_option("--device", o->device, "Device constraints YAML")->default_val(o->device);
          app.add_option("--default-tile", o->defaultTile,

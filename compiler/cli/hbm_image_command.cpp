@@ -2,7 +2,9 @@
 // --random-weights), builds the decode program, calibrates, quantizes at --precision and writes
 // the HBM image (channel files, RoPE tables, manifest.json; docs/hbm-image.md) for a context of
 // --max-context positions, printing how long each phase took. Bad input gives one error line
-// naming the file or option and exit code 2.
+// naming the file or option and exit code 2. The directory is written beside --out and swapped
+// in when complete (cli/output_directory.h): an existing --out is replaced only when it is an
+// HBM image directory this tool wrote.
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -13,6 +15,7 @@
 #include <sstream>
 
 #include "cli/command_registry.h"
+#include "cli/output_directory.h"
 #include "frontend/calibration.h"
 #include "frontend/decode_builder.h"
 #include "frontend/quantized_model.h"
@@ -39,6 +42,7 @@ struct HbmImageOptions {
   int64_t calibrationLength = frontend::kRandomCalibrationLength;
   int64_t lanes = 0; ///< 0: linearKernelParamsFor; else every stage at this lane count
   bool randomWeights = false;
+  bool force = false;
 };
 
 int runHbmImage(const HbmImageOptions &o) {
@@ -62,6 +66,14 @@ int runHbmImage(const HbmImageOptions &o) {
   };
   try {
     const numerics::Precision precision = frontend::parsePrecision(o.precision, "--precision");
+    OutputRequest request;
+    request.path = o.out;
+    request.option = "--out";
+    request.command = kCommand;
+    request.kind = OutputKind::HbmImage;
+    request.force = o.force;
+    request.inputs = {o.modelDir, o.device};
+    StagedOutputDirectory out(request);
     const gen::HbmDevice device = gen::loadHbmDevice(o.device);
     const Mark t0 = now();
     frontend::LoadedModel model =
@@ -84,7 +96,10 @@ int runHbmImage(const HbmImageOptions &o) {
         stageLanes[stage.name] = o.lanes;
     const gen::HbmImagePlan plan =
         gen::planHbmImage(model.program, quantized, device, maxContext, stageLanes);
-    gen::writeHbmImage(plan, model.program, quantized, o.out);
+    gen::writeHbmImage(plan, model.program, quantized, out.staging().string());
+    const std::string warning = out.publish();
+    if (!warning.empty())
+      std::cerr << kCommand << ": warning: " << warning << "\n";
     const Mark t4 = now();
     int64_t channels = 0;
     for (int64_t used : plan.channelBytes)
@@ -105,6 +120,10 @@ int runHbmImage(const HbmImageOptions &o) {
   } catch (const Error &e) {
     std::cerr << kCommand << ": error: " << e.what() << "\n";
     return kExitUsage;
+  } catch (const std::exception &e) {
+    // A file-system or library error: one message; the staging directory is already removed.
+    std::cerr << kCommand << ": error: " << o.modelDir << ": " << e.what() << "\n";
+    return 1;
   }
 }
 
@@ -116,7 +135,7 @@ void addHbmImageCommands(std::vector<CliCommand> &registry) {
   c.summary = "calibrate and quantize a model and write its HBM image and manifest";
   c.help =
       R"(Usage: streamtensor hbm-image <model-dir> --out DIR [--precision w4a8|w8a8|w8a16]
-                              [--max-context N] [--random-weights] [--device YAML]
+                              [--max-context N] [--random-weights] [--device YAML] [--force]
                               [--calibration-sequences N --calibration-length L] [--lanes N]
 
 Reads the model (as `streamtensor eval`), calibrates on <model-dir>/calibration.json or, without
@@ -127,6 +146,10 @@ tables and manifest.json (docs/hbm-image.md), with a KV cache of --max-context p
 N codes per vector token (gen::linearKernelParamsForLanes, the e2e lowering's rule); without it
 each linear gets the (Rows, KLanes) with the most weight bits per 512-bit word. Prints the buffers, bytes and the seconds of each phase.
 A model that does not fit the device's HBM gives one error line and exit code 2.
+DIR is written beside its final place and swapped in when complete; an existing DIR is replaced
+only when it is empty or an HBM image directory streamtensor wrote. A file or a directory with
+other files is refused (--force replaces a foreign directory, never the current, home or root
+directory, one containing them, or the model directory).
 
 Example:
   streamtensor hbm-image configs/qwen2.5-0.5b --random-weights --out /tmp/qwen_image
@@ -149,6 +172,8 @@ Example:
     app.add_option("--calibration-length", o->calibrationLength,
                    "Tokens per random calibration sequence")
         ->check(CLI::Range(1, 1 << 20));
+    app.add_flag("--force", o->force,
+                 "Replace --out even when it is a directory streamtensor did not write");
     app.add_flag("--random-weights", o->randomWeights,
                  "Read only config.json and use seeded random weights (e.g. configs/*)");
     return [o] { return runHbmImage(*o); };

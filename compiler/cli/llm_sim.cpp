@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command_registry.h"
+#include "cli/design_check.h"
 #include "cli/sim_observability.h"
 #include "cli/subprocess.h"
 #include "frontend/calibration.h"
@@ -32,7 +33,6 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr const char *kCommand = "streamtensor sim";
-constexpr const char *kDesignFormat = "streamtensor-llm-design-1";
 
 nlohmann::json readJson(const fs::path &path) {
   std::ifstream in(path);
@@ -180,19 +180,20 @@ void addObservations(nlohmann::json &result, const nlohmann::json &run) {
 } // namespace
 
 bool isLlmDesign(const std::string &designDir) {
-  const fs::path path = fs::path(designDir) / "design.json";
-  if (!fs::exists(path))
-    return false;
-  try {
-    return nlohmann::json::parse(std::ifstream(path)).value("format", "") == kDesignFormat;
-  } catch (const nlohmann::json::exception &) {
-    return false;
-  }
+  // Graph designs keep their manifest in tb/; a top-level design.json, even a damaged one, is
+  // an LLM design's (its check then names what is wrong).
+  std::error_code ec;
+  return fs::exists(fs::path(designDir) / "design.json", ec);
 }
 
 int runLlmSim(const LlmSimOptions &o) {
   try {
     const fs::path dir = o.design;
+    // A damaged directory (a missing or truncated image file, manifests that disagree, a missing
+    // RTL file) is one error here rather than a failed build or a wrong run later.
+    checkLlmDesignDirectory(dir);
+    if (!o.trace.empty())
+      checkTraceOutputs(o.trace);
     const nlohmann::json design = readJson(dir / "design.json");
     const fs::path tb = dir / "tb";
     const nlohmann::json manifest = readJson(tb / "llm_run.json");
@@ -312,6 +313,9 @@ int runLlmSim(const LlmSimOptions &o) {
   } catch (const Error &e) {
     std::cerr << kCommand << ": error: " << e.what() << "\n";
     return kExitUsage;
+  } catch (const std::exception &e) {
+    std::cerr << kCommand << ": error: " << o.design << ": " << e.what() << "\n";
+    return 1;
   }
 }
 

@@ -21,7 +21,7 @@ struct LlmSimOptions {
   int64_t newTokens = 16;
   bool json = false;
   uint64_t seed = 1;
-  std::string trace;      ///< non-empty: the FST to write (absolute), traced build
+  std::string trace;         ///< non-empty: the FST to write (absolute), traced build
   uint64_t watchdog = 20000; ///< cycles without a stream handshake before a deadlock (0: off)
   unsigned latency = 24;
   unsigned jitter = 40;
@@ -29,7 +29,8 @@ struct LlmSimOptions {
   uint64_t timeout = 20000000;
 };
 
-/// True when `designDir` holds an LLM design (design.json of format streamtensor-llm-design-1).
+/// True when `designDir` holds an LLM design: a top-level design.json (graph designs keep theirs
+/// in tb/), whether or not it is intact.
 bool isLlmDesign(const std::string &designDir);
 
 /// Runs the simulation and the check; returns the exit code (0: bit-exact and done).

@@ -15,7 +15,9 @@
 // tracing) and writes <design>/sim/trace.fst and a GTKWave save file trace.gtkw beside it
 // (gen/stream_probes.h). docs/observability.md.
 //
-// An LLM design (compile <model-dir>) runs through cli/llm_sim.h instead.
+// Before anything is built the design directory is checked (cli/design_check.h: manifests,
+// data files, RTL files) and so are --trace's outputs (no user file is overwritten). An LLM
+// design (compile <model-dir>) runs through cli/llm_sim.h instead.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -26,7 +28,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command_registry.h"
+#include "cli/design_check.h"
 #include "cli/llm_sim.h"
+#include "cli/output_directory.h"
 #include "cli/sim_observability.h"
 #include "cli/subprocess.h"
 #include "gen/report.h"
@@ -78,51 +82,38 @@ void addSearchToReport(const fs::path &design, const nlohmann::json &search, uin
   std::ofstream(design / "report.md") << gen::reportMarkdown(report);
 }
 
-int runSim(const SimOptions &o) {
-  if (isLlmDesign(o.design)) {
-    LlmSimOptions l;
-    l.design = o.design;
-    std::istringstream ids(o.promptIds);
-    try {
-      for (std::string id; std::getline(ids, id, ',');)
-        l.prompt.push_back(std::stoll(id));
-    } catch (const std::exception &) {
-      std::cerr << "streamtensor sim: error: --prompt-ids: '" << o.promptIds
-                << "': expected comma-separated token ids\n";
-      return kExitUsage;
-    }
-    l.newTokens = o.tokens;
-    l.json = o.json;
-    l.seed = o.seed;
-    if (o.trace)
-      l.trace = fs::absolute(o.tracePath.empty() ? fs::path(o.design) / "sim" / "trace.fst"
-                                                 : fs::path(o.tracePath))
-                    .string();
-    l.watchdog = o.watchdog;
-    l.latency = o.latency;
-    l.jitter = o.jitter;
-    l.readyProbability = o.readyProbability;
-    l.timeout = o.timeout;
-    return runLlmSim(l);
-  }
-  const fs::path tb = fs::path(o.design) / (o.fifoSearch ? "search/tb" : "tb");
-  if (!fs::exists(tb / "CMakeLists.txt") || !fs::exists(tb / "design.json")) {
-    std::cerr << "streamtensor sim: error: " << o.design << ": design directory: expected "
-              << (o.fifoSearch ? "search/tb/CMakeLists.txt and search/tb/design.json written by "
-                                 "'streamtensor compile --fifo-search'\n"
-                               : "tb/CMakeLists.txt and tb/design.json written by 'streamtensor "
-                                 "compile'\n");
-    return kExitUsage;
-  }
-  std::string top;
+/// An LLM design's run (cli/llm_sim.h).
+int runLlmDesignSim(const SimOptions &o) {
+  LlmSimOptions l;
+  l.design = o.design;
+  std::istringstream ids(o.promptIds);
   try {
-    top = nlohmann::json::parse(std::ifstream(tb / "design.json")).at("top").get<std::string>();
-  } catch (const nlohmann::json::exception &e) {
-    std::cerr << "streamtensor sim: error: " << (tb / "design.json").string()
-              << ": top: expected the manifest 'streamtensor compile' writes (" << e.what()
-              << ")\n";
+    for (std::string id; std::getline(ids, id, ',');)
+      l.prompt.push_back(std::stoll(id));
+  } catch (const std::exception &) {
+    std::cerr << "streamtensor sim: error: --prompt-ids: '" << o.promptIds
+              << "': expected comma-separated token ids\n";
     return kExitUsage;
   }
+  l.newTokens = o.tokens;
+  l.json = o.json;
+  l.seed = o.seed;
+  if (o.trace)
+    l.trace = fs::absolute(o.tracePath.empty() ? fs::path(o.design) / "sim" / "trace.fst"
+                                               : fs::path(o.tracePath))
+                  .string();
+  l.watchdog = o.watchdog;
+  l.latency = o.latency;
+  l.jitter = o.jitter;
+  l.readyProbability = o.readyProbability;
+  l.timeout = o.timeout;
+  return runLlmSim(l);
+}
+
+/// A graph design's run (the design directory checked first).
+int runGraphSim(const SimOptions &o) {
+  const fs::path tb = fs::path(o.design) / (o.fifoSearch ? "search/tb" : "tb");
+  const std::string top = checkGraphDesignDirectory(o.design, o.fifoSearch).top;
   // The traced model is a build of its own, so the default build stays without tracing.
   const bool trace = o.trace && !o.fifoSearch;
   const fs::path build = testbenchBuildDir(tb.string(), trace);
@@ -131,6 +122,7 @@ int runSim(const SimOptions &o) {
   if (trace) {
     tracePath = o.tracePath.empty() ? simDir / "trace.fst" : fs::path(o.tracePath);
     tracePath = fs::absolute(tracePath);
+    checkTraceOutputs(tracePath);
     fs::create_directories(tracePath.parent_path());
   }
   std::string log;
@@ -208,12 +200,7 @@ int runSim(const SimOptions &o) {
   std::string waveform;
   if (trace) {
     // The waveform's save file: per producer node its streams and FIFO occupancies.
-    try {
-      waveform = writeWaveformView(tb / "design.json", top, tracePath);
-    } catch (const Error &e) {
-      std::cerr << "streamtensor sim: error: " << e.what() << "\n";
-      return 1;
-    }
+    waveform = writeWaveformView(tb / "design.json", top, tracePath);
   }
   if (o.json) {
     std::cout << result.dump() << "\n";
@@ -233,6 +220,30 @@ int runSim(const SimOptions &o) {
     std::cout << waveform;
   }
   return rc == 0 ? 0 : 1;
+}
+
+int runSim(const SimOptions &o) {
+  // sim writes into the design directory (sim/, tb/build): only into one compile wrote.
+  if (outputKindOf(o.design) != OutputKind::Design) {
+    std::cerr << "streamtensor sim: error: " << o.design
+              << ": design directory: expected a directory written by 'streamtensor compile', got "
+              << (fs::is_directory(o.design) ? "a directory without its marker, design.json or "
+                                               "tb/design.json"
+                                             : "no such directory")
+              << "\n";
+    return kExitUsage;
+  }
+  if (isLlmDesign(o.design))
+    return runLlmDesignSim(o);
+  try {
+    return runGraphSim(o);
+  } catch (const Error &e) {
+    std::cerr << "streamtensor sim: error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception &e) {
+    std::cerr << "streamtensor sim: error: " << o.design << ": " << e.what() << "\n";
+    return 1;
+  }
 }
 
 } // namespace
