@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <sstream>
 
@@ -160,7 +161,7 @@ nlohmann::json stepPredictionJson(const LlmDesign &d, const LlmDesignOptions &o,
 }
 
 nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
-                          const frontend::QuantizedModel &q) {
+                          const frontend::QuantizedModel &q, nlohmann::json stepPrediction) {
   const ir::DataflowGraph &df = d.graph.dataflow;
   nlohmann::json j;
   j["design"] = o.designName;
@@ -174,7 +175,7 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
   j["predicted_cycles_per_step"] = d.graph.predictedCyclesPerStep();
   j["predicted_at_cache_length"] = o.accelerator.sizingCacheLength;
   j["stage_cycles"] = d.graph.stageCycles;
-  j["step_prediction"] = stepPredictionJson(d, o, q);
+  j["step_prediction"] = std::move(stepPrediction);
   j["hbm_bytes"] = d.plan.totalBytes();
   // "group" (the stage, or "control"), each stream's "producer"/"consumer" and each AXI master's
   // "node"/"hbm_channels" are what the compile's dataflow.svg is drawn from (as for graphs).
@@ -526,6 +527,10 @@ void writeLlmDesign(const frontend::LoadedModel &model, const frontend::Quantize
   const fs::path finalDir = options.finalDir.empty() ? dir : fs::path(options.finalDir);
   const LlmDesign d = planLlmDesign(model, q, options, (dir / "rtl" / "tables").string(),
                                     fs::absolute(finalDir / "rtl" / "tables").string() + "/");
+  // The step prediction (timing simulations of the stages, seconds at full size) runs beside
+  // the RTL and the HBM image; it reads only the plan.
+  std::future<nlohmann::json> prediction =
+      std::async(std::launch::async, [&] { return stepPredictionJson(d, options, q); });
   PhaseScope rtl(options.log, "RTL");
   const std::string top = emitLlmTop(d.graph, d.top, d.kernels);
   const std::vector<std::string> rtlFiles = writeRtlSources(
@@ -548,8 +553,8 @@ void writeLlmDesign(const frontend::LoadedModel &model, const frontend::Quantize
     options.log->begin("HBM image");
   writeHbmImage(d.plan, model.program, q, (dir / "hbm").string());
   if (options.log)
-    options.log->begin("prediction + reports");
-  const nlohmann::json report = reportJson(d, options, q);
+    options.log->begin("prediction (rest) + reports");
+  const nlohmann::json report = reportJson(d, options, q, prediction.get());
   writeText(dir / "report.json", report.dump(2) + "\n");
   writeText(dir / "report.md", llmReportMarkdown(report));
   nlohmann::json design;

@@ -128,9 +128,10 @@ void sizeStreamFifos(CompileState &state) {
   deterministic.readLatencyJitter = 0;
   deterministic.readyProbability = 1;
   state.kernelCycles.clear();
-  for (const auto &[name, memory] :
-       {std::make_pair("sim_default", simDefault), std::make_pair("deterministic", deterministic)})
-    state.kernelCycles.push_back({name, memory, predictKernelCycles(state.dataflow, memory)});
+  if (state.options.predictKernelCycles) // LLM stages have their own per-step prediction
+    for (const auto &[name, memory] : {std::make_pair("sim_default", simDefault),
+                                       std::make_pair("deterministic", deterministic)})
+      state.kernelCycles.push_back({name, memory, predictKernelCycles(state.dataflow, memory)});
   state.fifoSolveSeconds = result.solveSeconds;
   state.invariants.fifosSized = true;
 }
