@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "gen/hbm_layout.h"
 #include "ir/converter_program.h"
 #include "model/axi_lite_ctrl_resources.h"
 #include "model/converter_model.h"
@@ -14,6 +13,7 @@
 #include "model/layer_loop_model.h"
 #include "model/llm_kernel_catalog.h"
 #include "model/step_sequencer_model.h"
+#include "plan/hbm_layout.h"
 #include "support/error.h"
 
 namespace st::gen {
@@ -29,8 +29,8 @@ int64_t requireParam(const ir::DataflowNode &node, const std::string &name) {
 
 model::ResourceEstimate dmaResources(const ir::DataflowNode &node) {
   const bool isRead = node.kind == ir::NodeKind::ReadDma;
-  const HbmTensorLayout layout =
-      hbmLayoutOf(isRead ? node.outputs.at(0).type : node.inputs.at(0).type);
+  const plan::HbmTensorLayout layout =
+      plan::hbmLayoutOf(isRead ? node.outputs.at(0).type : node.inputs.at(0).type);
   model::DmaParams p; // the top leaves MaxBurstLen and MaxOutstanding at their defaults
   p.numLoops = static_cast<int64_t>(layout.loops.size());
   p.dataWidth = layout.wordBits;

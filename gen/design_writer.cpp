@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "gen/elementwise_module.h"
-#include "gen/hbm_layout.h"
 #include "gen/report.h"
 #include "gen/rtl_sources.h"
 #include "gen/stream_probes.h"
@@ -17,6 +16,7 @@
 #include "gen/vitis_writer.h"
 #include "ir/converter_program.h"
 #include "ir/graph_interpreter.h"
+#include "plan/hbm_layout.h"
 #include "support/error.h"
 
 namespace st::gen {
@@ -253,7 +253,7 @@ void writeDesign(const passes::CompileState &state, const DesignWriteOptions &op
     if (!node.startAfter.empty())
       address = addressOf.at(node.startAfter.front()); // a refill reads what its spill wrote
     if (node.tensor) {
-      std::vector<uint8_t> bytes = packTensor(d.layout, values.at(*node.tensor));
+      std::vector<uint8_t> bytes = plan::packTensor(d.layout, values.at(*node.tensor));
       role = d.isRead ? "input" : "output";
       file = "data/" + d.name + (d.isRead ? ".bin" : ".expected.bin");
       writeBytes(dir / "tb" / file, bytes);

@@ -21,33 +21,14 @@
 
 namespace st::gen {
 
+using plan::ElementwiseDatapath;
+using plan::elementwiseInputsRead;
+using plan::ElementwiseNode;
+
 namespace {
 
 using Kind = ir::ScalarExpr::Kind;
 using i128 = __int128;
-
-constexpr i128 kMin64 = std::numeric_limits<int64_t>::min();
-constexpr i128 kMax64 = std::numeric_limits<int64_t>::max();
-
-i128 clamp64(i128 v) {
-  return std::clamp(v, kMin64, kMax64);
-}
-
-/// Smallest signed width holding [lo, hi] (at least 1).
-unsigned signedWidth(i128 lo, i128 hi) {
-  unsigned w = 1;
-  while (w < 127 && (lo < -(i128(1) << (w - 1)) || hi > (i128(1) << (w - 1)) - 1))
-    ++w;
-  return w;
-}
-
-/// The C++ reference's rounding shift (ScalarExpr::evaluate), on 128-bit values.
-i128 shiftRound(i128 x, int64_t s) {
-  if (s <= 0)
-    return x;
-  const i128 half = i128(1) << (s - 1);
-  return x >= 0 ? (x + half) >> s : -((-x + half) >> s);
-}
 
 /// `width`'sh<hex>: the two's complement bits of v in `width` bits.
 std::string literal(i128 v, unsigned width, bool isSigned = true) {
@@ -69,116 +50,6 @@ std::string cast(unsigned width, const std::string &expr) {
 std::string nodeName(unsigned i) {
   return "n" + std::to_string(i);
 }
-
-class Analyzer {
-public:
-  Analyzer(const std::string &name, const std::vector<ir::DType> &types)
-      : module_(name), types_(types) {}
-
-  unsigned add(const ir::ScalarExpr &e) {
-    ElementwiseNode n;
-    n.kind = e.kind;
-    n.value = e.value;
-    for (const auto &o : e.operands)
-      n.operands.push_back(add(o));
-    const size_t expected = arity(e.kind);
-    if (n.operands.size() != expected)
-      throw Error(where(), "body node " + e.toString(),
-                  std::to_string(expected) + " operands, got " + std::to_string(n.operands.size()));
-    auto lo = [&](size_t k) { return nodes_[n.operands[k]].lo; };
-    auto hi = [&](size_t k) { return nodes_[n.operands[k]].hi; };
-    switch (e.kind) {
-    case Kind::Input: {
-      if (e.value < 0 || static_cast<size_t>(e.value) >= types_.size())
-        throw Error(where(), "body input in" + std::to_string(e.value),
-                    "an input index below " + std::to_string(types_.size()));
-      const ir::DType t = types_[static_cast<size_t>(e.value)];
-      n.lo = ir::minValue(t);
-      n.hi = ir::maxValue(t);
-      break;
-    }
-    case Kind::Constant:
-      n.lo = n.hi = e.value;
-      break;
-    case Kind::Add:
-      n.lo = lo(0) + lo(1);
-      n.hi = hi(0) + hi(1);
-      break;
-    case Kind::Sub:
-      n.lo = lo(0) - hi(1);
-      n.hi = hi(0) - lo(1);
-      break;
-    case Kind::Mul: {
-      const i128 p[] = {lo(0) * lo(1), lo(0) * hi(1), hi(0) * lo(1), hi(0) * hi(1)};
-      n.lo = *std::min_element(std::begin(p), std::end(p));
-      n.hi = *std::max_element(std::begin(p), std::end(p));
-      break;
-    }
-    case Kind::Max:
-      n.lo = std::max(lo(0), lo(1));
-      n.hi = std::max(hi(0), hi(1));
-      break;
-    case Kind::Min:
-      n.lo = std::min(lo(0), lo(1));
-      n.hi = std::min(hi(0), hi(1));
-      break;
-    case Kind::Neg:
-      n.lo = -hi(0);
-      n.hi = -lo(0);
-      break;
-    case Kind::Abs:
-      if (lo(0) >= 0) {
-        n.lo = lo(0);
-        n.hi = hi(0);
-      } else if (hi(0) <= 0) {
-        n.lo = -hi(0);
-        n.hi = -lo(0);
-      } else {
-        n.lo = 0;
-        n.hi = std::max(-lo(0), hi(0));
-      }
-      break;
-    case Kind::Relu:
-      n.lo = std::max<i128>(lo(0), 0);
-      n.hi = std::max<i128>(hi(0), 0);
-      break;
-    case Kind::ShiftRightRound:
-      if (e.value < 0 || e.value > 62)
-        throw Error(where(), "body node " + e.toString(), "a shift amount within 0 .. 62");
-      n.lo = shiftRound(lo(0), e.value);
-      n.hi = shiftRound(hi(0), e.value);
-      break;
-    }
-    n.lo = clamp64(n.lo);
-    n.hi = clamp64(n.hi);
-    n.width = signedWidth(n.lo, n.hi);
-    nodes_.push_back(n);
-    return static_cast<unsigned>(nodes_.size() - 1);
-  }
-
-  std::vector<ElementwiseNode> take() { return std::move(nodes_); }
-
-private:
-  static size_t arity(Kind k) {
-    switch (k) {
-    case Kind::Input:
-    case Kind::Constant:
-      return 0;
-    case Kind::Neg:
-    case Kind::Abs:
-    case Kind::Relu:
-    case Kind::ShiftRightRound:
-      return 1;
-    default:
-      return 2;
-    }
-  }
-  std::string where() const { return "elementwise module '" + module_ + "'"; }
-
-  std::string module_;
-  const std::vector<ir::DType> &types_;
-  std::vector<ElementwiseNode> nodes_;
-};
 
 bool isIdentifier(const std::string &s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
@@ -260,47 +131,14 @@ std::string nodeStatement(const std::vector<ElementwiseNode> &nodes, unsigned i,
 
 } // namespace
 
-ElementwiseDatapath analyzeElementwise(const std::string &name, const ir::ScalarExpr &body,
-                                       const std::vector<ir::DType> &inputTypes,
-                                       ir::DType outputType) {
-  const std::string where = "elementwise module '" + name + "'";
-  for (size_t i = 0; i < inputTypes.size(); ++i)
-    if (!ir::isInteger(inputTypes[i]))
-      throw Error(where, "input " + std::to_string(i) + " type",
-                  "an integer type, got " + ir::toString(inputTypes[i]));
-  if (!ir::isInteger(outputType))
-    throw Error(where, "output type", "an integer type, got " + ir::toString(outputType));
-  Analyzer analyzer(name, inputTypes);
-  analyzer.add(body);
-  ElementwiseDatapath d;
-  d.nodes = analyzer.take();
-  const ElementwiseNode &root = d.nodes.back();
-  d.clampHigh = root.hi > ir::maxValue(outputType);
-  d.clampLow = root.lo < ir::minValue(outputType);
-  return d;
-}
-
-std::vector<unsigned> elementwiseInputsRead(const ir::ScalarExpr &body) {
-  std::set<unsigned> used;
-  std::vector<const ir::ScalarExpr *> stack{&body};
-  while (!stack.empty()) {
-    const ir::ScalarExpr *e = stack.back();
-    stack.pop_back();
-    if (e->kind == Kind::Input)
-      used.insert(static_cast<unsigned>(e->value));
-    for (const auto &o : e->operands)
-      stack.push_back(&o);
-  }
-  return {used.begin(), used.end()};
-}
-
 std::string emitElementwiseFunction(const std::string &functionName, const ir::ScalarExpr &body,
                                     const std::vector<ir::DType> &inputTypes,
                                     ir::DType outputType) {
   if (!isIdentifier(functionName))
     throw Error("elementwise function '" + functionName + "'", "name",
                 "a SystemVerilog identifier (letters, digits, _)");
-  const ElementwiseDatapath d = analyzeElementwise(functionName, body, inputTypes, outputType);
+  const ElementwiseDatapath d =
+      plan::analyzeElementwise(functionName, body, inputTypes, outputType);
   const unsigned outBits = ir::bitWidth(outputType);
   const std::string &f = functionName;
   std::ostringstream o;
@@ -379,7 +217,7 @@ std::string emitElementwiseModule(const std::string &name, const ir::ScalarExpr 
                         "), got " + std::to_string(s[j]));
     }
   }
-  analyzeElementwise(name, body, inputTypes, outputType); // errors name the module
+  plan::analyzeElementwise(name, body, inputTypes, outputType); // errors name the module
   const std::vector<unsigned> read = elementwiseInputsRead(body);
   const std::set<unsigned> used(read.begin(), read.end());
 

@@ -4,9 +4,10 @@
 //
 // The module computes, for every output element of a tile, exactly ScalarExpr::evaluate (64-bit
 // integer arithmetic) followed by saturation to the output type, as ir::interpretGraph does. It
-// never builds 64-bit datapaths it does not need: an interval analysis of the body gives every
-// node the width of its exact value range (at most 64 bits; a node whose range exceeds 64 bits
-// wraps at 64 bits, as the C++ reference does). Interface (valid/ready streams):
+// never builds 64-bit datapaths it does not need: the interval analysis of
+// plan/elementwise_datapath.h gives every node the width of its exact value range (at most 64 bits;
+// a node whose range exceeds 64 bits wraps at 64 bits, as the C++ reference does). Interface
+// (valid/ready streams):
 //   clk_i, rst_ni (synchronous, active low),
 //   in<i>_valid_i, in<i>_ready_o, in<i>_data_i[InElems_i*InBits_i]   for every input i,
 //   valid_o, ready_i, data_o[OutElems*OutBits],
@@ -23,34 +24,9 @@
 
 #include "ir/dtype.h"
 #include "ir/tensor_graph.h"
+#include "plan/elementwise_datapath.h"
 
 namespace st::gen {
-
-/// One node of the analysed body, in evaluation order (operands before their users).
-struct ElementwiseNode {
-  ir::ScalarExpr::Kind kind = ir::ScalarExpr::Kind::Input;
-  int64_t value = 0;              ///< input index, constant, or shift amount
-  std::vector<unsigned> operands; ///< indices of earlier nodes
-  __int128 lo = 0, hi = 0;        ///< exact value range (clamped to the int64 range)
-  unsigned width = 1;             ///< signed width holding [lo, hi]
-};
-
-/// The body's datapath: its nodes (the last is the result before saturation) and whether the
-/// saturation to the output type needs the upper and the lower comparison.
-struct ElementwiseDatapath {
-  std::vector<ElementwiseNode> nodes;
-  bool clampHigh = false;
-  bool clampLow = false;
-};
-
-/// Interval analysis of `body` over inputs of `inputTypes`. Throws st::Error (naming `name`) on
-/// a float type, an input index without a type, or a shift outside 0 .. 62.
-ElementwiseDatapath analyzeElementwise(const std::string &name, const ir::ScalarExpr &body,
-                                       const std::vector<ir::DType> &inputTypes,
-                                       ir::DType outputType);
-
-/// The inputs `body` reads, ascending: the arguments of the emitted function, in order.
-std::vector<unsigned> elementwiseInputsRead(const ir::ScalarExpr &body);
 
 /// The SystemVerilog function computing one output element: `function automatic
 /// logic [OutBits-1:0] <functionName>(input logic [Bits_i-1:0] x<i>, ...)` over the inputs of

@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include "gen/kernel_params.h"
 #include "numerics/embedding.h"
 #include "numerics/table_export.h"
 #include "numerics/weight_stream.h"
+#include "plan/kernel_params.h"
 #include "support/error.h"
 
 namespace st::gen {
@@ -41,7 +41,7 @@ int64_t yamlInt(const YAML::Node &root, const std::string &section, const std::s
 
 /// Bits one norm parameter element occupies in HBM (kernel_params.h).
 int64_t normSlotBits(const numerics::QuantizedNorm &n) {
-  return normParamSlotBits(n.kind == numerics::NormKind::LayerNorm, n.outputBits);
+  return plan::normParamSlotBits(n.kind == numerics::NormKind::LayerNorm, n.outputBits);
 }
 
 std::vector<uint8_t> normParamBytes(const numerics::QuantizedNorm &n, int64_t layerBytes) {
@@ -193,8 +193,9 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
       if (auto *l = std::get_if<numerics::QuantizedLinear>(&first.descriptor)) {
         b.kind = "linear_weights";
         auto lanes = stageLanes.find(stage.name);
-        b.linearParams = lanes == stageLanes.end() ? linearKernelParamsFor(*l)
-                                                   : linearKernelParamsForLanes(*l, lanes->second);
+        b.linearParams = lanes == stageLanes.end()
+                             ? plan::linearKernelParamsFor(*l)
+                             : plan::linearKernelParamsForLanes(*l, lanes->second);
         const model::LinearParams p = b.linearParams;
         b.layerBytes = (p.nOut / p.rows) * model::linearBlockWords(p) * p.wordBits / 8;
         b.format = "st_linear weight stream (docs/weight-stream.md): W" +

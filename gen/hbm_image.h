@@ -68,8 +68,8 @@ struct HbmImagePlan {
 /// the first run of empty consecutive channels. Throws st::Error ("hbm image", naming the buffer
 /// and the sizes) when a buffer finds no room. The plan refers to `model` (contents).
 /// `stageLanes` (stage name -> codes per vector token, the e2e lowering's lane count): the
-/// linears of a stage listed there use linearKernelParamsForLanes(layer, lanes), the others
-/// linearKernelParamsFor(layer).
+/// linears of a stage listed there use plan::linearKernelParamsForLanes(layer, lanes), the others
+/// plan::linearKernelParamsFor(layer).
 HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const frontend::QuantizedModel &model,
                           const HbmDevice &device, int64_t maxContext,
                           const std::map<std::string, int64_t> &stageLanes = {});

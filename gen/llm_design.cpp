@@ -15,7 +15,6 @@
 #include "frontend/quantized_model.h"
 #include "gen/design_resources.h"
 #include "gen/design_writer.h"
-#include "gen/hbm_layout.h"
 #include "gen/llm_kernel_bindings.h"
 #include "gen/report.h"
 #include "gen/stream_probes.h"
@@ -24,6 +23,7 @@
 #include "llm/step_prediction.h"
 #include "model/step_sequencer_model.h"
 #include "passes/compile_state.h"
+#include "plan/hbm_layout.h"
 #include "support/error.h"
 
 namespace st::gen {
@@ -382,7 +382,7 @@ nlohmann::json llmRunManifest(const LlmDesign &d, const LlmDesignOptions &o,
       if (port.role == AcceleratorRole::Tap && d.graph.nodes.at(port.node).layers == 1) {
         j["step_port"] = pin;
         j["step_words"] =
-            hbmLayoutOf(d.graph.dataflow.node(port.node).inputs[0].type).wordsStreamed();
+            plan::hbmLayoutOf(d.graph.dataflow.node(port.node).inputs[0].type).wordsStreamed();
       }
       ++pin;
     }

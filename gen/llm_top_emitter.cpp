@@ -454,9 +454,9 @@ private:
     const TopInterface::DmaPort &tp = top_.top.dmas[d];
     const std::string u = inst(n), ptr = arg(argOfDma_.at(static_cast<int>(d)));
     const std::string step = u + "_seq_step", layer = u + "_seq_layer";
-    const HbmTensorLayout &L = port.rowLayout;
+    const plan::HbmTensorLayout &L = port.rowLayout;
     std::vector<std::string> trips, strides;
-    for (const DmaLoop &l : L.loops) {
+    for (const plan::DmaLoop &l : L.loops) {
       trips.push_back("32'd" + std::to_string(l.tripCount));
       strides.push_back(hex64(l.strideBytes));
     }
@@ -607,8 +607,8 @@ llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
       // KV reads, the prompt and the tokens stream a run-time number of rows.
       const bool rows = role == AcceleratorRole::KvCacheRead ||
                         role == AcceleratorRole::PromptRead || role == AcceleratorRole::TokenWrite;
-      port.rowLayout = hbmLayoutOf(rowTypeOf(type, rows && role == AcceleratorRole::KvCacheRead),
-                                   kWordBytes * 8);
+      port.rowLayout = plan::hbmLayoutOf(
+          rowTypeOf(type, rows && role == AcceleratorRole::KvCacheRead), kWordBytes * 8);
       port.rowBytes = port.rowLayout.bytes();
       const bool kv = role == AcceleratorRole::KvCacheRead || role == AcceleratorRole::KvAppend;
       if (kv && placement.rowBytes != port.rowBytes)

@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "gen/hbm_layout.h"
 #include "gen/llm_kernel_bindings.h"
 #include "gen/sv_top_emitter.h"
 #include "llm/accelerator_graph.h"
+#include "plan/hbm_layout.h"
 
 namespace st::gen {
 
@@ -47,7 +47,7 @@ struct LlmDmaPort {
   int64_t layerStride = 0; ///< bytes between layers of the buffer
   /// The layout of one command's row (KV row, tap row, id row) or, for a weight stream, of the
   /// whole stream of one layer.
-  HbmTensorLayout rowLayout;
+  plan::HbmTensorLayout rowLayout;
   int64_t rowBytes = 0;  ///< bytes between rows (rowLayout.bytes())
   int64_t ringSteps = 0; ///< a tap ring of this many steps (a power of two); 0: every step
 };

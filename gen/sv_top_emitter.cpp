@@ -49,7 +49,7 @@ std::string packedList(const std::vector<int64_t> &values, unsigned bits) {
   return os.str();
 }
 
-std::string stridesList(const std::vector<DmaLoop> &loops) {
+std::string stridesList(const std::vector<plan::DmaLoop> &loops) {
   std::ostringstream os;
   os << "{";
   for (size_t i = loops.size(); i-- > 0;)
@@ -100,7 +100,7 @@ TopInterface topInterfaceOf(const ir::DataflowGraph &df, const std::string &desi
     const ir::ITensorType &type = isRead ? node.outputs[0].type : node.inputs[0].type;
     const unsigned index = static_cast<unsigned>(top.dmas.size());
     top.dmas.push_back(
-        {n, svIdentifier(node.name), isRead, offset, hbmLayoutOf(type, kAxiDataBits)});
+        {n, svIdentifier(node.name), isRead, offset, plan::hbmLayoutOf(type, kAxiDataBits)});
     top.args.push_back({top.dmas.back().name, true, offset, static_cast<int>(index)});
     channelOf[n] = index % hbmPseudoChannels;
     offset += 12;
@@ -251,9 +251,9 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top,
     case ir::NodeKind::WriteDma: {
       const size_t i = dmaIndex.at(n);
       const TopInterface::DmaPort &d = top.dmas[i];
-      const HbmTensorLayout &L = d.layout;
+      const plan::HbmTensorLayout &L = d.layout;
       std::vector<int64_t> trips;
-      for (const DmaLoop &l : L.loops)
+      for (const plan::DmaLoop &l : L.loops)
         trips.push_back(l.tripCount);
       os << "  " << node.module << " #(\n      .NumLoops(" << L.loops.size() << "), .AddrWidth("
          << kAxiAddrBits << "), .DataWidth(" << kAxiDataBits << "),\n      .PaddedTokenBits("

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "gen/hbm_layout.h"
 #include "ir/dataflow_graph.h"
+#include "plan/hbm_layout.h"
 
 namespace st::gen {
 
@@ -26,7 +26,7 @@ struct TopInterface {
     std::string name; ///< m_axi_<name>_*
     bool isRead = true;
     unsigned argOffset = 0; ///< byte offset of the 64-bit pointer in s_axi_control
-    HbmTensorLayout layout;
+    plan::HbmTensorLayout layout;
     /// The HBM pseudo-channel its buffer lives in (the v++ link's sp=...:HBM[n]). Graph designs:
     /// round-robin by DMA, a refill DMA in the channel of the spill it reads; the LLM top sets
     /// it from its HBM manifest.

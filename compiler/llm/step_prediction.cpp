@@ -10,11 +10,11 @@
 #include <map>
 #include <string>
 
-#include "gen/hbm_layout.h"
 #include "model/dma_stream_model.h"
 #include "passes/dataflow_timing_sim.h"
 #include "passes/memory_stages.h"
 #include "passes/pass_pipeline.h"
+#include "plan/hbm_layout.h"
 #include "support/error.h"
 #include "support/parallel.h"
 
@@ -75,7 +75,7 @@ int64_t StageTimer::cyclesAt(int64_t cacheLength) {
     }
     passes::MemoryRead r;
     r.node = i;
-    r.words = gen::hbmLayoutOf(type).wordsStreamed();
+    r.words = plan::hbmLayoutOf(type).wordsStreamed();
     // Weight and norm-parameter streams have fixed addresses: their sequencers read the next
     // layer's words while this one computes, so the words are there from the start.
     r.startDelay =

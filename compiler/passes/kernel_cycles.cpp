@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gen/hbm_layout.h"
 #include "passes/dataflow_timing_sim.h"
 #include "passes/memory_stages.h"
 #include "passes/pass_pipeline.h"
+#include "plan/hbm_layout.h"
 #include "support/error.h"
 
 namespace st::passes {
@@ -38,7 +38,7 @@ KernelCycles predictKernelCycles(const ir::DataflowGraph &df, const model::Memor
       writes = true;
     if (node.kind != ir::NodeKind::ReadDma)
       continue;
-    const gen::HbmTensorLayout layout = gen::hbmLayoutOf(node.outputs[0].type);
+    const plan::HbmTensorLayout layout = plan::hbmLayoutOf(node.outputs[0].type);
     MemoryRead r;
     r.node = i;
     r.words = layout.wordsStreamed();

@@ -12,7 +12,7 @@
 
 #include "ir/itensor_type.h"
 
-namespace st::gen {
+namespace st::plan {
 
 struct DmaLoop {
   int64_t tripCount = 1;
@@ -52,4 +52,4 @@ std::vector<uint8_t> packTensor(const HbmTensorLayout &layout, const std::vector
 std::vector<int64_t> unpackTensor(const HbmTensorLayout &layout, const std::vector<uint8_t> &bytes,
                                   bool isSigned);
 
-} // namespace st::gen
+} // namespace st::plan

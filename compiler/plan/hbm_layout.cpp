@@ -1,10 +1,10 @@
 // HbmTensorLayout: an itensor's DMA loops and the packing of tensors into that layout.
-#include "gen/hbm_layout.h"
+#include "plan/hbm_layout.h"
 
 #include "ir/dataflow_graph.h"
 #include "support/error.h"
 
-namespace st::gen {
+namespace st::plan {
 
 namespace {
 
@@ -173,4 +173,4 @@ std::vector<int64_t> unpackTensor(const HbmTensorLayout &layout, const std::vect
   return values;
 }
 
-} // namespace st::gen
+} // namespace st::plan

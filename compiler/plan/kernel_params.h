@@ -9,7 +9,7 @@
 #include "model/linear_model.h"
 #include "numerics/quantization.h"
 
-namespace st::gen {
+namespace st::plan {
 
 /// Width of one weight-stream word: the HBM port's 512 bits, so the read DMA's beats are the
 /// kernel's words (no width converter).
@@ -40,4 +40,4 @@ model::LinearParams linearKernelParamsForLanes(const numerics::QuantizedLinear &
 /// image packs whole slots into bus words. The one rule of the image and the lowering.
 int64_t normParamSlotBits(bool layerNorm, unsigned outBits);
 
-} // namespace st::gen
+} // namespace st::plan

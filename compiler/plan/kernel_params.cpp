@@ -1,5 +1,5 @@
 // Kernel parameters of quantized ops (see kernel_params.h).
-#include "gen/kernel_params.h"
+#include "plan/kernel_params.h"
 
 #include <stdexcept>
 #include <string>
@@ -7,7 +7,7 @@
 #include "numerics/weight_stream.h"
 #include "support/error.h"
 
-namespace st::gen {
+namespace st::plan {
 
 model::LinearParams linearKernelParamsFor(const numerics::QuantizedLinear &layer) {
   model::LinearParams best;
@@ -106,4 +106,4 @@ int64_t normParamSlotBits(bool layerNorm, unsigned outBits) {
   return slot;
 }
 
-} // namespace st::gen
+} // namespace st::plan
