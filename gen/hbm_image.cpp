@@ -1,4 +1,4 @@
-// HBM image layout and writer (see hbm_image.h, docs/hbm-image.md).
+// HBM image files and manifest (see hbm_image.h, docs/hbm-image.md).
 #include "gen/hbm_image.h"
 
 #include <algorithm>
@@ -18,280 +18,11 @@
 
 namespace st::gen {
 
+using plan::RopeOpTables;
+using plan::ropeTablesOf;
+
 using frontend::QuantizedModel;
 using frontend::QuantizedOp;
-
-namespace {
-
-int64_t roundUp(int64_t v, int64_t to) {
-  return (v + to - 1) / to * to;
-}
-
-int64_t yamlInt(const YAML::Node &root, const std::string &section, const std::string &key,
-                const std::string &path) {
-  const YAML::Node n = root[section] ? root[section][key] : YAML::Node();
-  if (!n || !n.IsScalar())
-    throw Error(path, section + "." + key, "an integer");
-  try {
-    return n.as<int64_t>();
-  } catch (const YAML::Exception &) {
-    throw Error(path, section + "." + key, "an integer, got '" + n.Scalar() + "'");
-  }
-}
-
-/// Bits one norm parameter element occupies in HBM (kernel_params.h).
-int64_t normSlotBits(const numerics::QuantizedNorm &n) {
-  return plan::normParamSlotBits(n.kind == numerics::NormKind::LayerNorm, n.outputBits);
-}
-
-std::vector<uint8_t> normParamBytes(const numerics::QuantizedNorm &n, int64_t layerBytes) {
-  std::vector<uint8_t> bytes(static_cast<size_t>(layerBytes), 0);
-  const int64_t slotBytes = normSlotBits(n) / 8;
-  const bool layerNorm = n.kind == numerics::NormKind::LayerNorm;
-  for (size_t i = 0; i < n.size; ++i) {
-    uint64_t element = static_cast<uint16_t>(n.gamma[i]);
-    if (layerNorm) {
-      const uint64_t betaMask = (uint64_t(1) << (n.outputBits + 8)) - 1;
-      element |= (static_cast<uint64_t>(static_cast<int64_t>(n.beta[i])) & betaMask) << 16;
-    }
-    for (int64_t b = 0; b < slotBytes; ++b)
-      bytes[static_cast<size_t>(static_cast<int64_t>(i) * slotBytes + b)] =
-          static_cast<uint8_t>(element >> (8 * b));
-  }
-  return bytes;
-}
-
-/// RoPE ops of the program with their distinct tables and the table index of each run.
-struct RopeOpTables {
-  std::string stage, op;
-  std::vector<numerics::RopeTable> tables;
-  std::vector<double> bases;
-  std::vector<int64_t> runTable;
-};
-
-std::vector<RopeOpTables> ropeTablesOf(const ir::DecodeProgram &program,
-                                       const QuantizedModel &model) {
-  std::vector<RopeOpTables> result;
-  for (const ir::DecodeStage &stage : program.stages)
-    for (ir::OpId o : stage.graph.topologicalOrder()) {
-      const ir::Op &op = stage.graph.op(o);
-      if (!std::holds_alternative<ir::RopeAttrs>(op.llm))
-        continue;
-      RopeOpTables r{stage.name, op.name, {}, {}, {}};
-      for (int64_t run = 0; run < stage.repeat; ++run) {
-        const auto &d = model.get<frontend::QuantizedRopeOp>(stage.name, run, op.name);
-        size_t index = 0;
-        while (index < r.tables.size() && r.tables[index].phaseIncrement != d.table.phaseIncrement)
-          ++index;
-        if (index == r.tables.size()) {
-          r.tables.push_back(d.table);
-          r.bases.push_back(d.base);
-        }
-        r.runTable.push_back(static_cast<int64_t>(index));
-      }
-      result.push_back(std::move(r));
-    }
-  return result;
-}
-
-/// Places `b` (its layerStride set) with the planner's rule: a buffer that fits a channel goes to
-/// the channel with the fewest bytes used that still has room, a larger one to the first run of
-/// empty consecutive channels. Throws st::Error naming the buffer when there is no room.
-void placeBuffer(HbmImagePlan &plan, HbmBuffer &b) {
-  const HbmDevice &device = plan.device;
-  const int64_t channelBytes = device.pseudoChannelBytes;
-  const int64_t size = roundUp(b.bytes(), device.alignmentBytes);
-  if (size <= channelBytes) {
-    int64_t best = -1;
-    for (int64_t c = 0; c < device.pseudoChannels; ++c)
-      if (plan.channelBytes[static_cast<size_t>(c)] + size <= channelBytes &&
-          (best < 0 || plan.channelBytes[static_cast<size_t>(c)] <
-                           plan.channelBytes[static_cast<size_t>(best)]))
-        best = c;
-    if (best >= 0) {
-      b.address = best * channelBytes + plan.channelBytes[static_cast<size_t>(best)];
-      b.channels = {best};
-      plan.channelBytes[static_cast<size_t>(best)] += size;
-      return;
-    }
-  } else {
-    const int64_t span = (size + channelBytes - 1) / channelBytes;
-    for (int64_t c = 0; c + span <= device.pseudoChannels; ++c) {
-      bool empty = true;
-      for (int64_t i = c; i < c + span; ++i)
-        empty = empty && plan.channelBytes[static_cast<size_t>(i)] == 0;
-      if (!empty)
-        continue;
-      b.address = c * channelBytes;
-      for (int64_t i = c; i < c + span; ++i) {
-        b.channels.push_back(i);
-        plan.channelBytes[static_cast<size_t>(i)] =
-            std::min(channelBytes, size - (i - c) * channelBytes);
-      }
-      break;
-    }
-    if (!b.channels.empty())
-      return;
-  }
-  int64_t used = 0;
-  for (const HbmBuffer &other : plan.buffers)
-    used += roundUp(other.bytes(), device.alignmentBytes);
-  throw Error("hbm image", "buffer '" + b.name + "' (" + std::to_string(b.bytes()) + " bytes)",
-              "room in " + std::to_string(device.pseudoChannels) + " pseudo-channels of " +
-                  std::to_string(channelBytes) + " bytes; the model's buffers need " +
-                  std::to_string(used) + " bytes in all (reduce --max-context or the model)");
-}
-
-} // namespace
-
-HbmDevice loadHbmDevice(const std::string &path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile &) {
-    throw Error(path, "file", "a readable device constraints YAML file");
-  } catch (const YAML::Exception &e) {
-    throw Error(path, "line " + std::to_string(e.mark.line + 1), "valid YAML (" + e.msg + ")");
-  }
-  HbmDevice d;
-  d.pseudoChannels = yamlInt(root, "hbm", "pseudo_channels", path);
-  d.pseudoChannelBytes = yamlInt(root, "hbm", "pseudo_channel_bytes", path);
-  d.alignmentBytes = yamlInt(root, "hbm", "axi_4k_boundary_bytes", path);
-  if (d.pseudoChannels < 1 || d.pseudoChannelBytes < 1 || d.alignmentBytes < 1)
-    throw Error(path, "hbm",
-                "positive pseudo_channels, pseudo_channel_bytes, axi_4k_boundary_bytes");
-  return d;
-}
-
-int64_t HbmImagePlan::totalBytes() const {
-  return std::accumulate(channelBytes.begin(), channelBytes.end(), int64_t(0));
-}
-
-HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel &model,
-                          const HbmDevice &device, int64_t maxContext,
-                          const std::map<std::string, int64_t> &stageLanes) {
-  if (maxContext < 1 || maxContext > program.maxPositions)
-    throw Error("hbm image", "max context",
-                "1 .. " + std::to_string(program.maxPositions) + " positions, got " +
-                    std::to_string(maxContext));
-  HbmImagePlan plan;
-  plan.device = device;
-  plan.architecture = model.architecture;
-  plan.precision = frontend::precisionName(model.precision);
-  plan.maxContext = maxContext;
-  const QuantizedModel *m = &model;
-  for (const ir::DecodeStage &stage : program.stages) {
-    const std::string stageName = stage.name;
-    for (ir::OpId o : stage.graph.topologicalOrder()) {
-      const ir::Op &op = stage.graph.op(o);
-      const std::string opName = op.name;
-      const QuantizedOp &first = model.op(stage.name, 0, op.name);
-      HbmBuffer b;
-      b.stage = stage.name;
-      b.op = op.name;
-      b.layers = stage.repeat;
-      if (auto *l = std::get_if<numerics::QuantizedLinear>(&first.descriptor)) {
-        b.kind = "linear_weights";
-        auto lanes = stageLanes.find(stage.name);
-        b.linearParams = lanes == stageLanes.end()
-                             ? plan::linearKernelParamsFor(*l)
-                             : plan::linearKernelParamsForLanes(*l, lanes->second);
-        const model::LinearParams p = b.linearParams;
-        b.layerBytes = (p.nOut / p.rows) * model::linearBlockWords(p) * p.wordBits / 8;
-        b.format = "st_linear weight stream (docs/weight-stream.md): W" +
-                   std::to_string(p.weightBits) + " " +
-                   (p.groupSize ? "g" + std::to_string(p.groupSize) : std::string("per-channel")) +
-                   ", Rows " + std::to_string(p.rows) + ", KLanes " + std::to_string(p.kLanes) +
-                   ", WordBits " + std::to_string(p.wordBits);
-        b.contents = [m, stageName, opName, p](int64_t layer) {
-          return numerics::linearWeightStreamBytes(
-              m->get<numerics::QuantizedLinear>(stageName, layer, opName), p);
-        };
-        b.name = stage.name + "/" + op.name + ".weights";
-        plan.buffers.push_back(std::move(b));
-      } else if (auto *e = std::get_if<frontend::QuantizedEmbeddingOp>(&first.descriptor)) {
-        b.kind = "embedding_table";
-        b.layerBytes =
-            static_cast<int64_t>(e->table.rows * numerics::embeddingRowBytes(e->table.dim));
-        b.format = "s8 codes, row r at r * " +
-                   std::to_string(numerics::embeddingRowBytes(e->table.dim)) +
-                   " bytes, zero padded (numerics::embeddingImage)";
-        b.contents = [m, stageName, opName](int64_t layer) {
-          return numerics::embeddingImage(
-              m->get<frontend::QuantizedEmbeddingOp>(stageName, layer, opName).table);
-        };
-        b.name = stage.name + "/" + op.name + ".table";
-        plan.buffers.push_back(std::move(b));
-      } else if (auto *n = std::get_if<frontend::QuantizedNormOp>(&first.descriptor)) {
-        b.kind = "norm_params";
-        const int64_t slot = normSlotBits(n->norm);
-        b.layerBytes = roundUp(static_cast<int64_t>(n->norm.size) * slot / 8,
-                               static_cast<int64_t>(numerics::kHbmWordBytes));
-        b.format = std::to_string(n->norm.size) + " elements of " + std::to_string(slot) +
-                   " bits: gamma s16 in bits [15:0]" +
-                   (n->norm.kind == numerics::NormKind::LayerNorm
-                        ? ", beta s" + std::to_string(n->norm.outputBits + 8) + " above"
-                        : std::string()) +
-                   "; replayed for each of " + std::to_string(n->groups) + " group(s)";
-        const int64_t layerBytes = b.layerBytes;
-        b.contents = [m, stageName, opName, layerBytes](int64_t layer) {
-          return normParamBytes(m->get<frontend::QuantizedNormOp>(stageName, layer, opName).norm,
-                                layerBytes);
-        };
-        b.name = stage.name + "/" + op.name + ".params";
-        plan.buffers.push_back(std::move(b));
-      } else if (auto *a = std::get_if<frontend::QuantizedAttentionOp>(&first.descriptor)) {
-        const int64_t rowBytes = roundUp(static_cast<int64_t>(a->shape.kvSize()),
-                                         static_cast<int64_t>(numerics::kHbmWordBytes));
-        for (const char *which : {"k_cache", "v_cache"}) {
-          HbmBuffer c = b;
-          c.kind = which;
-          c.layerBytes = maxContext * rowBytes;
-          c.format = "s8 codes, position p at p * " + std::to_string(rowBytes) +
-                     " bytes (kv head, then dim), " + std::to_string(maxContext) +
-                     " positions, zero at start";
-          c.name = stage.name + "/" + op.name + "." + which;
-          c.rowBytes = rowBytes;
-          plan.buffers.push_back(std::move(c));
-        }
-      }
-    }
-  }
-  // Strides and placement.
-  plan.channelBytes.assign(static_cast<size_t>(device.pseudoChannels), 0);
-  for (HbmBuffer &b : plan.buffers)
-    b.layerStride = roundUp(b.layerBytes, device.alignmentBytes);
-  std::vector<size_t> bySize(plan.buffers.size());
-  std::iota(bySize.begin(), bySize.end(), 0);
-  std::stable_sort(bySize.begin(), bySize.end(), [&](size_t x, size_t y) {
-    return plan.buffers[x].bytes() > plan.buffers[y].bytes();
-  });
-  for (size_t index : bySize)
-    placeBuffer(plan, plan.buffers[index]);
-  return plan;
-}
-
-HbmBuffer addRunBuffer(HbmImagePlan &plan, HbmBuffer buffer) {
-  if (buffer.layerBytes < 1)
-    throw Error("hbm image", "run buffer '" + buffer.name + "'",
-                "at least 1 byte, got " + std::to_string(buffer.layerBytes));
-  for (const HbmBuffer &b : plan.buffers)
-    if (b.name == buffer.name)
-      throw Error("hbm image", "run buffer '" + buffer.name + "'",
-                  "a name no other buffer of the plan has");
-  buffer.layers = 1;
-  buffer.layerStride = roundUp(buffer.layerBytes, plan.device.alignmentBytes);
-  buffer.contents = nullptr;
-  buffer.channels.clear();
-  plan.buffers.push_back(std::move(buffer));
-  try {
-    placeBuffer(plan, plan.buffers.back());
-  } catch (...) {
-    plan.buffers.pop_back();
-    throw;
-  }
-  return plan.buffers.back();
-}
 
 namespace {
 std::string ropeFileName(const std::string &stage, const std::string &op) {
@@ -299,7 +30,7 @@ std::string ropeFileName(const std::string &stage, const std::string &op) {
 }
 } // namespace
 
-std::string hbmManifestJson(const HbmImagePlan &plan, const ir::DecodeProgram &program,
+std::string hbmManifestJson(const plan::HbmImagePlan &plan, const ir::DecodeProgram &program,
                             const QuantizedModel &model) {
   nlohmann::ordered_json j;
   j["format"] = "streamtensor-hbm-image-1";
@@ -317,7 +48,7 @@ std::string hbmManifestJson(const HbmImagePlan &plan, const ir::DecodeProgram &p
           {{"channel", c}, {"path", name}, {"bytes", plan.channelBytes[static_cast<size_t>(c)]}});
     }
   j["buffers"] = nlohmann::json::array();
-  for (const HbmBuffer &b : plan.buffers) {
+  for (const plan::HbmBuffer &b : plan.buffers) {
     nlohmann::ordered_json e;
     e["name"] = b.name;
     e["kind"] = b.kind;
@@ -359,7 +90,7 @@ std::string hbmManifestJson(const HbmImagePlan &plan, const ir::DecodeProgram &p
   return j.dump(1);
 }
 
-HbmImagePlan readHbmManifest(const std::string &path) {
+plan::HbmImagePlan readHbmManifest(const std::string &path) {
   std::ifstream in(path);
   if (!in)
     throw Error(path, "file", "a readable HBM manifest (manifest.json)");
@@ -390,7 +121,7 @@ HbmImagePlan readHbmManifest(const std::string &path) {
   };
   if (!j.is_object() || j.value("format", "") != "streamtensor-hbm-image-1")
     throw Error(path, "format", "\"streamtensor-hbm-image-1\"");
-  HbmImagePlan plan;
+  plan::HbmImagePlan plan;
   plan.architecture = text(j, "architecture", "");
   plan.precision = text(j, "precision", "");
   plan.maxContext = integer(j, "max_context", "");
@@ -416,7 +147,7 @@ HbmImagePlan readHbmManifest(const std::string &path) {
   for (size_t i = 0; i < buffers.size(); ++i) {
     const nlohmann::json &e = buffers[i];
     const std::string where = "buffers[" + std::to_string(i) + "].";
-    HbmBuffer b;
+    plan::HbmBuffer b;
     b.name = text(e, "name", where);
     b.kind = text(e, "kind", where);
     b.stage = text(e, "stage", where);
@@ -463,7 +194,7 @@ HbmImagePlan readHbmManifest(const std::string &path) {
   return plan;
 }
 
-void writeHbmImage(const HbmImagePlan &plan, const ir::DecodeProgram &program,
+void writeHbmImage(const plan::HbmImagePlan &plan, const ir::DecodeProgram &program,
                    const QuantizedModel &model, const std::string &directory) {
   namespace fs = std::filesystem;
   fs::create_directories(directory);
@@ -483,7 +214,7 @@ void writeHbmImage(const HbmImagePlan &plan, const ir::DecodeProgram &program,
     }
     return f;
   };
-  for (const HbmBuffer &b : plan.buffers) {
+  for (const plan::HbmBuffer &b : plan.buffers) {
     if (!b.contents)
       continue; // zero-filled (sparse)
     for (int64_t layer = 0; layer < b.layers; ++layer) {

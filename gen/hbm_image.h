@@ -1,9 +1,6 @@
-// The HBM image of a quantized model (docs/hbm-image.md): every buffer a read DMA streams
-// (linear weight streams, embedding tables, norm parameters) and the KV-cache region, each laid
-// out in exactly the order its DMA reads it, all layers of one kind contiguous at a fixed
-// per-layer stride, and striped over the device's pseudo-channels; plus the JSON manifest that
-// says where each buffer lies, and the RoPE phase-table files of st_rope. Device facts (channel
-// count and size) come from constraints/<device>.yaml.
+// The HBM image files of a planned image (plan/hbm_plan.h, docs/hbm-image.md): the bytes of every
+// pseudo-channel, the JSON manifest that says where each buffer lies, and the RoPE phase-table
+// files of st_rope; and the manifest read back into a plan (for `sim` and the run check).
 #pragma once
 
 #include <cstdint>
@@ -14,91 +11,26 @@
 
 #include "frontend/quantized_model.h"
 #include "ir/decode_program.h"
-#include "model/linear_model.h"
+#include "plan/hbm_plan.h"
 
 namespace st::gen {
-
-/// The HBM facts the layout needs.
-struct HbmDevice {
-  int64_t pseudoChannels = 32;
-  int64_t pseudoChannelBytes = int64_t(512) << 20;
-  int64_t alignmentBytes = 4096; ///< every layer starts on an AXI 4 KiB boundary
-};
-/// Reads hbm.pseudo_channels, hbm.pseudo_channel_bytes and hbm.axi_4k_boundary_bytes; throws
-/// st::Error naming the file and the key.
-HbmDevice loadHbmDevice(const std::string &constraintsPath);
-
-/// One buffer: `layers` equal slices of `layerBytes` at `layerStride` from `address` (a global
-/// HBM address: channel * pseudoChannelBytes + offset). It occupies `channels` (consecutive).
-struct HbmBuffer {
-  std::string name; ///< "stage/op.kind", e.g. "block/q_proj.weights"
-  /// linear_weights, embedding_table, norm_params, k_cache, v_cache; run buffers the design
-  /// writes during a run (addRunBuffer): run_tokens, run_tap
-  std::string kind;
-  std::string format; ///< the element format, for people
-  std::string stage, op;
-  int64_t layers = 1;
-  int64_t layerBytes = 0;
-  int64_t layerStride = 0;
-  int64_t address = 0;
-  std::vector<int64_t> channels;
-  model::LinearParams linearParams; ///< linear_weights only
-  int64_t rowBytes = 0; ///< bytes of one row (KV caches, run buffers); 0: not row-structured
-  /// A run buffer that keeps only the last ringSteps steps (a power of two): step t's rows at
-  /// t mod ringSteps. 0: one row set per step of the whole context.
-  int64_t ringSteps = 0;
-  int64_t bytes() const { return layerStride * (layers - 1) + layerBytes; }
-  /// The bytes of layer `l` (empty: zero-filled, e.g. the KV cache).
-  std::function<std::vector<uint8_t>(int64_t)> contents;
-};
-
-struct HbmImagePlan {
-  HbmDevice device;
-  std::string architecture;
-  std::string precision;
-  int64_t maxContext = 0;
-  std::vector<HbmBuffer> buffers;    ///< in program order (the order the DMAs stream)
-  std::vector<int64_t> channelBytes; ///< bytes used per pseudo-channel
-  int64_t totalBytes() const;
-};
-
-/// Lays out every buffer of `model` for a context of `maxContext` positions (1 ..
-/// program.maxPositions). Placement: buffers from largest to smallest; one that fits a channel
-/// goes to the channel with the fewest bytes used that has room, one larger than a channel to
-/// the first run of empty consecutive channels. Throws st::Error ("hbm image", naming the buffer
-/// and the sizes) when a buffer finds no room. The plan refers to `model` (contents).
-/// `stageLanes` (stage name -> codes per vector token, the e2e lowering's lane count): the
-/// linears of a stage listed there use plan::linearKernelParamsForLanes(layer, lanes), the others
-/// plan::linearKernelParamsFor(layer).
-HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const frontend::QuantizedModel &model,
-                          const HbmDevice &device, int64_t maxContext,
-                          const std::map<std::string, int64_t> &stageLanes = {});
-
-/// Adds a buffer that the design writes while it runs (docs/accelerator.md §4: the generated
-/// tokens, debug taps) to a plan made by planHbmImage: one zero-filled slice of
-/// `buffer.layerBytes` (layers 1, no contents; name, kind, stage, op, format and rowBytes as the
-/// caller sets them), placed by the planner's rule in the room the image's buffers left, so it
-/// overlaps none of them. Returns the placed buffer (also appended to plan.buffers). Throws the
-/// planner's st::Error when it finds no room, and one naming the buffer for a repeated name or a
-/// size below 1.
-HbmBuffer addRunBuffer(HbmImagePlan &plan, HbmBuffer buffer);
 
 /// Reads a manifest.json (docs/hbm-image.md) back into a plan: the device's channel count and
 /// size, max context, the used bytes per channel and every buffer's placement (name, kind,
 /// stage, op, channels, address, layers, layer bytes and stride, row bytes, linear parameters);
-/// not the contents nor the device's alignment (left at HbmDevice's default). So a later step
+/// not the contents nor the device's alignment (left at plan::HbmDevice's default). So a later step
 /// (`sim`, the run check) finds the buffers where the compiler put them without planning again.
 /// Throws st::Error naming the file and the field.
-HbmImagePlan readHbmManifest(const std::string &manifestPath);
+plan::HbmImagePlan readHbmManifest(const std::string &manifestPath);
 
 /// Writes into `directory` (created): hbm_pc<NN>.bin per used channel (its used bytes; zero
 /// regions are left as sparse holes), rope_<op>.mem per RoPE op (writeRopePhaseFile), and
 /// manifest.json. Streams layer by layer, so memory stays one layer's bytes.
-void writeHbmImage(const HbmImagePlan &plan, const ir::DecodeProgram &program,
+void writeHbmImage(const plan::HbmImagePlan &plan, const ir::DecodeProgram &program,
                    const frontend::QuantizedModel &model, const std::string &directory);
 
 /// The manifest alone (also written by writeHbmImage): docs/hbm-image.md.
-std::string hbmManifestJson(const HbmImagePlan &plan, const ir::DecodeProgram &program,
+std::string hbmManifestJson(const plan::HbmImagePlan &plan, const ir::DecodeProgram &program,
                             const frontend::QuantizedModel &model);
 
 } // namespace st::gen

@@ -92,8 +92,8 @@ std::string bufferOf(const llm::AcceleratorGraph &g, ir::NodeId n) {
   }
 }
 
-const HbmBuffer &planBuffer(const HbmImagePlan &plan, const std::string &name) {
-  for (const HbmBuffer &b : plan.buffers)
+const plan::HbmBuffer &planBuffer(const plan::HbmImagePlan &plan, const std::string &name) {
+  for (const plan::HbmBuffer &b : plan.buffers)
     if (b.name == name)
       return b;
   throw Error("llm design", "HBM buffer '" + name + "'", "a buffer of the image plan");
@@ -219,7 +219,7 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
   for (size_t i = 0; i < d.top.dmas.size(); ++i) {
     const TopInterface::DmaPort &p = d.top.top.dmas[i];
     std::vector<int64_t> channels{p.hbmChannel};
-    for (const HbmBuffer &b : d.plan.buffers)
+    for (const plan::HbmBuffer &b : d.plan.buffers)
       if (b.name == d.top.dmas[i].buffer)
         channels = b.channels;
     j["axi_masters"].push_back({{"port", "m_axi_" + p.name},
@@ -389,7 +389,7 @@ nlohmann::json llmRunManifest(const LlmDesign &d, const LlmDesignOptions &o,
     j["args"].push_back(arg);
   }
   j["dump"] = nlohmann::json::array();
-  for (const HbmBuffer &b : d.plan.buffers)
+  for (const plan::HbmBuffer &b : d.plan.buffers)
     if (b.kind == "k_cache" || b.kind == "v_cache" || b.kind.rfind("run_", 0) == 0)
       j["dump"].push_back(
           {{"name", fileStem(b.name)}, {"address", b.address}, {"bytes", b.bytes()}});
@@ -438,7 +438,7 @@ VitisDesign llmVitisDesign(const LlmDesign &d, const LlmDesignOptions &o,
       continue;
     }
     const LlmDmaPort &port = d.top.dmas[static_cast<size_t>(a.dma)];
-    const HbmBuffer &b = planBuffer(d.plan, port.buffer);
+    const plan::HbmBuffer &b = planBuffer(d.plan, port.buffer);
     kb.bytes = static_cast<uint64_t>(b.bytes());
     kb.role = port.role == AcceleratorRole::TokenWrite || port.role == AcceleratorRole::Tap
                   ? "output"
@@ -497,22 +497,22 @@ LlmDesign planLlmDesign(const frontend::LoadedModel &model, const frontend::Quan
   std::map<std::string, int64_t> lanes;
   for (size_t i = 0; i < d.graph.stages.size(); ++i)
     lanes[model.program.stages[i].name] = d.graph.stages[i].lanes;
-  d.plan = planHbmImage(model.program, q, loadHbmDevice(options.devicePath),
-                        options.accelerator.maxContext, lanes);
+  d.plan = plan::planHbmImage(model.program, q, plan::loadHbmDevice(options.devicePath),
+                              options.accelerator.maxContext, lanes);
   llm::addRunRegions(d.plan, model.program, q, llm::defaultRunTaps(model.program));
-  HbmBuffer prompt;
+  plan::HbmBuffer prompt;
   prompt.name = kPromptBuffer;
   prompt.kind = "run_prompt";
   prompt.format = "u32 prompt id per 64-byte row";
   prompt.layerBytes = options.accelerator.maxContext * kIdRowBytes;
   prompt.layerStride = prompt.layerBytes;
   prompt.rowBytes = kIdRowBytes;
-  addRunBuffer(d.plan, prompt);
-  const HbmImagePlan &plan = d.plan;
+  plan::addRunBuffer(d.plan, prompt);
+  const plan::HbmImagePlan &plan = d.plan;
   d.top = llmTopInterfaceOf(
       d.graph, options.designName,
       [&](const std::string &name) {
-        const HbmBuffer &b = planBuffer(plan, name);
+        const plan::HbmBuffer &b = planBuffer(plan, name);
         return BufferPlacement{b.layerStride, static_cast<unsigned>(b.channels.at(0)), b.rowBytes,
                                b.ringSteps};
       },
@@ -570,7 +570,7 @@ void writeLlmDesign(const frontend::LoadedModel &model, const frontend::Quantize
   for (const TopInterface::KernelArg &a : d.top.top.args) {
     nlohmann::json arg = {{"name", a.name}, {"offset", a.offset}, {"pointer", a.isPointer}};
     if (a.dma >= 0) {
-      const HbmBuffer &b = planBuffer(d.plan, d.top.dmas[a.dma].buffer);
+      const plan::HbmBuffer &b = planBuffer(d.plan, d.top.dmas[a.dma].buffer);
       arg["buffer"] = b.name;
       arg["address"] = b.address;
     }

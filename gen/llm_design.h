@@ -43,7 +43,7 @@ struct LlmDesignOptions {
 /// The decisions, before anything is written.
 struct LlmDesign {
   llm::AcceleratorGraph graph;
-  HbmImagePlan plan;
+  plan::HbmImagePlan plan;
   LlmTopInterface top;
   std::map<ir::NodeId, LlmKernelConfig> kernels;
 };

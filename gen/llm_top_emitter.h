@@ -65,7 +65,7 @@ struct BufferPlacement {
   int64_t layerStride = 0;
   unsigned channel = 0;
   int64_t rowBytes = 0;  ///< a row-structured buffer's row (KV caches); 0: not checked
-  int64_t ringSteps = 0; ///< HbmBuffer::ringSteps
+  int64_t ringSteps = 0; ///< plan::HbmBuffer::ringSteps
 };
 LlmTopInterface
 llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,

@@ -251,7 +251,7 @@ LlmDesignManifest checkLlmDesignDirectory(const fs::path &dir) {
 
   // hbm/manifest.json against design.json.
   const fs::path manifestPath = dir / "hbm" / "manifest.json";
-  const gen::HbmImagePlan plan = gen::readHbmManifest(manifestPath.string());
+  const plan::HbmImagePlan plan = gen::readHbmManifest(manifestPath.string());
   const std::string manifestFile = manifestPath.string();
   if (plan.precision != d.precision)
     throw Error(manifestFile, "precision",
@@ -261,8 +261,8 @@ LlmDesignManifest checkLlmDesignDirectory(const fs::path &dir) {
     throw Error(manifestFile, "max_context",
                 std::to_string(d.maxContext) + " as in " + designFile + ", got " +
                     std::to_string(plan.maxContext) + " (the image belongs to another compile)");
-  std::map<std::string, const gen::HbmBuffer *> buffers;
-  for (const gen::HbmBuffer &b : plan.buffers)
+  std::map<std::string, const plan::HbmBuffer *> buffers;
+  for (const plan::HbmBuffer &b : plan.buffers)
     buffers[b.name] = &b;
   for (const LlmDesignArg &a : d.args) {
     if (a.buffer.empty())

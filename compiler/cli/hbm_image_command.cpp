@@ -74,7 +74,7 @@ int runHbmImage(const HbmImageOptions &o) {
     request.force = o.force;
     request.inputs = {o.modelDir, o.device};
     StagedOutputDirectory out(request);
-    const gen::HbmDevice device = gen::loadHbmDevice(o.device);
+    const plan::HbmDevice device = plan::loadHbmDevice(o.device);
     const Mark t0 = now();
     frontend::LoadedModel model =
         frontend::loadModel(o.modelDir, o.randomWeights ? frontend::WeightSource::Random
@@ -94,8 +94,8 @@ int runHbmImage(const HbmImageOptions &o) {
     if (o.lanes > 0)
       for (const ir::DecodeStage &stage : model.program.stages)
         stageLanes[stage.name] = o.lanes;
-    const gen::HbmImagePlan plan =
-        gen::planHbmImage(model.program, quantized, device, maxContext, stageLanes);
+    const plan::HbmImagePlan plan =
+        plan::planHbmImage(model.program, quantized, device, maxContext, stageLanes);
     gen::writeHbmImage(plan, model.program, quantized, out.staging().string());
     const std::string warning = out.publish();
     if (!warning.empty())

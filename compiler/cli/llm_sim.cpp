@@ -112,7 +112,7 @@ GoldenCheck checkAgainstGolden(const fs::path &dir, const nlohmann::json &design
                                                      model.program.maxPositions, randomWeights));
   const frontend::QuantizedModel q =
       frontend::quantizeModel(model.program, model.weights, precision, calibration);
-  const gen::HbmImagePlan plan = gen::readHbmManifest((dir / "hbm" / "manifest.json").string());
+  const plan::HbmImagePlan plan = gen::readHbmManifest((dir / "hbm" / "manifest.json").string());
   const std::vector<llm::TapSpec> taps = llm::defaultRunTaps(model.program);
   const llm::RunLayout layout = llm::runLayoutOf(plan, model.program, q, taps);
   GoldenCheck c;

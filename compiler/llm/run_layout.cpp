@@ -67,9 +67,9 @@ TapRegion tapShape(const ir::DecodeProgram &program, const frontend::QuantizedMo
               "an op of stage '" + tap.stage + "'");
 }
 
-const gen::HbmBuffer &bufferNamed(const gen::HbmImagePlan &plan, const std::string &name,
-                                  const std::string &kind) {
-  for (const gen::HbmBuffer &b : plan.buffers)
+const plan::HbmBuffer &bufferNamed(const plan::HbmImagePlan &plan, const std::string &name,
+                                   const std::string &kind) {
+  for (const plan::HbmBuffer &b : plan.buffers)
     if (b.name == name && b.kind == kind)
       return b;
   throw Error("run layout", "buffer '" + name + "'",
@@ -118,10 +118,10 @@ std::vector<TapSpec> defaultRunTaps(const ir::DecodeProgram &program) {
   return taps;
 }
 
-void addRunRegions(gen::HbmImagePlan &plan, const ir::DecodeProgram &program,
+void addRunRegions(plan::HbmImagePlan &plan, const ir::DecodeProgram &program,
                    const frontend::QuantizedModel &model, const std::vector<TapSpec> &taps,
                    int64_t tapRingBytes) {
-  gen::HbmBuffer tokens;
+  plan::HbmBuffer tokens;
   tokens.name = kTokensName;
   tokens.kind = kTokensKind;
   tokens.stage = "run";
@@ -130,7 +130,7 @@ void addRunRegions(gen::HbmImagePlan &plan, const ir::DecodeProgram &program,
   tokens.layerBytes = plan.maxContext * kTokenRowBytes;
   tokens.format = "generated token ids, u32 little endian, one per 64-byte row (up to " +
                   std::to_string(plan.maxContext) + ")";
-  gen::addRunBuffer(plan, tokens);
+  plan::addRunBuffer(plan, tokens);
   for (const TapSpec &tap : taps) {
     TapRegion r = tapShape(program, model, tap, plan.maxContext);
     // The whole context's rows, or a ring of the last 2^k steps that fits tapRingBytes.
@@ -141,7 +141,7 @@ void addRunRegions(gen::HbmImagePlan &plan, const ir::DecodeProgram &program,
         r.maxSteps *= 2;
       r.ring = true;
     }
-    gen::HbmBuffer b;
+    plan::HbmBuffer b;
     b.name = r.name;
     b.kind = kTapKind;
     b.stage = r.stage;
@@ -157,21 +157,21 @@ void addRunRegions(gen::HbmImagePlan &plan, const ir::DecodeProgram &program,
         (r.perLayer() ? "row " + row + " * " + std::to_string(r.rowsPerStep) + " + layer for step t"
                       : "row " + row + " for step t") +
         (r.ring ? " (the last " + std::to_string(r.maxSteps) + " steps)" : "");
-    gen::addRunBuffer(plan, b);
+    plan::addRunBuffer(plan, b);
   }
 }
 
-RunLayout runLayoutOf(const gen::HbmImagePlan &plan, const ir::DecodeProgram &program,
+RunLayout runLayoutOf(const plan::HbmImagePlan &plan, const ir::DecodeProgram &program,
                       const frontend::QuantizedModel &model, const std::vector<TapSpec> &taps) {
   RunLayout layout;
   layout.maxContext = plan.maxContext;
   for (const ir::DecodeStage &stage : program.stages)
     layout.stages.push_back({stage.name, stage.repeat});
-  const gen::HbmBuffer &tokens = bufferNamed(plan, kTokensName, kTokensKind);
+  const plan::HbmBuffer &tokens = bufferNamed(plan, kTokensName, kTokensKind);
   layout.tokensAddress = static_cast<uint64_t>(tokens.address);
   layout.tokensStride = static_cast<uint64_t>(tokens.rowBytes);
   layout.tokensCapacity = tokens.layerBytes / tokens.rowBytes;
-  for (const gen::HbmBuffer &b : plan.buffers) {
+  for (const plan::HbmBuffer &b : plan.buffers) {
     if (b.kind != "k_cache" && b.kind != "v_cache")
       continue;
     KvRegion r;
@@ -194,7 +194,7 @@ RunLayout runLayoutOf(const gen::HbmImagePlan &plan, const ir::DecodeProgram &pr
   }
   for (const TapSpec &tap : taps) {
     TapRegion r = tapShape(program, model, tap, plan.maxContext);
-    const gen::HbmBuffer &b = bufferNamed(plan, r.name, kTapKind);
+    const plan::HbmBuffer &b = bufferNamed(plan, r.name, kTapKind);
     if (b.ringSteps > 0) {
       r.maxSteps = b.ringSteps;
       r.ring = true;

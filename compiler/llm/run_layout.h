@@ -14,7 +14,7 @@
 //     A row holds the op's output codes packed little endian at exactly `bits` bits each (8, 16
 //     or 32), zero padded to RowBytes (a multiple of 64).
 // The tap list is data (TapSpec), not code. addRunRegions places the tokens and tap buffers in
-// the image plan (gen::addRunBuffer); runLayoutOf reads every region back from a plan.
+// the image plan (plan::addRunBuffer); runLayoutOf reads every region back from a plan.
 #pragma once
 
 #include <cstdint>
@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "frontend/quantized_model.h"
-#include "gen/hbm_image.h"
 #include "ir/decode_program.h"
+#include "plan/hbm_plan.h"
 
 namespace st::llm {
 
@@ -93,18 +93,18 @@ struct RunLayout {
   std::vector<TapRegion> taps;
 };
 
-/// Adds the run buffers to `plan` (made by gen::planHbmImage for `program` / `model`): the
+/// Adds the run buffers to `plan` (made by plan::planHbmImage for `program` / `model`): the
 /// tokens region "run/tokens" (kind run_tokens, plan.maxContext u32 ids) and one buffer
 /// "<stage>/<op>.tap" (kind run_tap) per tap, maxContext * runs rows, or a ring of the last
 /// 2^k steps when that exceeds `tapRingBytes`. Throws st::Error naming the tap for an unknown
 /// stage or op or a code width other than 8, 16 or 32.
-void addRunRegions(gen::HbmImagePlan &plan, const ir::DecodeProgram &program,
+void addRunRegions(plan::HbmImagePlan &plan, const ir::DecodeProgram &program,
                    const frontend::QuantizedModel &model, const std::vector<TapSpec> &taps,
                    int64_t tapRingBytes = kTapRingBytes);
 
 /// Reads the run layout from a plan that addRunRegions has extended. Throws st::Error naming
 /// the buffer when the plan lacks the tokens region or a tap.
-RunLayout runLayoutOf(const gen::HbmImagePlan &plan, const ir::DecodeProgram &program,
+RunLayout runLayoutOf(const plan::HbmImagePlan &plan, const ir::DecodeProgram &program,
                       const frontend::QuantizedModel &model, const std::vector<TapSpec> &taps);
 
 } // namespace st::llm

@@ -15,9 +15,10 @@
 #include "frontend/decode_builder.h"
 #include "frontend/quantized_model.h"
 #include "gen/hbm_image.h"
-#include "plan/kernel_params.h"
 #include "numerics/embedding.h"
 #include "numerics/weight_stream.h"
+#include "plan/hbm_plan.h"
+#include "plan/kernel_params.h"
 #include "support/error.h"
 
 namespace st::gen {
@@ -60,9 +61,10 @@ std::vector<uint8_t> readImage(const std::string &dir, int64_t channelBytes, int
 }
 
 /// Writes the image and checks every buffer's bytes, non-overlap and channel bounds.
-void checkImage(const Quantized &m, const HbmDevice &device, int64_t maxContext,
+void checkImage(const Quantized &m, const plan::HbmDevice &device, int64_t maxContext,
                 const std::string &tag, const std::map<std::string, int64_t> &stageLanes = {}) {
-  const HbmImagePlan plan = planHbmImage(m.model.program, m.q, device, maxContext, stageLanes);
+  const plan::HbmImagePlan plan =
+      plan::planHbmImage(m.model.program, m.q, device, maxContext, stageLanes);
   const std::string dir = ::testing::TempDir() + "/hbm_image_" + tag;
   std::filesystem::remove_all(dir);
   writeHbmImage(plan, m.model.program, m.q, dir);
@@ -152,7 +154,7 @@ void checkImage(const Quantized &m, const HbmDevice &device, int64_t maxContext,
 }
 
 TEST(HbmImageTest, RoundTripOnTheU55c) {
-  const HbmDevice u55c = loadHbmDevice(ST_CONSTRAINTS_FILE);
+  const plan::HbmDevice u55c = plan::loadHbmDevice(ST_CONSTRAINTS_FILE);
   EXPECT_EQ(u55c.pseudoChannels, 32);
   EXPECT_EQ(u55c.pseudoChannelBytes, int64_t(512) << 20);
   checkImage(quantizedFixture("gemma3_tiny", numerics::Precision::W4A8), u55c, 64, "gemma_w4a8");
@@ -161,7 +163,7 @@ TEST(HbmImageTest, RoundTripOnTheU55c) {
 
 // With the e2e lowering's lane count per stage (Rows = Lanes = lanes, power-of-two words).
 TEST(HbmImageTest, RoundTripWithStageLanes) {
-  const HbmDevice u55c = loadHbmDevice(ST_CONSTRAINTS_FILE);
+  const plan::HbmDevice u55c = plan::loadHbmDevice(ST_CONSTRAINTS_FILE);
   checkImage(quantizedFixture("gemma3_tiny", numerics::Precision::W4A8), u55c, 64, "gemma_lanes",
              {{"block", 8}, {"epilogue", 8}});
   checkImage(quantizedFixture("qwen2_tiny_mqa", numerics::Precision::W8A16), u55c, 64, "qwen_lanes",
@@ -186,15 +188,16 @@ TEST(HbmImageTest, LanesRuleByHand) {
   EXPECT_EQ(p.kLanes, 16);
   EXPECT_EQ(p.wordBits, 256);
   EXPECT_NO_THROW(model::checkLinearParams(p));
-  EXPECT_THROW(plan::linearKernelParamsForLanes(48, 44, 4, 8, 0, 16, 8), Error); // 8 does not divide 44
+  EXPECT_THROW(plan::linearKernelParamsForLanes(48, 44, 4, 8, 0, 16, 8),
+               Error); // 8 does not divide 44
 }
 
 TEST(HbmImageTest, BuffersSpanChannelsOnASmallDevice) {
-  HbmDevice small{64, 4096, 64}; // the 8 KiB KV caches and 6 KiB embedding span two channels
+  plan::HbmDevice small{64, 4096, 64}; // the 8 KiB KV caches and 6 KiB embedding span two channels
   const Quantized m = quantizedFixture("llama_tiny_gqa", numerics::Precision::W4A8);
-  const HbmImagePlan plan = planHbmImage(m.model.program, m.q, small, 64);
+  const plan::HbmImagePlan plan = plan::planHbmImage(m.model.program, m.q, small, 64);
   bool spans = false;
-  for (const HbmBuffer &b : plan.buffers)
+  for (const plan::HbmBuffer &b : plan.buffers)
     spans = spans || b.channels.size() > 1;
   EXPECT_TRUE(spans);
   checkImage(m, small, 64, "llama_small");
@@ -203,7 +206,7 @@ TEST(HbmImageTest, BuffersSpanChannelsOnASmallDevice) {
 TEST(HbmImageTest, AModelThatDoesNotFitIsOneError) {
   const Quantized m = quantizedFixture("qwen2_tiny_mqa", numerics::Precision::W4A8);
   try {
-    planHbmImage(m.model.program, m.q, HbmDevice{2, 4096, 64}, 64);
+    plan::planHbmImage(m.model.program, m.q, plan::HbmDevice{2, 4096, 64}, 64);
     FAIL() << "expected an error";
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find("hbm image: buffer '"), std::string::npos) << e.what();
@@ -211,7 +214,8 @@ TEST(HbmImageTest, AModelThatDoesNotFitIsOneError) {
               std::string::npos)
         << e.what();
   }
-  EXPECT_THROW(planHbmImage(m.model.program, m.q, HbmDevice{}, 65), Error); // > max positions
+  EXPECT_THROW(plan::planHbmImage(m.model.program, m.q, plan::HbmDevice{}, 65),
+               Error); // > max positions
 }
 
 TEST(HbmImageTest, LinearKernelParametersObeyTheKernelRules) {

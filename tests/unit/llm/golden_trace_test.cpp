@@ -98,7 +98,7 @@ protected:
   void SetUp() override {
     const ir::DecodeProgram &program = model_->model.program;
     taps_ = defaultRunTaps(program);
-    plan_ = gen::planHbmImage(program, model_->q, gen::HbmDevice{}, kContext);
+    plan_ = plan::planHbmImage(program, model_->q, plan::HbmDevice{}, kContext);
     addRunRegions(plan_, program, model_->q, taps_);
     layout_ = runLayoutOf(plan_, program, model_->q, taps_);
     trace_ = runGoldenTrace(program, model_->q, {3, 1, 4}, 4, kContext, taps_);
@@ -137,7 +137,7 @@ protected:
   static constexpr int64_t kContext = 16;
   static Quantized *model_;
   std::vector<TapSpec> taps_;
-  gen::HbmImagePlan plan_;
+  plan::HbmImagePlan plan_;
   RunLayout layout_;
   GoldenTrace trace_;
   RegionMemory memory_;
@@ -168,7 +168,7 @@ TEST_F(RunCheckTest, LayoutOfTheRunRegions) {
   EXPECT_EQ(layout_.tokensCapacity, kContext);
   // No two buffers of the plan overlap, run buffers included; each is in its channels.
   std::vector<std::pair<int64_t, int64_t>> extents;
-  for (const gen::HbmBuffer &b : plan_.buffers) {
+  for (const plan::HbmBuffer &b : plan_.buffers) {
     extents.push_back({b.address, b.address + b.bytes()});
     EXPECT_EQ(b.address / plan_.device.pseudoChannelBytes, b.channels.front()) << b.name;
     EXPECT_LE(b.address + b.bytes(), (b.channels.back() + 1) * plan_.device.pseudoChannelBytes)
@@ -200,12 +200,12 @@ TEST_F(RunCheckTest, LayoutFromTheWrittenManifestEqualsThePlans) {
   const std::string dir = ::testing::TempDir() + "/run_layout_image";
   std::filesystem::remove_all(dir);
   gen::writeHbmImage(plan_, model_->model.program, model_->q, dir);
-  const gen::HbmImagePlan read = gen::readHbmManifest(dir + "/manifest.json");
+  const plan::HbmImagePlan read = gen::readHbmManifest(dir + "/manifest.json");
   EXPECT_EQ(read.maxContext, kContext);
   EXPECT_EQ(read.channelBytes, plan_.channelBytes);
   ASSERT_EQ(read.buffers.size(), plan_.buffers.size());
   for (size_t i = 0; i < read.buffers.size(); ++i) {
-    const gen::HbmBuffer &a = read.buffers[i], &b = plan_.buffers[i];
+    const plan::HbmBuffer &a = read.buffers[i], &b = plan_.buffers[i];
     EXPECT_EQ(a.name, b.name);
     EXPECT_EQ(a.kind, b.kind);
     EXPECT_EQ(a.address, b.address) << a.name;
@@ -419,21 +419,22 @@ TEST_F(RunCheckTest, TheEarlierOfTwoMismatchesInProgramOrderIsReported) {
 }
 
 TEST_F(RunCheckTest, RunBufferWithoutRoomOrWithATakenNameIsOneError) {
-  gen::HbmImagePlan full = gen::planHbmImage(model_->model.program, model_->q, gen::HbmDevice{}, 8);
+  plan::HbmImagePlan full =
+      plan::planHbmImage(model_->model.program, model_->q, plan::HbmDevice{}, 8);
   const size_t buffers = full.buffers.size();
-  gen::HbmBuffer b;
+  plan::HbmBuffer b;
   b.name = "block/attention.k_cache";
   b.kind = "run_tap";
   b.layerBytes = 64;
-  EXPECT_THROW(gen::addRunBuffer(full, b), Error); // the name is the image's K cache
+  EXPECT_THROW(plan::addRunBuffer(full, b), Error); // the name is the image's K cache
   b.name = "run/extra";
   b.layerBytes = 0;
-  EXPECT_THROW(gen::addRunBuffer(full, b), Error);
+  EXPECT_THROW(plan::addRunBuffer(full, b), Error);
   for (int64_t &used : full.channelBytes)
     used = full.device.pseudoChannelBytes - 1024;
   b.layerBytes = 2048;
   try {
-    gen::addRunBuffer(full, b);
+    plan::addRunBuffer(full, b);
     FAIL() << "expected an error";
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find("hbm image: buffer 'run/extra' (2048 bytes)"),
@@ -444,7 +445,7 @@ TEST_F(RunCheckTest, RunBufferWithoutRoomOrWithATakenNameIsOneError) {
   // One channel with one 4 KiB block left: the buffer goes there.
   const int64_t channel = 5, bytes = full.device.pseudoChannelBytes;
   full.channelBytes[channel] = bytes - 4096;
-  const gen::HbmBuffer placed = gen::addRunBuffer(full, b);
+  const plan::HbmBuffer placed = plan::addRunBuffer(full, b);
   EXPECT_EQ(placed.address, channel * bytes + bytes - 4096);
   EXPECT_EQ(placed.channels, std::vector<int64_t>{channel});
   EXPECT_EQ(full.channelBytes[channel], bytes);
@@ -456,7 +457,7 @@ TEST_F(RunCheckTest, TapRingKeepsTheLastStepsAndChecksThem) {
   // smaller per step, keeps 8), and a run of T = 6 steps is checked on its last 4.
   const ir::DecodeProgram &program = model_->model.program;
   const TapRegion &full = tap("logits");
-  gen::HbmImagePlan plan = gen::planHbmImage(program, model_->q, gen::HbmDevice{}, kContext);
+  plan::HbmImagePlan plan = plan::planHbmImage(program, model_->q, plan::HbmDevice{}, kContext);
   addRunRegions(plan, program, model_->q, taps_, 4 * int64_t(full.rowBytes));
   const RunLayout ring = runLayoutOf(plan, program, model_->q, taps_);
   const TapRegion *logits = nullptr;
@@ -506,12 +507,12 @@ TEST_F(RunCheckTest, BadRequestsAreOneError) {
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find("block/no_such_op"), std::string::npos) << e.what();
   }
-  gen::HbmImagePlan bare = gen::planHbmImage(program, model_->q, gen::HbmDevice{}, kContext);
+  plan::HbmImagePlan bare = plan::planHbmImage(program, model_->q, plan::HbmDevice{}, kContext);
   EXPECT_THROW(runLayoutOf(bare, program, model_->q, taps_), Error); // no run buffers added
   EXPECT_THROW(addRunRegions(bare, program, model_->q, {{"epilogue", "next_token"}, {"x", "y"}}),
                Error);
   // A trace longer than a layout planned for 8 positions.
-  gen::HbmImagePlan small = gen::planHbmImage(program, model_->q, gen::HbmDevice{}, 8);
+  plan::HbmImagePlan small = plan::planHbmImage(program, model_->q, plan::HbmDevice{}, 8);
   addRunRegions(small, program, model_->q, taps_);
   const RunLayout smallLayout = runLayoutOf(small, program, model_->q, taps_);
   const GoldenTrace longer = runGoldenTrace(program, model_->q, {3, 1, 4}, 8, kContext, taps_);

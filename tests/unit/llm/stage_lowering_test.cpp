@@ -205,8 +205,8 @@ TEST(StageLowering, HbmImageHoldsTheStreamsTheLoweredKernelsRead) {
     std::map<std::string, int64_t> lanes;
     for (const ir::DecodeStage &stage : m.program.stages)
       lanes[stage.name] = stageLanes(stage, o.maxLanes);
-    const gen::HbmImagePlan plan =
-        gen::planHbmImage(m.program, q, gen::HbmDevice{}, o.maxContext, lanes);
+    const plan::HbmImagePlan plan =
+        plan::planHbmImage(m.program, q, plan::HbmDevice{}, o.maxContext, lanes);
     int64_t linears = 0;
     for (const ir::DecodeStage &stage : m.program.stages) {
       const LoweredStage lowered = lowerStage(stage, o);
@@ -218,8 +218,8 @@ TEST(StageLowering, HbmImageHoldsTheStreamsTheLoweredKernelsRead) {
           continue;
         SCOPED_TRACE(node.name);
         ++linears;
-        const gen::HbmBuffer *buffer = nullptr;
-        for (const gen::HbmBuffer &b : plan.buffers)
+        const plan::HbmBuffer *buffer = nullptr;
+        for (const plan::HbmBuffer &b : plan.buffers)
           if (b.kind == "linear_weights" && b.stage == stage.name && b.op == node.name)
             buffer = &b;
         ASSERT_NE(buffer, nullptr);
