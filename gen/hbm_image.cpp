@@ -18,20 +18,13 @@
 
 namespace st::gen {
 
-using plan::RopeOpTables;
-using plan::ropeTablesOf;
-
-using frontend::QuantizedModel;
-using frontend::QuantizedOp;
-
 namespace {
 std::string ropeFileName(const std::string &stage, const std::string &op) {
   return "rope_" + stage + "_" + op + ".mem";
 }
 } // namespace
 
-std::string hbmManifestJson(const plan::HbmImagePlan &plan, const ir::DecodeProgram &program,
-                            const QuantizedModel &model) {
+std::string hbmManifestJson(const plan::HbmImagePlan &plan) {
   nlohmann::ordered_json j;
   j["format"] = "streamtensor-hbm-image-1";
   j["architecture"] = plan.architecture;
@@ -82,7 +75,7 @@ std::string hbmManifestJson(const plan::HbmImagePlan &plan, const ir::DecodeProg
     j["buffers"].push_back(e);
   }
   j["rope_tables"] = nlohmann::json::array();
-  for (const RopeOpTables &r : ropeTablesOf(program, model))
+  for (const plan::RopeOpTables &r : plan.ropeTables)
     j["rope_tables"].push_back({{"op", r.stage + "/" + r.op},
                                 {"file", ropeFileName(r.stage, r.op)},
                                 {"bases", r.bases},
@@ -194,8 +187,7 @@ plan::HbmImagePlan readHbmManifest(const std::string &path) {
   return plan;
 }
 
-void writeHbmImage(const plan::HbmImagePlan &plan, const ir::DecodeProgram &program,
-                   const QuantizedModel &model, const std::string &directory) {
+void writeHbmImage(const plan::HbmImagePlan &plan, const std::string &directory) {
   namespace fs = std::filesystem;
   fs::create_directories(directory);
   const int64_t channelBytes = plan.device.pseudoChannelBytes;
@@ -241,10 +233,10 @@ void writeHbmImage(const plan::HbmImagePlan &plan, const ir::DecodeProgram &prog
   for (int64_t c = 0; c < plan.device.pseudoChannels; ++c)
     if (plan.channelBytes[static_cast<size_t>(c)] > 0)
       fileOf(c).close();
-  for (const RopeOpTables &r : ropeTablesOf(program, model))
+  for (const plan::RopeOpTables &r : plan.ropeTables)
     numerics::writeRopePhaseFile(r.tables, directory + "/" + ropeFileName(r.stage, r.op));
   std::ofstream out(directory + "/manifest.json");
-  out << hbmManifestJson(plan, program, model) << "\n";
+  out << hbmManifestJson(plan) << "\n";
   if (!out)
     throw Error(directory + "/manifest.json", "file", "a writable manifest");
 }

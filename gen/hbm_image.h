@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "frontend/quantized_model.h"
 #include "ir/decode_program.h"
 #include "plan/hbm_plan.h"
 
@@ -26,11 +25,9 @@ plan::HbmImagePlan readHbmManifest(const std::string &manifestPath);
 /// Writes into `directory` (created): hbm_pc<NN>.bin per used channel (its used bytes; zero
 /// regions are left as sparse holes), rope_<op>.mem per RoPE op (writeRopePhaseFile), and
 /// manifest.json. Streams layer by layer, so memory stays one layer's bytes.
-void writeHbmImage(const plan::HbmImagePlan &plan, const ir::DecodeProgram &program,
-                   const frontend::QuantizedModel &model, const std::string &directory);
+void writeHbmImage(const plan::HbmImagePlan &plan, const std::string &directory);
 
 /// The manifest alone (also written by writeHbmImage): docs/hbm-image.md.
-std::string hbmManifestJson(const plan::HbmImagePlan &plan, const ir::DecodeProgram &program,
-                            const frontend::QuantizedModel &model);
+std::string hbmManifestJson(const plan::HbmImagePlan &plan);
 
 } // namespace st::gen

@@ -551,7 +551,7 @@ void writeLlmDesign(const frontend::LoadedModel &model, const frontend::Quantize
                          dir.string());
   if (options.log)
     options.log->begin("HBM image");
-  writeHbmImage(d.plan, model.program, q, (dir / "hbm").string());
+  writeHbmImage(d.plan, (dir / "hbm").string());
   if (options.log)
     options.log->begin("prediction (rest) + reports");
   const nlohmann::json report = reportJson(d, options, q, prediction.get());

@@ -96,7 +96,7 @@ int runHbmImage(const HbmImageOptions &o) {
         stageLanes[stage.name] = o.lanes;
     const plan::HbmImagePlan plan =
         plan::planHbmImage(model.program, quantized, device, maxContext, stageLanes);
-    gen::writeHbmImage(plan, model.program, quantized, out.staging().string());
+    gen::writeHbmImage(plan, out.staging().string());
     const std::string warning = out.publish();
     if (!warning.empty())
       std::cerr << kCommand << ": warning: " << warning << "\n";

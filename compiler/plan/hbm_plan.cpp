@@ -142,6 +142,7 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
   plan.architecture = model.architecture;
   plan.precision = frontend::precisionName(model.precision);
   plan.maxContext = maxContext;
+  plan.ropeTables = ropeTablesOf(program, model);
   const QuantizedModel *m = &model;
   for (const ir::DecodeStage &stage : program.stages) {
     const std::string stageName = stage.name;

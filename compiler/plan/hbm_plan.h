@@ -53,6 +53,14 @@ struct HbmBuffer {
   std::function<std::vector<uint8_t>(int64_t)> contents;
 };
 
+/// RoPE ops of the program with their distinct tables and the table index of each run.
+struct RopeOpTables {
+  std::string stage, op;
+  std::vector<numerics::RopeTable> tables;
+  std::vector<double> bases;
+  std::vector<int64_t> runTable;
+};
+
 struct HbmImagePlan {
   HbmDevice device;
   std::string architecture;
@@ -60,6 +68,8 @@ struct HbmImagePlan {
   int64_t maxContext = 0;
   std::vector<HbmBuffer> buffers;    ///< in program order (the order the DMAs stream)
   std::vector<int64_t> channelBytes; ///< bytes used per pseudo-channel
+  /// The RoPE ops' phase tables (st_rope's rope_<op>.mem files beside the image).
+  std::vector<RopeOpTables> ropeTables;
   int64_t totalBytes() const;
 };
 
@@ -83,14 +93,6 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const frontend::Quan
 /// planner's st::Error when it finds no room, and one naming the buffer for a repeated name or a
 /// size below 1.
 HbmBuffer addRunBuffer(HbmImagePlan &plan, HbmBuffer buffer);
-
-/// RoPE ops of the program with their distinct tables and the table index of each run.
-struct RopeOpTables {
-  std::string stage, op;
-  std::vector<numerics::RopeTable> tables;
-  std::vector<double> bases;
-  std::vector<int64_t> runTable;
-};
 
 /// The RoPE ops of `program` in program order, with their tables from `model`.
 std::vector<RopeOpTables> ropeTablesOf(const ir::DecodeProgram &program,

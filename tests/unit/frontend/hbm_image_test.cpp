@@ -67,7 +67,7 @@ void checkImage(const Quantized &m, const plan::HbmDevice &device, int64_t maxCo
       plan::planHbmImage(m.model.program, m.q, device, maxContext, stageLanes);
   const std::string dir = ::testing::TempDir() + "/hbm_image_" + tag;
   std::filesystem::remove_all(dir);
-  writeHbmImage(plan, m.model.program, m.q, dir);
+  writeHbmImage(plan, dir);
   std::ifstream in(dir + "/manifest.json");
   ASSERT_TRUE(in);
   nlohmann::json manifest;

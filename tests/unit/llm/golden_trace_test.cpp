@@ -178,8 +178,7 @@ TEST_F(RunCheckTest, LayoutOfTheRunRegions) {
   for (size_t i = 1; i < extents.size(); ++i)
     EXPECT_LE(extents[i - 1].second, extents[i].first) << "overlap";
   // The manifest lists the run buffers with their rows.
-  const nlohmann::json manifest =
-      nlohmann::json::parse(gen::hbmManifestJson(plan_, model_->model.program, model_->q));
+  const nlohmann::json manifest = nlohmann::json::parse(gen::hbmManifestJson(plan_));
   std::map<std::string, nlohmann::json> byName;
   for (const auto &b : manifest["buffers"])
     byName[b["name"].get<std::string>()] = b;
@@ -199,7 +198,7 @@ TEST_F(RunCheckTest, LayoutOfTheRunRegions) {
 TEST_F(RunCheckTest, LayoutFromTheWrittenManifestEqualsThePlans) {
   const std::string dir = ::testing::TempDir() + "/run_layout_image";
   std::filesystem::remove_all(dir);
-  gen::writeHbmImage(plan_, model_->model.program, model_->q, dir);
+  gen::writeHbmImage(plan_, dir);
   const plan::HbmImagePlan read = gen::readHbmManifest(dir + "/manifest.json");
   EXPECT_EQ(read.maxContext, kContext);
   EXPECT_EQ(read.channelBytes, plan_.channelBytes);
@@ -470,7 +469,7 @@ TEST_F(RunCheckTest, TapRingKeepsTheLastStepsAndChecksThem) {
   // The manifest carries the ring.
   const std::string dir = ::testing::TempDir() + "/tap_ring";
   std::filesystem::remove_all(dir);
-  gen::writeHbmImage(plan, program, model_->q, dir);
+  gen::writeHbmImage(plan, dir);
   const RunLayout read =
       runLayoutOf(gen::readHbmManifest(dir + "/manifest.json"), program, model_->q, taps_);
   for (const TapRegion &r : read.taps)
