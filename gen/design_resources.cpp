@@ -96,7 +96,7 @@ model::ResourceEstimate llmVectorCounterResources(int64_t vecTokens, int64_t lay
   return e;
 }
 
-DesignResources designResources(const ir::DataflowGraph &df, const TopInterface *top) {
+DesignResources designResources(const ir::DataflowGraph &df, const plan::TopInterface *top) {
   DesignResources r;
   auto add = [&](std::string name, std::string module, const model::ResourceEstimate &e) {
     r.total += e;
@@ -139,8 +139,9 @@ DesignResources designResources(const ir::DataflowGraph &df, const TopInterface 
     r.fifos += e;
     add("fifo " + st.name, "st_fifo", e);
   }
-  const TopInterface derived = top ? TopInterface{} : topInterfaceOf(df, "design");
-  const TopInterface &t = top ? *top : derived;
+  const plan::TopInterface derived =
+      top ? plan::TopInterface{} : plan::topInterfaceOf(df, "design");
+  const plan::TopInterface &t = top ? *top : derived;
   uint64_t argIs64 = 0;
   for (size_t a = 0; a < t.args.size() && a < 64; ++a)
     if (t.args[a].isPointer)

@@ -39,8 +39,9 @@ model::ResourceEstimate llmTokenSourceResources();
 model::ResourceEstimate llmVectorCounterResources(int64_t vecTokens, int64_t layers);
 
 /// The estimate of `df`'s top. `top`: its interface (the control slave's arguments); nullptr
-/// derives it with topInterfaceOf. Throws st::Error naming the node when its module has no
+/// derives it with plan::topInterfaceOf. Throws st::Error naming the node when its module has no
 /// resource model.
-DesignResources designResources(const ir::DataflowGraph &df, const TopInterface *top = nullptr);
+DesignResources designResources(const ir::DataflowGraph &df,
+                                const plan::TopInterface *top = nullptr);
 
 } // namespace st::gen

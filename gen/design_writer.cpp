@@ -64,12 +64,12 @@ std::map<std::string, std::string> generatedModules(const ir::DataflowGraph &df)
 
 /// HBM address of DMA buffer i: at the start of its pseudo-channel (512 MB each), 16 MB further
 /// per wrap of the channels.
-uint64_t bufferAddress(const TopInterface &top, size_t i) {
+uint64_t bufferAddress(const plan::TopInterface &top, size_t i) {
   return (uint64_t{top.dmas[i].hbmChannel} << 29) + (uint64_t{i / 32} << 24);
 }
 
 /// With `numLimits` > 0 (the search build), a third function sets the FIFOs' run-time depths.
-std::string testbenchMain(const TopInterface &top, const std::string &design,
+std::string testbenchMain(const plan::TopInterface &top, const std::string &design,
                           size_t numLimits = 0) {
   std::ostringstream os;
   const std::string ns = kernelNamespace(design);
@@ -192,7 +192,7 @@ void writeDesign(const passes::CompileState &state, const DesignWriteOptions &op
         node.inputs[0].type, node.outputs[0].type,
         ir::inferConverterBuffer(node.inputs[0].type, node.outputs[0].type));
     const ir::ConverterLimits limits = ir::converterLimitsOf(program);
-    const std::string base = svIdentifier(node.name);
+    const std::string base = plan::svIdentifier(node.name);
     const char *kinds[] = {"counts", "prod", "cons"};
     const char *params[] = {"CountsFile", "ProdTableFile", "ConsTableFile"};
     ir::writeConverterTables(program, limits,
@@ -205,7 +205,7 @@ void writeDesign(const passes::CompileState &state, const DesignWriteOptions &op
   }
 
   // ---- RTL ----
-  const TopInterface top = topInterfaceOf(
+  const plan::TopInterface top = plan::topInterfaceOf(
       df, options.designName,
       state.device.hbmPseudoChannels > 0 ? static_cast<unsigned>(state.device.hbmPseudoChannels)
                                          : 32);
@@ -246,7 +246,7 @@ void writeDesign(const passes::CompileState &state, const DesignWriteOptions &op
   for (size_t i = 0; i < top.dmas.size(); ++i)
     addressOf[top.dmas[i].node] = bufferAddress(top, i);
   for (size_t i = 0; i < top.dmas.size(); ++i) {
-    const TopInterface::DmaPort &d = top.dmas[i];
+    const plan::TopInterface::DmaPort &d = top.dmas[i];
     const ir::DataflowNode &node = df.node(d.node);
     uint64_t address = addressOf[d.node];
     std::string role = "scratch", file;
@@ -329,7 +329,7 @@ void writeDesign(const passes::CompileState &state, const DesignWriteOptions &op
   report["top"] = top.module;
   // Each AXI master's DMA node and pseudo-channel (the compile's dataflow.svg draws them).
   report["axi_masters"] = nlohmann::json::array();
-  for (const TopInterface::DmaPort &d : top.dmas)
+  for (const plan::TopInterface::DmaPort &d : top.dmas)
     report["axi_masters"].push_back({{"port", "m_axi_" + d.name},
                                      {"node", df.node(d.node).name},
                                      {"read", d.isRead},

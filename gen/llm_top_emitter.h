@@ -39,7 +39,8 @@ struct LlmKernelConfig {
 /// st_vector_counter in the top: the others' sidebands are literals or pointer arguments.
 bool sidebandsFollowStepOrLayer(const LlmKernelConfig &cfg);
 
-/// One DMA (or the embedding gather's AXI master) of the LLM top, beside TopInterface's entry.
+/// One DMA (or the embedding gather's AXI master) of the LLM top, beside plan::TopInterface's
+/// entry.
 struct LlmDmaPort {
   ir::NodeId node = 0;
   llm::AcceleratorRole role = llm::AcceleratorRole::WeightStream;
@@ -53,7 +54,7 @@ struct LlmDmaPort {
 };
 
 struct LlmTopInterface {
-  TopInterface top;             ///< args: n_prompt, n_steps, then one pointer per AXI master
+  plan::TopInterface top;       ///< args: n_prompt, n_steps, then one pointer per AXI master
   std::vector<LlmDmaPort> dmas; ///< same order as top.dmas
   static constexpr const char *kPromptArg = "n_prompt";
   static constexpr const char *kStepsArg = "n_steps";

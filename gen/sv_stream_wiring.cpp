@@ -110,7 +110,7 @@ void emitFork(std::ostream &os, const ir::DataflowGraph &df, ir::NodeId n) {
   }
   os << "  st_fork";
   emitParams(os, node.params);
-  os << "u_" << svIdentifier(node.name) << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n"
+  os << "u_" << plan::svIdentifier(node.name) << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n"
      << "      .valid_i(" << in.valid << "), .ready_o(" << in.ready << "), .data_i(" << in.data
      << "),\n      .valid_o({" << v << "}), .ready_i({" << r << "}), .data_o({" << d
      << "})\n  );\n";

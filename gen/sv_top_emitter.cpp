@@ -13,7 +13,7 @@ namespace st::gen {
 namespace {
 
 constexpr unsigned kAxiAddrBits = 64;
-constexpr unsigned kAxiDataBits = 512;
+using plan::kAxiDataBits;
 
 /// The lane permutation of a transpose view: output lane -> input lane.
 std::vector<int64_t> transposeLanes(const ir::DataflowGraph &df, const ir::DataflowNode &view) {
@@ -60,17 +60,8 @@ std::string stridesList(const std::vector<plan::DmaLoop> &loops) {
 
 } // namespace
 
-std::string svIdentifier(const std::string &name) {
-  std::string out;
-  for (char c : name)
-    out += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
-  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0])))
-    out = "n_" + out;
-  return out;
-}
-
 std::string streamSignalBase(const ir::DataflowGraph &df, ir::StreamId s) {
-  return "s" + std::to_string(s) + "_" + svIdentifier(df.stream(s).name);
+  return "s" + std::to_string(s) + "_" + plan::svIdentifier(df.stream(s).name);
 }
 
 int64_t instantiatedFifoDepth(const ir::Stream &stream) {
@@ -84,38 +75,6 @@ unsigned fifoCountBits(int64_t depth) {
   return bits;
 }
 
-TopInterface topInterfaceOf(const ir::DataflowGraph &df, const std::string &designName,
-                            unsigned hbmPseudoChannels) {
-  if (hbmPseudoChannels == 0)
-    throw Error("emitter", "design '" + designName + "'", "at least one HBM pseudo-channel");
-  TopInterface top;
-  top.module = svIdentifier(designName) + "_top";
-  unsigned offset = TopInterface::kFirstArgOffset;
-  std::map<ir::NodeId, unsigned> channelOf;
-  for (ir::NodeId n : df.nodes()) {
-    const ir::DataflowNode &node = df.node(n);
-    if (node.kind != ir::NodeKind::ReadDma && node.kind != ir::NodeKind::WriteDma)
-      continue;
-    const bool isRead = node.kind == ir::NodeKind::ReadDma;
-    const ir::ITensorType &type = isRead ? node.outputs[0].type : node.inputs[0].type;
-    const unsigned index = static_cast<unsigned>(top.dmas.size());
-    top.dmas.push_back(
-        {n, svIdentifier(node.name), isRead, offset, plan::hbmLayoutOf(type, kAxiDataBits)});
-    top.args.push_back({top.dmas.back().name, true, offset, static_cast<int>(index)});
-    channelOf[n] = index % hbmPseudoChannels;
-    offset += 12;
-  }
-  // A refill reads the buffer its spill wrote: same channel.
-  for (TopInterface::DmaPort &d : top.dmas) {
-    const ir::DataflowNode &node = df.node(d.node);
-    d.hbmChannel =
-        node.startAfter.empty() ? channelOf.at(d.node) : channelOf.at(node.startAfter.front());
-  }
-  while ((1u << top.controlAddrBits) < offset)
-    ++top.controlAddrBits;
-  return top;
-}
-
 int64_t fifoSearchPhysicalDepth(const FifoSearchTop &search, int64_t sizedDepth) {
   return std::max<int64_t>({search.physicalDepth, sizedDepth, 2});
 }
@@ -124,7 +83,7 @@ unsigned fifoLimitBits(int64_t physicalDepth) {
   return fifoCountBits(physicalDepth);
 }
 
-std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top,
+std::string emitTop(const ir::DataflowGraph &df, const plan::TopInterface &top,
                     const FifoSearchTop *search) {
   std::ostringstream os;
   const size_t numDmas = top.dmas.size();
@@ -223,7 +182,7 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top,
         "*/\n";
   for (ir::NodeId n : df.topologicalOrder()) {
     const ir::DataflowNode &node = df.node(n);
-    const std::string inst = "u_" + svIdentifier(node.name);
+    const std::string inst = "u_" + plan::svIdentifier(node.name);
     switch (node.kind) {
     case ir::NodeKind::View: {
       const StreamSignals in = consumerSide(df, inputStream(df, n, 0));
@@ -250,7 +209,7 @@ std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top,
     case ir::NodeKind::ReadDma:
     case ir::NodeKind::WriteDma: {
       const size_t i = dmaIndex.at(n);
-      const TopInterface::DmaPort &d = top.dmas[i];
+      const plan::TopInterface::DmaPort &d = top.dmas[i];
       const plan::HbmTensorLayout &L = d.layout;
       std::vector<int64_t> trips;
       for (const plan::DmaLoop &l : L.loops)

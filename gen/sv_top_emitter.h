@@ -4,7 +4,8 @@
 // and DMA instance with its parameters, one st_fifo per stream sized by the FIFO-sizing pass,
 // views as wiring, and the control that starts the DMAs (a refill DMA once the spill it reads
 // is written) and raises ap_done when every DMA is done. The emitter only prints: every
-// decision is already in the dataflow graph and the HBM layouts.
+// decision is already in the dataflow graph, the HBM layouts and the interface
+// (plan/top_interface.h).
 #pragma once
 
 #include <map>
@@ -12,55 +13,9 @@
 #include <vector>
 
 #include "ir/dataflow_graph.h"
-#include "plan/hbm_layout.h"
+#include "plan/top_interface.h"
 
 namespace st::gen {
-
-/// What the top's ports and registers are: shared with the testbench and host emitters so the
-/// three cannot drift.
-struct TopInterface {
-  std::string module;
-  /// One entry per DMA, in argument order: the node, its m_axi port prefix, its register offset.
-  struct DmaPort {
-    ir::NodeId node;
-    std::string name; ///< m_axi_<name>_*
-    bool isRead = true;
-    unsigned argOffset = 0; ///< byte offset of the 64-bit pointer in s_axi_control
-    plan::HbmTensorLayout layout;
-    /// The HBM pseudo-channel its buffer lives in (the v++ link's sp=...:HBM[n]). Graph designs:
-    /// round-robin by DMA, a refill DMA in the channel of the spill it reads; the LLM top sets
-    /// it from its HBM manifest.
-    unsigned hbmChannel = 0;
-  };
-  std::vector<DmaPort> dmas;
-  unsigned controlAddrBits = 12;
-
-  /// The Vitis ap_ctrl_hs register map of s_axi_control (st_axi_lite_ctrl): control word,
-  /// global interrupt enable, interrupt enable and status, then the arguments.
-  static constexpr unsigned kControlOffset = 0x00;
-  static constexpr unsigned kGieOffset = 0x04;
-  static constexpr unsigned kIerOffset = 0x08;
-  static constexpr unsigned kIsrOffset = 0x0c;
-  static constexpr unsigned kFirstArgOffset = 0x10;
-  /// One kernel argument, in argument order (the order of xrt::run::set_arg and of kernel.xml).
-  /// A pointer takes 12 bytes (low word, high word, reserved), a scalar 8 (value, reserved).
-  struct KernelArg {
-    std::string name;
-    bool isPointer = true;
-    unsigned offset = 0; ///< byte offset in s_axi_control
-    /// A pointer's DMA (index into dmas: its m_axi port and HBM channel); -1 for a scalar.
-    int dma = -1;
-  };
-  std::vector<KernelArg> args;
-};
-
-/// The interface of the top for `df` (DMA order = node order), with each DMA's HBM layout; the
-/// DMAs' buffers are spread round-robin over `hbmPseudoChannels` channels.
-TopInterface topInterfaceOf(const ir::DataflowGraph &df, const std::string &designName,
-                            unsigned hbmPseudoChannels = 32);
-
-/// Keeps the characters SystemVerilog identifiers allow.
-std::string svIdentifier(const std::string &name);
 
 /// The top's SystemVerilog names for stream `s` all start with this base, s<id>_<stream name>:
 /// <base>_in_{valid,ready,data} is the producer side (into the FIFO), <base>_out_* the consumer
@@ -86,7 +41,7 @@ int64_t fifoSearchPhysicalDepth(const FifoSearchTop &search, int64_t sizedDepth)
 unsigned fifoLimitBits(int64_t physicalDepth);
 
 /// The top module's text; with `search`, the FIFO-depth search variant.
-std::string emitTop(const ir::DataflowGraph &df, const TopInterface &top,
+std::string emitTop(const ir::DataflowGraph &df, const plan::TopInterface &top,
                     const FifoSearchTop *search = nullptr);
 
 } // namespace st::gen

@@ -1,5 +1,5 @@
 // VitisWriter: the AMD tool deliverables of a compiled design, all printed from the top's
-// TopInterface so that they apply unchanged to any top (synthetic graphs, LLM decoders):
+// plan::TopInterface so that they apply unchanged to any top (synthetic graphs, LLM decoders):
 //   include/<design>_kernel.h  the kernel's register map, argument order, m_axi ports, HBM
 //                              channels and buffers; included by BOTH the Verilator testbench
 //                              (tb/tb_main.cpp) and the host program, so the two cannot drift
@@ -54,7 +54,7 @@ struct LlmHostRun {
 };
 
 struct VitisDesign {
-  const TopInterface *top = nullptr;
+  const plan::TopInterface *top = nullptr;
   /// The design name the header and its namespace are named after (<design>_kernel.h).
   std::string design;
   /// rtl/ files in dependency order (rtl/filelist.f).
@@ -62,7 +62,7 @@ struct VitisDesign {
   std::string part;
   std::string platform;
   int64_t kernelClockMhz = 0;
-  /// One per TopInterface::args entry (scalars: role "scalar", bytes 0).
+  /// One per plan::TopInterface::args entry (scalars: role "scalar", bytes 0).
   std::vector<KernelBuffer> buffers;
   /// Set for an LLM decoder: host.cpp loads the HBM image, writes the prompt, decodes and prints
   /// the tokens and tokens/s (hostProgram); unset: the graph host (inputs in, outputs compared).

@@ -62,7 +62,7 @@ std::map<std::string, int64_t> declaredWires(const std::string &sv) {
 TEST(StreamProbes, NameTheTopsWiresWithTheirWidths) {
   auto c = compile("diamond.yaml");
   const ir::DataflowGraph &df = c->state.dataflow;
-  const gen::TopInterface top = gen::topInterfaceOf(df, "diamond");
+  const plan::TopInterface top = plan::topInterfaceOf(df, "diamond");
   const std::map<std::string, int64_t> wires = declaredWires(gen::emitTop(df, top));
   const std::vector<gen::StreamProbe> probes = gen::streamProbesOf(df);
   ASSERT_EQ(probes.size(), df.streams().size());

@@ -40,7 +40,7 @@ std::unique_ptr<Compiled> compile(const std::string &file, std::optional<int64_t
 
 TEST(TopInterface, OnePointerPerDmaAtTheHlsOffsets) {
   auto c = compile("residual.yaml");
-  const gen::TopInterface top = gen::topInterfaceOf(c->state.dataflow, "residual", 3);
+  const plan::TopInterface top = plan::topInterfaceOf(c->state.dataflow, "residual", 3);
   ASSERT_EQ(top.args.size(), top.dmas.size());
   ASSERT_EQ(top.dmas.size(), 4u);
   for (size_t i = 0; i < top.args.size(); ++i) {
@@ -52,13 +52,13 @@ TEST(TopInterface, OnePointerPerDmaAtTheHlsOffsets) {
     EXPECT_EQ(top.dmas[i].hbmChannel, i % 3) << "round-robin over 3 channels";
   }
   EXPECT_EQ(top.controlAddrBits, 12u);
-  EXPECT_EQ(gen::TopInterface::kFirstArgOffset, 0x10u);
+  EXPECT_EQ(plan::TopInterface::kFirstArgOffset, 0x10u);
 }
 
 TEST(TopInterface, RefillSharesItsSpillsChannel) {
   auto c = compile("residual.yaml", 1100);
   const ir::DataflowGraph &df = c->state.dataflow;
-  const gen::TopInterface top = gen::topInterfaceOf(df, "residual");
+  const plan::TopInterface top = plan::topInterfaceOf(df, "residual");
   std::map<ir::NodeId, unsigned> channel;
   for (const auto &d : top.dmas)
     channel[d.node] = d.hbmChannel;
@@ -75,10 +75,10 @@ TEST(TopInterface, RefillSharesItsSpillsChannel) {
 
 TEST(TopInterface, NoChannelsIsAnError) {
   auto c = compile("chain.yaml");
-  EXPECT_THROW(gen::topInterfaceOf(c->state.dataflow, "chain", 0), Error);
+  EXPECT_THROW(plan::topInterfaceOf(c->state.dataflow, "chain", 0), Error);
 }
 
-gen::VitisDesign designOf(const gen::TopInterface &top) {
+gen::VitisDesign designOf(const plan::TopInterface &top) {
   gen::VitisDesign d;
   d.top = &top;
   d.design = "chain";
@@ -93,7 +93,7 @@ gen::VitisDesign designOf(const gen::TopInterface &top) {
 
 TEST(VitisWriter, HeaderOffsetsAreTheInterfaces) {
   auto c = compile("chain.yaml");
-  const gen::TopInterface top = gen::topInterfaceOf(c->state.dataflow, "chain");
+  const plan::TopInterface top = plan::topInterfaceOf(c->state.dataflow, "chain");
   const std::string header = gen::kernelHeaderText(designOf(top));
   for (const auto &a : top.args) {
     char line[128];
@@ -106,7 +106,7 @@ TEST(VitisWriter, HeaderOffsetsAreTheInterfaces) {
 
 TEST(VitisWriter, InconsistentDescriptionsAreErrors) {
   auto c = compile("chain.yaml");
-  const gen::TopInterface top = gen::topInterfaceOf(c->state.dataflow, "chain");
+  const plan::TopInterface top = plan::topInterfaceOf(c->state.dataflow, "chain");
   gen::VitisDesign d = designOf(top);
   d.buffers.pop_back();
   EXPECT_THROW(gen::kernelHeaderText(d), Error);
