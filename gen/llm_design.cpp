@@ -15,7 +15,7 @@
 #include "frontend/quantized_model.h"
 #include "gen/design_resources.h"
 #include "gen/design_writer.h"
-#include "gen/llm_kernel_bindings.h"
+#include "gen/kernel_tables.h"
 #include "gen/report.h"
 #include "gen/stream_probes.h"
 #include "gen/vitis_writer.h"
@@ -24,6 +24,7 @@
 #include "model/step_sequencer_model.h"
 #include "passes/compile_state.h"
 #include "plan/hbm_layout.h"
+#include "plan/llm_kernel_bindings.h"
 #include "support/error.h"
 
 namespace st::gen {
@@ -101,8 +102,8 @@ const plan::HbmBuffer &planBuffer(const plan::HbmImagePlan &plan, const std::str
 
 std::map<ir::NodeId, LlmKernelConfig> kernelConfigs(const llm::AcceleratorGraph &g,
                                                     const frontend::QuantizedModel &q,
-                                                    const std::string &tableDir,
-                                                    const std::string &tablePrefix) {
+                                                    const std::string &tablePrefix,
+                                                    std::vector<plan::KernelTable> &tables) {
   std::map<ir::NodeId, LlmKernelConfig> configs;
   for (const auto &[n, info] : g.nodes) {
     if (info.role != AcceleratorRole::Kernel)
@@ -111,12 +112,12 @@ std::map<ir::NodeId, LlmKernelConfig> kernelConfigs(const llm::AcceleratorGraph 
     const ir::DecodeStage &stage = stageOf(g, n);
     LlmKernelConfig cfg;
     for (int64_t run = 0; run < info.layers; ++run) {
-      cfg.sidebandsByRun.push_back(kernelSidebands(node, q, stage.name, run));
+      cfg.sidebandsByRun.push_back(plan::kernelSidebands(node, q, stage.name, run));
       if (node.module == "st_attention")
         cfg.windowByRun.push_back(
             q.get<frontend::QuantizedAttentionOp>(stage.name, run, node.name).slidingWindow);
     }
-    cfg.extraParams = kernelTableParams(node, q, stage, tableDir, tablePrefix);
+    cfg.extraParams = plan::kernelTableParams(node, q, stage, tablePrefix, tables);
     configs[n] = std::move(cfg);
   }
   return configs;
@@ -486,8 +487,7 @@ nlohmann::json llmStreamProbesJson(const llm::AcceleratorGraph &g,
 } // namespace
 
 LlmDesign planLlmDesign(const frontend::LoadedModel &model, const frontend::QuantizedModel &q,
-                        const LlmDesignOptions &options, const std::string &tableDir,
-                        const std::string &tablePrefix) {
+                        const LlmDesignOptions &options, const std::string &tablePrefix) {
   if (q.precision != options.accelerator.precision)
     throw Error("llm design", "precision", "the quantized model's precision");
   LlmDesign d;
@@ -517,7 +517,7 @@ LlmDesign planLlmDesign(const frontend::LoadedModel &model, const frontend::Quan
                                b.ringSteps};
       },
       [&](ir::NodeId n) { return bufferOf(d.graph, n); });
-  d.kernels = kernelConfigs(d.graph, q, tableDir, tablePrefix);
+  d.kernels = kernelConfigs(d.graph, q, tablePrefix, d.tables);
   return d;
 }
 
@@ -525,13 +525,14 @@ void writeLlmDesign(const frontend::LoadedModel &model, const frontend::Quantize
                     const LlmDesignOptions &options, const std::string &dirName) {
   const fs::path dir = dirName;
   const fs::path finalDir = options.finalDir.empty() ? dir : fs::path(options.finalDir);
-  const LlmDesign d = planLlmDesign(model, q, options, (dir / "rtl" / "tables").string(),
-                                    fs::absolute(finalDir / "rtl" / "tables").string() + "/");
+  const LlmDesign d =
+      planLlmDesign(model, q, options, fs::absolute(finalDir / "rtl" / "tables").string() + "/");
   // The step prediction (timing simulations of the stages, seconds at full size) runs beside
   // the RTL and the HBM image; it reads only the plan.
   std::future<nlohmann::json> prediction =
       std::async(std::launch::async, [&] { return stepPredictionJson(d, options, q); });
   PhaseScope rtl(options.log, "RTL");
+  writeKernelTables(d.tables, (dir / "rtl" / "tables").string());
   const std::string top = emitLlmTop(d.graph, d.top, d.kernels);
   const std::vector<std::string> rtlFiles = writeRtlSources(
       (dir / "rtl").string(), d.graph.dataflow, d.top.top.module, top, options.sourceDir);

@@ -46,16 +46,17 @@ struct LlmDesign {
   plan::HbmImagePlan plan;
   LlmTopInterface top;
   std::map<ir::NodeId, LlmKernelConfig> kernels;
+  /// The table files the kernels' parameters name (rtl/tables/).
+  std::vector<plan::KernelTable> tables;
 };
 
 /// The HBM buffer of the prompt ids: one u32 id per 64-byte row, maxContext rows.
 inline constexpr const char *kPromptBuffer = "run/prompt";
 
-/// Builds the graph, the plan, the interface and the kernel bindings; writes the kernels' table
-/// files into `tableDir`, named in the parameters as `tablePrefix` + file. Throws st::Error.
+/// Builds the graph, the plan, the interface and the kernel bindings; the kernels' parameters
+/// name their table files as `tablePrefix` + file. Throws st::Error.
 LlmDesign planLlmDesign(const frontend::LoadedModel &model, const frontend::QuantizedModel &q,
-                        const LlmDesignOptions &options, const std::string &tableDir,
-                        const std::string &tablePrefix);
+                        const LlmDesignOptions &options, const std::string &tablePrefix);
 
 /// Plans and writes the whole directory into `dir` (which must exist and be empty).
 void writeLlmDesign(const frontend::LoadedModel &model, const frontend::QuantizedModel &q,

@@ -252,7 +252,7 @@ private:
     if (cfg)
       params.insert(params.end(), cfg->extraParams.begin(), cfg->extraParams.end());
     // Ports beyond streams and sidebands: ties, a narrow output, an own AXI master.
-    const KernelPorts ports = kernelPorts(node);
+    const plan::KernelPorts ports = plan::kernelPorts(node);
     connections.insert(connections.end(), ports.ties.begin(), ports.ties.end());
     std::string narrowOutput;
     if (ports.narrowOutputBits > 0) {
@@ -327,23 +327,23 @@ private:
   }
 
   std::string sidebandExpr(ir::NodeId n, const LlmKernelConfig &cfg, size_t i) {
-    const SidebandValue &s0 = cfg.sidebandsByRun[0][i];
+    const plan::SidebandValue &s0 = cfg.sidebandsByRun[0][i];
     const std::string u = inst(n);
     const std::string width = std::to_string(s0.bits);
     switch (s0.source) {
-    case SidebandSource::Position:
+    case plan::SidebandSource::Position:
       return width + "'(" + u + "_step)";
-    case SidebandSource::CacheLength: {
+    case plan::SidebandSource::CacheLength: {
       if (cfg.windowByRun.size() != cfg.sidebandsByRun.size())
         throw Error("emitter", "attention '" + df_.node(n).name + "'", "a window per layer");
       const std::string arr = windowArray(n, cfg.windowByRun);
       return width + "'(" + cacheRowsExpr(arr, u + "_step", u + "_layer") + ")";
     }
-    case SidebandSource::TableBase: {
+    case plan::SidebandSource::TableBase: {
       const size_t d = dmaIndex_.at(n);
       return width + "'(" + arg(argOfDma_.at(static_cast<int>(d))) + ")";
     }
-    case SidebandSource::Constant:
+    case plan::SidebandSource::Constant:
       break;
     }
     bool same = true;
@@ -561,13 +561,13 @@ private:
 bool sidebandsFollowStepOrLayer(const LlmKernelConfig &cfg) {
   if (cfg.sidebandsByRun.empty())
     return false;
-  const std::vector<SidebandValue> &first = cfg.sidebandsByRun[0];
+  const std::vector<plan::SidebandValue> &first = cfg.sidebandsByRun[0];
   for (size_t i = 0; i < first.size(); ++i) {
-    if (first[i].source == SidebandSource::Position ||
-        first[i].source == SidebandSource::CacheLength)
+    if (first[i].source == plan::SidebandSource::Position ||
+        first[i].source == plan::SidebandSource::CacheLength)
       return true;
-    if (first[i].source == SidebandSource::Constant)
-      for (const std::vector<SidebandValue> &run : cfg.sidebandsByRun)
+    if (first[i].source == plan::SidebandSource::Constant)
+      for (const std::vector<plan::SidebandValue> &run : cfg.sidebandsByRun)
         if (i < run.size() && run[i].value != first[i].value)
           return true;
   }
@@ -591,7 +591,7 @@ llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
     const ir::DataflowNode &node = df.node(n);
     const AcceleratorRole role = g.nodes.at(n).role;
     // A kernel with its own AXI master (the embedding gather) gets a port like a read DMA.
-    const bool embedding = kernelPorts(node).ownAxiMaster;
+    const bool embedding = plan::kernelPorts(node).ownAxiMaster;
     if (!isDma(role) && !embedding)
       continue;
     LlmDmaPort port;

@@ -16,17 +16,17 @@
 #include <string>
 #include <vector>
 
-#include "gen/llm_kernel_bindings.h"
 #include "gen/sv_top_emitter.h"
 #include "llm/accelerator_graph.h"
 #include "plan/hbm_layout.h"
+#include "plan/llm_kernel_bindings.h"
 
 namespace st::gen {
 
 /// What the emitter needs about one kernel beyond its graph node.
 struct LlmKernelConfig {
   /// Per run (layer) of its stage, the sidebands (the same ports in the same order every run).
-  std::vector<std::vector<SidebandValue>> sidebandsByRun;
+  std::vector<std::vector<plan::SidebandValue>> sidebandsByRun;
   /// Parameters appended to the node's (table files).
   std::vector<ir::NodeParam> extraParams;
   /// Attention: the sliding window per layer (0: every cached row). The KV read DMA's rows and

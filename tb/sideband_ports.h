@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "gen/llm_kernel_bindings.h"
+#include "plan/llm_kernel_bindings.h"
 #include "signal_ref.h"
 
 namespace st::tb {
@@ -24,9 +24,9 @@ public:
   /// Writes every value (Position / CacheLength / TableBase from `runtime`). Throws
   /// std::runtime_error for a port the map lacks or a width other than the binding's, so a
   /// binding that names no real port or the wrong width fails the testbench.
-  void write(const std::vector<gen::SidebandValue> &values,
-             const gen::SidebandRuntime &runtime = {}) const {
-    for (const gen::SidebandValue &v : values) {
+  void write(const std::vector<plan::SidebandValue> &values,
+             const plan::SidebandRuntime &runtime = {}) const {
+    for (const plan::SidebandValue &v : values) {
       auto it = ports_.find(v.port);
       if (it == ports_.end())
         throw std::runtime_error("sideband binding names port " + v.port +
@@ -34,7 +34,7 @@ public:
       if (it->second.width() != v.bits)
         throw std::runtime_error("sideband " + v.port + ": binding of " + std::to_string(v.bits) +
                                  " bits, port of " + std::to_string(it->second.width()));
-      it->second.write(gen::sidebandValueAt(v, runtime));
+      it->second.write(plan::sidebandValueAt(v, runtime));
     }
   }
 

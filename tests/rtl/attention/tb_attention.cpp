@@ -61,9 +61,9 @@ public:
     if (index < queue.size()) {
       // The LLM top's mapping; cache_len is the CacheLength source's runtime value.
       const Sideband &s = queue[index];
-      st::gen::SidebandRuntime runtime;
+      st::plan::SidebandRuntime runtime;
       runtime.cacheLength = int64_t(s.cacheLength);
-      ports_.write(st::gen::attentionSidebands(s.scales, cacheLenBits_), runtime);
+      ports_.write(st::plan::attentionSidebands(s.scales, cacheLenBits_), runtime);
     } else {
       ports_.fill(0);
     }
@@ -121,8 +121,7 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
   mp.lanes = params["Lanes"];
   mp.cacheLanes = params["CacheLanes"];
   mp.outBits = params["OutBits"];
-  const num::AttentionShape shape{size_t(mp.numHeads), size_t(mp.numKvHeads),
-                                  size_t(mp.headDim)};
+  const num::AttentionShape shape{size_t(mp.numHeads), size_t(mp.numKvHeads), size_t(mp.headDim)};
   const unsigned lanes = unsigned(mp.lanes), cacheLanes = unsigned(mp.cacheLanes),
                  outBits = unsigned(mp.outBits);
   const uint64_t qTokens = shape.qSize() / lanes;
@@ -163,8 +162,8 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
   std::vector<StreamDriver *> drivers = {&q, &kNew, &vNew, &kCache, &vCache};
   sink.onToken([&](const Bits &t) { board.observe(t); });
   for (Component *c : std::initializer_list<Component *>{
-           &q, &kNew, &vNew, &kCache, &vCache, &sideband, &sink, &board, &watchdog, &qLog,
-           &kNewLog, &vNewLog, &kCacheLog, &vCacheLog, &outLog})
+           &q, &kNew, &vNew, &kCache, &vCache, &sideband, &sink, &board, &watchdog, &qLog, &kNewLog,
+           &vNewLog, &kCacheLog, &vCacheLog, &outLog})
     h.add(*c);
   h.reset();
   std::mt19937_64 rng(seed);
@@ -215,8 +214,8 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
     num::AttentionScales s;
     s.scoreToLog2 = randomScoreScale(rng);
     // a * M_o: a ~ 2^15 * |v| <= 2^22; from x8 (saturating) to x2^-9.
-    s.output = num::fixedScaleFromReal(
-        std::ldexp(1.0, -int(12 + rng() % 13)) * (1.0 + double(rng() % 1000) / 1000));
+    s.output = num::fixedScaleFromReal(std::ldexp(1.0, -int(12 + rng() % 13)) *
+                                       (1.0 + double(rng() % 1000) / 1000));
     s.outputBits = outBits;
     return s;
   };
@@ -265,20 +264,21 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
                 static_cast<long long>(model.outputTokens));
     if (d != model.firstOutputDelay || l != model.totalLatency || maxGap != model.ii ||
         int64_t(outLog.cycles.size()) != model.outputTokens)
-      h.fail("cache_len=" + std::to_string(cacheLength) + ": measured D/L/ii " +
-             std::to_string(d) + "/" + std::to_string(l) + "/" + std::to_string(maxGap) +
-             " differ from the model's " + std::to_string(model.firstOutputDelay) + "/" +
-             std::to_string(model.totalLatency) + "/" + std::to_string(model.ii));
+      h.fail("cache_len=" + std::to_string(cacheLength) + ": measured D/L/ii " + std::to_string(d) +
+             "/" + std::to_string(l) + "/" + std::to_string(maxGap) + " differ from the model's " +
+             std::to_string(model.firstOutputDelay) + "/" + std::to_string(model.totalLatency) +
+             "/" + std::to_string(model.ii));
     for (size_t port = 0; port < inLogs.size(); ++port)
       if (int64_t(inLogs[port]->cycles.size()) != model.inputTokens[port])
-        h.fail("cache_len=" + std::to_string(cacheLength) + ": input port " +
-               std::to_string(port) + " took " + std::to_string(inLogs[port]->cycles.size()) +
-               " tokens, the model says " + std::to_string(model.inputTokens[port]));
+        h.fail("cache_len=" + std::to_string(cacheLength) + ": input port " + std::to_string(port) +
+               " took " + std::to_string(inLogs[port]->cycles.size()) + " tokens, the model says " +
+               std::to_string(model.inputTokens[port]));
   }
 
   // Back to back: the next invocation's first handshake comes exactly
   // attentionSchedule().nextInvocation cycles after the first one's.
-  for (int64_t cacheLength : {int64_t(0), mp.maxContext - 1, int64_t(rng() % uint64_t(mp.maxContext))}) {
+  for (int64_t cacheLength :
+       {int64_t(0), mp.maxContext - 1, int64_t(rng() % uint64_t(mp.maxContext))}) {
     mp.cacheLength = cacheLength;
     const int64_t interval = st::model::attentionSchedule(mp).nextInvocation;
     qLog.cycles.clear();

@@ -68,9 +68,7 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
                        {"in_shift_i", SignalRef(m.in_shift_i, 6)},
                        {"out_mantissa_i", SignalRef(m.out_mantissa_i, 24)},
                        {"out_shift_i", SignalRef(m.out_shift_i, 6)}});
-  k.applyScales = [ports, &sets](size_t s) {
-    ports.write(st::gen::activationSidebands(sets[s]));
-  };
+  k.applyScales = [ports, &sets](size_t s) { ports.write(st::plan::activationSidebands(sets[s])); };
   k.golden = [&sets, function](size_t s, const std::vector<std::vector<int64_t>> &in) {
     const std::vector<int32_t> x(in[0].begin(), in[0].end());
     const std::vector<int32_t> y =

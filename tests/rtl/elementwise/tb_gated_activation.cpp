@@ -72,7 +72,7 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
                        {"up_shift_i", SignalRef(m.up_shift_i, 6)},
                        {"product_mantissa_i", SignalRef(m.product_mantissa_i, 24)},
                        {"product_shift_i", SignalRef(m.product_shift_i, 6)}});
-  k.applyScales = [ports, &sets](size_t s) { ports.write(st::gen::gatedSidebands(sets[s])); };
+  k.applyScales = [ports, &sets](size_t s) { ports.write(st::plan::gatedSidebands(sets[s])); };
   k.golden = [&sets, function](size_t s, const std::vector<std::vector<int64_t>> &in) {
     const std::vector<int32_t> gate(in[0].begin(), in[0].end()), up(in[1].begin(), in[1].end());
     const std::vector<int32_t> y =

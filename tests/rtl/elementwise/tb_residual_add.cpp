@@ -9,8 +9,8 @@
 #include "elementwise_bench.h"
 #include "model/elementwise_model.h"
 #include "numerics/golden_ops.h"
-#include "sideband_ports.h"
 #include "residual_add_configs.h"
+#include "sideband_ports.h"
 #include "synth_compare.h"
 
 using namespace st::tb;
@@ -67,7 +67,7 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
                        {"b_mantissa_i", SignalRef(m.b_mantissa_i, 24)},
                        {"b_shift_i", SignalRef(m.b_shift_i, 6)}});
   k.applyScales = [ports, &sets](size_t s) {
-    ports.write(st::gen::residualAddSidebands(sets[s]));
+    ports.write(st::plan::residualAddSidebands(sets[s]));
   };
   k.golden = [&sets, outBits](size_t s, const std::vector<std::vector<int64_t>> &in) {
     const std::vector<int32_t> a(in[0].begin(), in[0].end()), b(in[1].begin(), in[1].end());

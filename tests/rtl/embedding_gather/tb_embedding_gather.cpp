@@ -65,9 +65,9 @@ public:
   void drive(uint64_t) override {
     if (accepted_ < queue_.size()) {
       // The LLM top's mapping; the table base is the TableBase source's runtime value.
-      st::gen::SidebandRuntime runtime;
+      st::plan::SidebandRuntime runtime;
       runtime.tableBase = queue_[accepted_].base;
-      ports_.write(st::gen::embeddingSidebands(queue_[accepted_].multiplier, addrBits_), runtime);
+      ports_.write(st::plan::embeddingSidebands(queue_[accepted_].multiplier, addrBits_), runtime);
     } else {
       ports_.fill(rng_());
     }

@@ -69,7 +69,7 @@ public:
   void drive(uint64_t) override {
     const uint64_t vector = accepted_ / tokensPerVector_;
     if (vector < norms_.size())
-      ports_.write(st::gen::normSidebands(norms_[vector])); // the LLM top's mapping
+      ports_.write(st::plan::normSidebands(norms_[vector])); // the LLM top's mapping
     else
       ports_.fill(0x5a5a5a5a5a5aull); // garbage: must not be sampled
   }

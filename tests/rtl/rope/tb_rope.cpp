@@ -61,17 +61,17 @@ class SidebandDriver : public Component {
 public:
   SidebandDriver(StreamPins dataIn, SidebandPorts ports, unsigned selBits, unsigned posBits,
                  uint64_t tokensPerVector, uint64_t seed)
-      : dataIn_(std::move(dataIn)), ports_(std::move(ports)), selBits_(selBits),
-        posBits_(posBits), tokensPerVector_(tokensPerVector), rng_(seed) {}
+      : dataIn_(std::move(dataIn)), ports_(std::move(ports)), selBits_(selBits), posBits_(posBits),
+        tokensPerVector_(tokensPerVector), rng_(seed) {}
   void add(const VectorSideband &s) { vectors_.push_back(s); }
   void drive(uint64_t) override {
     const uint64_t vector = accepted_ / tokensPerVector_;
     if (accepted_ % tokensPerVector_ == 0 && vector < vectors_.size()) {
       // The LLM top's mapping; the position is the Position source's runtime value.
       const VectorSideband &s = vectors_[vector];
-      st::gen::SidebandRuntime runtime;
+      st::plan::SidebandRuntime runtime;
       runtime.position = int64_t(s.position);
-      ports_.write(st::gen::ropeSidebands(s.multiplier, s.table, selBits_, posBits_), runtime);
+      ports_.write(st::plan::ropeSidebands(s.multiplier, s.table, selBits_, posBits_), runtime);
     } else {
       ports_.fill(rng_());
     }
@@ -206,7 +206,7 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
                     SignalRef(m.data_i, unsigned(p.lanes * p.inBits))};
   StreamPins outPins{SignalRef(m.valid_o, 1), SignalRef(m.ready_i, 1),
                      SignalRef(m.data_o, unsigned(p.lanes * p.outBits))};
-  const unsigned selBits = st::gen::ropeTableSelectBits(p.numTables);
+  const unsigned selBits = st::plan::ropeTableSelectBits(p.numTables);
   const uint64_t seed = options.seed;
   const uint64_t tokensPerVector = uint64_t(timing.inputTokens[0]);
   StreamDriver driver("in", inPins, seed * 3 + 1);

@@ -21,6 +21,7 @@ int main(int argc, char **argv) {
   if (options.config == #cfg)                                                                      \
     return runConfig<Model>(options, params);
     ST_CONFIGS(ST_DISPATCH)
-    throw TestFailure("unknown --config '" + options.config + "'; known:" ST_CONFIGS(ST_CONFIG_NAME));
+    throw TestFailure("unknown --config '" + options.config +
+                      "'; known:" ST_CONFIGS(ST_CONFIG_NAME));
   });
 }

@@ -9,8 +9,8 @@
 namespace st::gen {
 namespace {
 
-SidebandValue sideband(SidebandSource source, uint64_t value = 0) {
-  SidebandValue s;
+plan::SidebandValue sideband(plan::SidebandSource source, uint64_t value = 0) {
+  plan::SidebandValue s;
   s.port = "x_i";
   s.bits = 8;
   s.source = source;
@@ -18,7 +18,7 @@ SidebandValue sideband(SidebandSource source, uint64_t value = 0) {
   return s;
 }
 
-LlmKernelConfig runsOf(std::vector<std::vector<SidebandValue>> runs) {
+LlmKernelConfig runsOf(std::vector<std::vector<plan::SidebandValue>> runs) {
   LlmKernelConfig cfg;
   cfg.sidebandsByRun = std::move(runs);
   return cfg;
@@ -30,21 +30,21 @@ TEST(LlmTopEmitter, KernelsWithoutSidebandsGetNoCounter) {
 }
 
 TEST(LlmTopEmitter, ConstantsEqualInEveryRunAndTableBasesGetNoCounter) {
-  const SidebandValue scale = sideband(SidebandSource::Constant, 7);
-  const SidebandValue table = sideband(SidebandSource::TableBase);
+  const plan::SidebandValue scale = sideband(plan::SidebandSource::Constant, 7);
+  const plan::SidebandValue table = sideband(plan::SidebandSource::TableBase);
   EXPECT_FALSE(sidebandsFollowStepOrLayer(runsOf({{scale, table}})));
   EXPECT_FALSE(sidebandsFollowStepOrLayer(runsOf({{scale, table}, {scale, table}})));
 }
 
 TEST(LlmTopEmitter, PerLayerConstantsNeedTheLayer) {
-  EXPECT_TRUE(sidebandsFollowStepOrLayer(
-      runsOf({{sideband(SidebandSource::Constant, 7)}, {sideband(SidebandSource::Constant, 9)}})));
+  EXPECT_TRUE(sidebandsFollowStepOrLayer(runsOf({{sideband(plan::SidebandSource::Constant, 7)},
+                                                 {sideband(plan::SidebandSource::Constant, 9)}})));
 }
 
 TEST(LlmTopEmitter, PositionAndCacheLengthNeedTheStep) {
-  EXPECT_TRUE(sidebandsFollowStepOrLayer(runsOf({{sideband(SidebandSource::Position)}})));
-  EXPECT_TRUE(sidebandsFollowStepOrLayer(
-      runsOf({{sideband(SidebandSource::Constant, 1), sideband(SidebandSource::CacheLength)}})));
+  EXPECT_TRUE(sidebandsFollowStepOrLayer(runsOf({{sideband(plan::SidebandSource::Position)}})));
+  EXPECT_TRUE(sidebandsFollowStepOrLayer(runsOf({{sideband(plan::SidebandSource::Constant, 1),
+                                                  sideband(plan::SidebandSource::CacheLength)}})));
 }
 
 } // namespace

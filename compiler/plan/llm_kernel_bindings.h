@@ -32,8 +32,9 @@
 #include "ir/decode_program.h"
 #include "numerics/attention_golden.h"
 #include "numerics/golden_ops.h"
+#include "numerics/table_export.h"
 
-namespace st::gen {
+namespace st::plan {
 
 /// Where a sideband's value comes from.
 enum class SidebandSource {
@@ -103,18 +104,26 @@ std::vector<numerics::RopeTable> ropeTables(const frontend::QuantizedModel &q,
 int64_t ropeTableIndex(const frontend::QuantizedModel &q, const std::string &stage,
                        const std::string &op, int64_t run);
 
+/// A $readmemh table file that a kernel parameter names (gen/kernel_tables writes it): one of
+/// numerics::fixedTables(), or st_rope's phase tables.
+struct KernelTable {
+  std::string file; ///< the file name, e.g. "rsqrt.mem"
+  const numerics::PiecewiseLinearTable *fixed = nullptr;
+  std::vector<numerics::RopeTable> ropePhases; ///< when `fixed` is null
+};
+
 /// The table-file parameters of `node`, valid for every run of `stage`: st_norm TableFile
 /// (rsqrt), st_activation / st_gated_activation TableFile (the residual table of its Function),
 /// st_rope PhaseTableFile (<stage>_<op>_phase.mem: ropeTables padded to NumTables with the last
-/// table) and SineTableFile, st_attention ExpTableFile and ReciprocalTableFile. Writes the files
-/// into `tableDir` (created if missing); the parameters name them as `pathPrefix` + file name.
-/// Other kernels have none. Throws st::Error naming the op when a run needs a different table
-/// (activation kind) or when its RoPE variants exceed NumTables.
+/// table) and SineTableFile, st_attention ExpTableFile and ReciprocalTableFile. The parameters
+/// name the files as `pathPrefix` + file name; the tables they name are added to `tables`
+/// (once per file name). Other kernels have none. Throws st::Error naming the op when a run
+/// needs a different table (activation kind) or when its RoPE variants exceed NumTables.
 std::vector<ir::NodeParam> kernelTableParams(const ir::DataflowNode &node,
                                              const frontend::QuantizedModel &q,
                                              const ir::DecodeStage &stage,
-                                             const std::string &tableDir,
-                                             const std::string &pathPrefix);
+                                             const std::string &pathPrefix,
+                                             std::vector<KernelTable> &tables);
 
 /// How the top wires a kernel's ports beyond its streams and sidebands; the LLM top emitter
 /// follows it and has no per-kernel branches.
@@ -138,4 +147,4 @@ struct KernelPorts {
 /// non-kernel nodes). Throws st::Error naming the node when st_argmax has no MaxLen.
 KernelPorts kernelPorts(const ir::DataflowNode &node);
 
-} // namespace st::gen
+} // namespace st::plan

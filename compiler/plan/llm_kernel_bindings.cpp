@@ -1,13 +1,11 @@
 // Kernel bindings of the LLM accelerator: sidebands, table-file parameters and port ties of the
 // lowered kernels (see llm_kernel_bindings.h).
-#include "gen/llm_kernel_bindings.h"
-
-#include <filesystem>
+#include "plan/llm_kernel_bindings.h"
 
 #include "numerics/table_export.h"
 #include "support/error.h"
 
-namespace st::gen {
+namespace st::plan {
 
 namespace {
 
@@ -92,12 +90,20 @@ const char *residualTableOf(int64_t function) {
   }
 }
 
-/// Writes fixed table `name` into `dir` and returns the parameter naming it.
+/// Adds `table` to `tables` unless a table of its file name is there.
+void addTable(std::vector<KernelTable> &tables, KernelTable table) {
+  for (const KernelTable &t : tables)
+    if (t.file == table.file)
+      return;
+  tables.push_back(std::move(table));
+}
+
+/// The parameter naming fixed table `name`, which it adds to `tables`.
 ir::NodeParam fixedTableParam(const std::string &param, const std::string &name,
-                              const std::string &dir, const std::string &prefix) {
+                              std::vector<KernelTable> &tables, const std::string &prefix) {
   for (const numerics::NamedTable &t : numerics::fixedTables())
     if (t.name == name) {
-      numerics::writeMemFile(*t.table, (std::filesystem::path(dir) / (name + ".mem")).string());
+      addTable(tables, {name + ".mem", t.table, {}});
       return {param, 0, prefix + name + ".mem"};
     }
   throw Error("kernel bindings", "table '" + name + "'", "one of numerics::fixedTables()");
@@ -296,17 +302,16 @@ std::vector<SidebandValue> kernelSidebands(const ir::DataflowNode &node, const Q
 
 std::vector<ir::NodeParam> kernelTableParams(const ir::DataflowNode &node, const QuantizedModel &q,
                                              const ir::DecodeStage &stage,
-                                             const std::string &tableDir,
-                                             const std::string &pathPrefix) {
+                                             const std::string &pathPrefix,
+                                             std::vector<KernelTable> &tables) {
   const std::string &m = node.module;
   if (m == "st_linear" || m == "st_residual_add" || m == "st_embedding_gather" || m == "st_argmax")
     return {};
-  std::filesystem::create_directories(tableDir);
   if (m == "st_norm")
-    return {fixedTableParam("TableFile", "rsqrt", tableDir, pathPrefix)};
+    return {fixedTableParam("TableFile", "rsqrt", tables, pathPrefix)};
   if (m == "st_attention")
-    return {fixedTableParam("ExpTableFile", "exp2_neg_frac", tableDir, pathPrefix),
-            fixedTableParam("ReciprocalTableFile", "reciprocal", tableDir, pathPrefix)};
+    return {fixedTableParam("ExpTableFile", "exp2_neg_frac", tables, pathPrefix),
+            fixedTableParam("ReciprocalTableFile", "reciprocal", tables, pathPrefix)};
   if (m == "st_activation" || m == "st_gated_activation") {
     // The table is a parameter: every run must use the kernel's Function.
     const int64_t function = requireParam(node, "Function");
@@ -322,23 +327,24 @@ std::vector<ir::NodeParam> kernelTableParams(const ir::DataflowNode &node, const
                     "the same function in every run (Function " + std::to_string(function) +
                         "), run " + std::to_string(run) + " needs " + std::to_string(wanted));
     }
-    return {fixedTableParam("TableFile", residualTableOf(function), tableDir, pathPrefix)};
+    return {fixedTableParam("TableFile", residualTableOf(function), tables, pathPrefix)};
   }
   if (m == "st_rope") {
-    std::vector<numerics::RopeTable> tables = ropeTables(q, stage.name, node.name);
+    std::vector<numerics::RopeTable> ropePhases = ropeTables(q, stage.name, node.name);
     const int64_t numTables = requireParam(node, "NumTables");
-    if (static_cast<int64_t>(tables.size()) > numTables)
+    if (static_cast<int64_t>(ropePhases.size()) > numTables)
       throw Error("kernel bindings", where(node),
                   "at most NumTables = " + std::to_string(numTables) + " RoPE variants over the " +
-                      "stage's runs, got " + std::to_string(tables.size()));
-    if (tables.empty() || static_cast<int64_t>(tables[0].headDim) != requireParam(node, "HeadDim"))
+                      "stage's runs, got " + std::to_string(ropePhases.size()));
+    if (ropePhases.empty() ||
+        static_cast<int64_t>(ropePhases[0].headDim) != requireParam(node, "HeadDim"))
       throw Error("kernel bindings", where(node), "RoPE tables of the kernel's HeadDim");
-    while (static_cast<int64_t>(tables.size()) < numTables)
-      tables.push_back(tables.back()); // never selected: table_sel_i < the variants used
+    while (static_cast<int64_t>(ropePhases.size()) < numTables)
+      ropePhases.push_back(ropePhases.back()); // never selected: table_sel_i < the variants used
     const std::string file = stage.name + "_" + node.name + "_phase.mem";
-    numerics::writeRopePhaseFile(tables, (std::filesystem::path(tableDir) / file).string());
+    addTable(tables, {file, nullptr, std::move(ropePhases)});
     return {{"PhaseTableFile", 0, pathPrefix + file},
-            fixedTableParam("SineTableFile", "quarter_sine", tableDir, pathPrefix)};
+            fixedTableParam("SineTableFile", "quarter_sine", tables, pathPrefix)};
   }
   throw Error("kernel bindings", where(node), "an LLM kernel module (st_norm, st_rope, ...)");
 }
@@ -359,4 +365,4 @@ KernelPorts kernelPorts(const ir::DataflowNode &node) {
   return ports;
 }
 
-} // namespace st::gen
+} // namespace st::plan

@@ -5,7 +5,7 @@
 // parameters of the module; and the values are the right ones: each op's numerics golden kernel,
 // run with a descriptor rebuilt only from the decoded port values, reproduces the
 // GoldenExecutor's tap of that op bit for bit over a short decode.
-#include "gen/llm_kernel_bindings.h"
+#include "plan/llm_kernel_bindings.h"
 
 #include <gtest/gtest.h>
 
@@ -20,10 +20,11 @@
 #include "frontend/calibration.h"
 #include "frontend/decode_builder.h"
 #include "frontend/golden_executor.h"
+#include "gen/kernel_tables.h"
 #include "llm/stage_lowering.h"
 #include "support/error.h"
 
-namespace st::gen {
+namespace st::plan {
 namespace {
 
 namespace num = st::numerics;
@@ -372,7 +373,11 @@ TEST_P(LlmKernelBindingsTest, EveryKernelRunGetsBindingsOfTheRtlWidths) {
           EXPECT_TRUE(streamPorts.count(p) || sidebandPorts.count(p) || driven.count(p))
               << "input " << p << " of " << node.module << " is not driven";
       }
-      for (const ir::NodeParam &p : kernelTableParams(node, l.q, stage, tableDir, "tables/")) {
+      std::vector<KernelTable> tables;
+      const std::vector<ir::NodeParam> params =
+          kernelTableParams(node, l.q, stage, "tables/", tables);
+      gen::writeKernelTables(tables, tableDir);
+      for (const ir::NodeParam &p : params) {
         ASSERT_TRUE(p.text) << p.name;
         EXPECT_TRUE(std::any_of(h.params.begin(), h.params.end(), [&](const auto &hp) {
           return hp.first == p.name;
@@ -593,7 +598,7 @@ TEST(LlmKernelBindings, ErrorsNameTheNode) {
       block = &stage;
   ASSERT_NE(block, nullptr);
   const llm::LoweredStage lowered = llm::lowerStage(*block, loweringOptions(l));
-  const std::string dir = ::testing::TempDir() + "/bindings_errors";
+  std::vector<KernelTable> tables;
   int64_t ropes = 0, gated = 0;
   for (ir::NodeId id : lowered.dataflow.nodes()) {
     ir::DataflowNode node = lowered.dataflow.node(id);
@@ -603,7 +608,7 @@ TEST(LlmKernelBindings, ErrorsNameTheNode) {
       for (ir::NodeParam &p : node.params)
         if (p.name == "NumTables")
           p.value = 1;
-      expectErrorNaming([&] { kernelTableParams(node, l.q, *block, dir, ""); }, node.name);
+      expectErrorNaming([&] { kernelTableParams(node, l.q, *block, "", tables); }, node.name);
       expectErrorNaming([&] { kernelSidebands(node, l.q, block->name, 1); }, node.name);
       ++ropes;
     }
@@ -611,13 +616,13 @@ TEST(LlmKernelBindings, ErrorsNameTheNode) {
       for (ir::NodeParam &p : node.params)
         if (p.name == "Function")
           p.value = 2; // Gemma's GeGLU is Function 1
-      expectErrorNaming([&] { kernelTableParams(node, l.q, *block, dir, ""); }, node.name);
+      expectErrorNaming([&] { kernelTableParams(node, l.q, *block, "", tables); }, node.name);
       expectErrorNaming([&] { kernelSidebands(node, l.q, block->name, 0); }, node.name);
       ++gated;
     }
     node.module = "st_unknown";
     expectErrorNaming([&] { kernelSidebands(node, l.q, block->name, 0); }, node.name);
-    expectErrorNaming([&] { kernelTableParams(node, l.q, *block, dir, ""); }, node.name);
+    expectErrorNaming([&] { kernelTableParams(node, l.q, *block, "", tables); }, node.name);
   }
   EXPECT_GT(ropes, 0);
   EXPECT_GT(gated, 0);
@@ -633,4 +638,4 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, LlmKernelBindingsTest,
                          });
 
 } // namespace
-} // namespace st::gen
+} // namespace st::plan
