@@ -100,17 +100,17 @@ const plan::HbmBuffer &planBuffer(const plan::HbmImagePlan &plan, const std::str
   throw Error("llm design", "HBM buffer '" + name + "'", "a buffer of the image plan");
 }
 
-std::map<ir::NodeId, LlmKernelConfig> kernelConfigs(const llm::AcceleratorGraph &g,
-                                                    const frontend::QuantizedModel &q,
-                                                    const std::string &tablePrefix,
-                                                    std::vector<plan::KernelTable> &tables) {
-  std::map<ir::NodeId, LlmKernelConfig> configs;
+std::map<ir::NodeId, plan::LlmKernelConfig> kernelConfigs(const llm::AcceleratorGraph &g,
+                                                          const frontend::QuantizedModel &q,
+                                                          const std::string &tablePrefix,
+                                                          std::vector<plan::KernelTable> &tables) {
+  std::map<ir::NodeId, plan::LlmKernelConfig> configs;
   for (const auto &[n, info] : g.nodes) {
     if (info.role != AcceleratorRole::Kernel)
       continue;
     const ir::DataflowNode &node = llm::stageNodeOf(g, n);
     const ir::DecodeStage &stage = stageOf(g, n);
-    LlmKernelConfig cfg;
+    plan::LlmKernelConfig cfg;
     for (int64_t run = 0; run < info.layers; ++run) {
       cfg.sidebandsByRun.push_back(plan::kernelSidebands(node, q, stage.name, run));
       if (node.module == "st_attention")
@@ -238,7 +238,7 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
   // Beside the graph's nodes the LLM top holds one st_step_sequencer per DMA (its stage's layers;
   // a KV read gated on the appends; a kernel's own master, the embedding gather's, has none) and
   // one st_vector_counter per kernel whose sidebands follow the step or the layer.
-  for (const LlmDmaPort &dma : d.top.dmas) {
+  for (const plan::LlmDmaPort &dma : d.top.dmas) {
     if (dma.role == AcceleratorRole::Kernel)
       continue;
     model::StepSequencerParams p;
@@ -250,7 +250,7 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
         {d.graph.dataflow.node(dma.node).name + " sequencer", "st_step_sequencer", e});
   }
   for (const auto &[n, cfg] : d.kernels)
-    if (sidebandsFollowStepOrLayer(cfg)) {
+    if (plan::sidebandsFollowStepOrLayer(cfg)) {
       const ir::DataflowNode &node = d.graph.dataflow.node(n);
       const model::ResourceEstimate e =
           llmVectorCounterResources(node.inputs.at(0).type.numTokens(), d.graph.nodes.at(n).layers);
@@ -310,7 +310,7 @@ std::string llmReportMarkdown(const nlohmann::json &j) {
 /// order) and hands tb/llm_run.h the argument registers of ../include/<design>_kernel.h, the
 /// header the host program programs the kernel from (so the two cannot drift); tb/llm_run.h does
 /// the rest.
-std::string llmTestbenchMain(const LlmTopInterface &top, const std::string &design) {
+std::string llmTestbenchMain(const plan::LlmTopInterface &top, const std::string &design) {
   std::ostringstream os;
   const plan::TopInterface &t = top.top;
   const std::string ns = kernelNamespace(design);
@@ -376,7 +376,7 @@ nlohmann::json llmRunManifest(const LlmDesign &d, const LlmDesignOptions &o,
   for (const plan::TopInterface::KernelArg &a : d.top.top.args) {
     nlohmann::json arg = {{"name", a.name}, {"pointer", a.isPointer}};
     if (a.dma >= 0) {
-      const LlmDmaPort &port = d.top.dmas[a.dma];
+      const plan::LlmDmaPort &port = d.top.dmas[a.dma];
       arg["address"] = planBuffer(d.plan, port.buffer).address;
       if (port.role == AcceleratorRole::TokenWrite)
         j["token_port"] = pin;
@@ -413,8 +413,8 @@ VitisDesign llmVitisDesign(const LlmDesign &d, const LlmDesignOptions &o,
   LlmHostRun run;
   run.pseudoChannelBytes = static_cast<uint64_t>(d.plan.device.pseudoChannelBytes);
   run.maxContext = o.accelerator.maxContext;
-  run.promptArg = LlmTopInterface::kPromptArg;
-  run.stepsArg = LlmTopInterface::kStepsArg;
+  run.promptArg = plan::LlmTopInterface::kPromptArg;
+  run.stepsArg = plan::LlmTopInterface::kStepsArg;
   run.promptAddress = static_cast<uint64_t>(planBuffer(d.plan, kPromptBuffer).address);
   run.tokensAddress = static_cast<uint64_t>(planBuffer(d.plan, "run/tokens").address);
   std::map<unsigned, LlmHostRun::Channel> channels;
@@ -438,7 +438,7 @@ VitisDesign llmVitisDesign(const LlmDesign &d, const LlmDesignOptions &o,
       run.argAddress.push_back(0);
       continue;
     }
-    const LlmDmaPort &port = d.top.dmas[static_cast<size_t>(a.dma)];
+    const plan::LlmDmaPort &port = d.top.dmas[static_cast<size_t>(a.dma)];
     const plan::HbmBuffer &b = planBuffer(d.plan, port.buffer);
     kb.bytes = static_cast<uint64_t>(b.bytes());
     kb.role = port.role == AcceleratorRole::TokenWrite || port.role == AcceleratorRole::Tap
@@ -509,12 +509,12 @@ LlmDesign planLlmDesign(const frontend::LoadedModel &model, const frontend::Quan
   prompt.rowBytes = kIdRowBytes;
   plan::addRunBuffer(d.plan, prompt);
   const plan::HbmImagePlan &plan = d.plan;
-  d.top = llmTopInterfaceOf(
+  d.top = plan::llmTopInterfaceOf(
       d.graph, options.designName,
       [&](const std::string &name) {
         const plan::HbmBuffer &b = planBuffer(plan, name);
-        return BufferPlacement{b.layerStride, static_cast<unsigned>(b.channels.at(0)), b.rowBytes,
-                               b.ringSteps};
+        return plan::BufferPlacement{b.layerStride, static_cast<unsigned>(b.channels.at(0)),
+                                     b.rowBytes, b.ringSteps};
       },
       [&](ir::NodeId n) { return bufferOf(d.graph, n); });
   d.kernels = kernelConfigs(d.graph, q, tablePrefix, d.tables);

@@ -44,8 +44,8 @@ struct LlmDesignOptions {
 struct LlmDesign {
   llm::AcceleratorGraph graph;
   plan::HbmImagePlan plan;
-  LlmTopInterface top;
-  std::map<ir::NodeId, LlmKernelConfig> kernels;
+  plan::LlmTopInterface top;
+  std::map<ir::NodeId, plan::LlmKernelConfig> kernels;
   /// The table files the kernels' parameters name (rtl/tables/).
   std::vector<plan::KernelTable> tables;
 };

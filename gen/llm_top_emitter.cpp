@@ -15,46 +15,11 @@ namespace {
 using llm::AcceleratorRole;
 
 constexpr unsigned kStepBits = 16;
-constexpr int64_t kWordBytes = 64;
 
 std::string hex64(int64_t v) {
   std::ostringstream os;
   os << "64'h" << std::hex << v;
   return os.str();
-}
-
-/// The type of one row of a stream whose outermost loop walks rows (a KV-cache read): that loop
-/// dropped, or cut to one trip when it is the only loop (a row of one token).
-ir::ITensorType rowTypeOf(const ir::ITensorType &stream, bool dropOuterLoop) {
-  ir::ITensorType t = stream;
-  if (dropOuterLoop && t.loops.size() == 1) {
-    t.loops[0].tripCount = 1;
-  } else if (dropOuterLoop) {
-    t.loops.erase(t.loops.begin());
-    for (auto &m : t.iterMap)
-      if (m) {
-        if (*m == 0)
-          m.reset();
-        else
-          --*m;
-      }
-  }
-  t.verify();
-  return t;
-}
-
-bool isDma(AcceleratorRole r) {
-  switch (r) {
-  case AcceleratorRole::WeightStream:
-  case AcceleratorRole::KvCacheRead:
-  case AcceleratorRole::KvAppend:
-  case AcceleratorRole::Tap:
-  case AcceleratorRole::PromptRead:
-  case AcceleratorRole::TokenWrite:
-    return true;
-  default:
-    return false;
-  }
 }
 
 /// "{a, b, c}" with element 0 in the low bits (the last element written first).
@@ -67,17 +32,17 @@ std::string concatLowFirst(const std::vector<std::string> &elements) {
 
 class LlmTopWriter {
 public:
-  LlmTopWriter(const llm::AcceleratorGraph &g, const LlmTopInterface &top,
-               const std::map<ir::NodeId, LlmKernelConfig> &kernels)
+  LlmTopWriter(const llm::AcceleratorGraph &g, const plan::LlmTopInterface &top,
+               const std::map<ir::NodeId, plan::LlmKernelConfig> &kernels)
       : g_(g), df_(g.dataflow), top_(top), kernels_(kernels) {}
 
   std::string run() {
     for (size_t a = 0; a < top_.top.args.size(); ++a) {
       if (top_.top.args[a].dma >= 0)
         argOfDma_[top_.top.args[a].dma] = a;
-      if (top_.top.args[a].name == LlmTopInterface::kPromptArg)
+      if (top_.top.args[a].name == plan::LlmTopInterface::kPromptArg)
         promptArg_ = a;
-      if (top_.top.args[a].name == LlmTopInterface::kStepsArg)
+      if (top_.top.args[a].name == plan::LlmTopInterface::kStepsArg)
         stepsArg_ = a;
     }
     for (size_t i = 0; i < top_.dmas.size(); ++i)
@@ -143,7 +108,8 @@ private:
         argIs64 |= uint64_t{1} << a;
     for (ir::NodeId n : df_.nodes()) {
       const AcceleratorRole r = g_.nodes.at(n).role;
-      if (isDma(r) || r == AcceleratorRole::PositionSource || r == AcceleratorRole::TokenSource)
+      if (plan::isLlmDma(r) || r == AcceleratorRole::PositionSource ||
+          r == AcceleratorRole::TokenSource)
         startIndex_[n] = startIndex_.size();
     }
     const size_t ns = startIndex_.size(), nd = top_.dmas.size();
@@ -227,13 +193,13 @@ private:
     const llm::AcceleratorNode &info = g_.nodes.at(n);
     const std::string u = inst(n);
     auto cfgIt = kernels_.find(n);
-    const LlmKernelConfig *cfg = cfgIt == kernels_.end() ? nullptr : &cfgIt->second;
+    const plan::LlmKernelConfig *cfg = cfgIt == kernels_.end() ? nullptr : &cfgIt->second;
     std::vector<std::string> connections;
     if (cfg && !cfg->sidebandsByRun.empty() && !cfg->sidebandsByRun[0].empty() &&
         static_cast<int64_t>(cfg->sidebandsByRun.size()) != info.layers)
       throw Error("emitter", "kernel '" + node.name + "'",
                   "sidebands for each of its " + std::to_string(info.layers) + " runs");
-    if (cfg && sidebandsFollowStepOrLayer(*cfg)) {
+    if (cfg && plan::sidebandsFollowStepOrLayer(*cfg)) {
       const unsigned layerBits = info.layers > 1 ? ceilLog2(info.layers) : 1;
       os_ << "  // " << node.name << ": the (step, layer) of the vector on its first input\n"
           << "  wire [" << kStepBits - 1 << ":0] " << u << "_step;\n  wire [" << layerBits - 1
@@ -326,7 +292,7 @@ private:
     return "((" + w + " != 0 && " + step + " >= " + w + ") ? " + w + " - 16'd1 : " + step + ")";
   }
 
-  std::string sidebandExpr(ir::NodeId n, const LlmKernelConfig &cfg, size_t i) {
+  std::string sidebandExpr(ir::NodeId n, const plan::LlmKernelConfig &cfg, size_t i) {
     const plan::SidebandValue &s0 = cfg.sidebandsByRun[0][i];
     const std::string u = inst(n);
     const std::string width = std::to_string(s0.bits);
@@ -450,7 +416,7 @@ private:
     const ir::DataflowNode &node = df_.node(n);
     const llm::AcceleratorNode &info = g_.nodes.at(n);
     const size_t d = dmaIndex_.at(n);
-    const LlmDmaPort &port = top_.dmas[d];
+    const plan::LlmDmaPort &port = top_.dmas[d];
     const plan::TopInterface::DmaPort &tp = top_.top.dmas[d];
     const std::string u = inst(n), ptr = arg(argOfDma_.at(static_cast<int>(d)));
     const std::string step = u + "_seq_step", layer = u + "_seq_layer";
@@ -477,7 +443,7 @@ private:
       sequencer(n, info.layers, "n_steps", 1, "dma_dones_q[" + std::to_string(appendOf(n)) + "]",
                 1 - info.layers);
       const ir::NodeId attention = df_.stream(outputStream(df_, n, 0)).dst.node;
-      const LlmKernelConfig &cfg = kernels_.at(attention);
+      const plan::LlmKernelConfig &cfg = kernels_.at(attention);
       const std::string arr = windowArray(attention, cfg.windowByRun);
       os_ << "  wire [" << kStepBits - 1 << ":0] " << u
           << "_rows = " << cacheRowsExpr(arr, step, layer) << ";\n  wire [" << kStepBits - 1
@@ -546,8 +512,8 @@ private:
 
   const llm::AcceleratorGraph &g_;
   const ir::DataflowGraph &df_;
-  const LlmTopInterface &top_;
-  const std::map<ir::NodeId, LlmKernelConfig> &kernels_;
+  const plan::LlmTopInterface &top_;
+  const std::map<ir::NodeId, plan::LlmKernelConfig> &kernels_;
   std::ostringstream os_;
   std::string tail_;
   std::map<int, size_t> argOfDma_;
@@ -558,82 +524,8 @@ private:
 
 } // namespace
 
-bool sidebandsFollowStepOrLayer(const LlmKernelConfig &cfg) {
-  if (cfg.sidebandsByRun.empty())
-    return false;
-  const std::vector<plan::SidebandValue> &first = cfg.sidebandsByRun[0];
-  for (size_t i = 0; i < first.size(); ++i) {
-    if (first[i].source == plan::SidebandSource::Position ||
-        first[i].source == plan::SidebandSource::CacheLength)
-      return true;
-    if (first[i].source == plan::SidebandSource::Constant)
-      for (const std::vector<plan::SidebandValue> &run : cfg.sidebandsByRun)
-        if (i < run.size() && run[i].value != first[i].value)
-          return true;
-  }
-  return false;
-}
-
-LlmTopInterface
-llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
-                  const std::function<BufferPlacement(const std::string &)> &bufferInfo,
-                  const std::function<std::string(ir::NodeId)> &bufferOf) {
-  LlmTopInterface out;
-  plan::TopInterface &top = out.top;
-  top.module = plan::svIdentifier(designName) + "_top";
-  unsigned offset = plan::TopInterface::kFirstArgOffset;
-  for (const char *scalar : {LlmTopInterface::kPromptArg, LlmTopInterface::kStepsArg}) {
-    top.args.push_back({scalar, false, offset, -1});
-    offset += 8;
-  }
-  const ir::DataflowGraph &df = g.dataflow;
-  for (ir::NodeId n : df.nodes()) {
-    const ir::DataflowNode &node = df.node(n);
-    const AcceleratorRole role = g.nodes.at(n).role;
-    // A kernel with its own AXI master (the embedding gather) gets a port like a read DMA.
-    const bool embedding = plan::kernelPorts(node).ownAxiMaster;
-    if (!isDma(role) && !embedding)
-      continue;
-    LlmDmaPort port;
-    port.node = n;
-    port.role = role;
-    port.buffer = bufferOf(n);
-    const BufferPlacement placement = bufferInfo(port.buffer);
-    port.layerStride = placement.layerStride;
-    port.ringSteps = placement.ringSteps;
-    const bool isRead = node.kind == ir::NodeKind::ReadDma || embedding;
-    if (!embedding) {
-      const ir::ITensorType &type = isRead ? node.outputs[0].type : node.inputs[0].type;
-      // KV reads, the prompt and the tokens stream a run-time number of rows.
-      const bool rows = role == AcceleratorRole::KvCacheRead ||
-                        role == AcceleratorRole::PromptRead || role == AcceleratorRole::TokenWrite;
-      port.rowLayout = plan::hbmLayoutOf(
-          rowTypeOf(type, rows && role == AcceleratorRole::KvCacheRead), kWordBytes * 8);
-      port.rowBytes = port.rowLayout.bytes();
-      const bool kv = role == AcceleratorRole::KvCacheRead || role == AcceleratorRole::KvAppend;
-      if (kv && placement.rowBytes != port.rowBytes)
-        throw Error("emitter", "KV DMA '" + node.name + "'",
-                    "rows of " + std::to_string(placement.rowBytes) + " bytes (buffer '" +
-                        port.buffer + "'), got " + std::to_string(port.rowBytes));
-    }
-    const unsigned index = static_cast<unsigned>(top.dmas.size());
-    top.dmas.push_back(
-        {n, plan::svIdentifier(node.name), isRead, offset, port.rowLayout, placement.channel});
-    top.args.push_back({top.dmas.back().name, true, offset, static_cast<int>(index)});
-    offset += 12;
-    out.dmas.push_back(std::move(port));
-  }
-  if (top.args.size() > 32)
-    throw Error("emitter", "design '" + designName + "'",
-                "at most 32 kernel arguments (st_axi_lite_ctrl), got " +
-                    std::to_string(top.args.size()));
-  while ((1u << top.controlAddrBits) < offset)
-    ++top.controlAddrBits;
-  return out;
-}
-
-std::string emitLlmTop(const llm::AcceleratorGraph &g, const LlmTopInterface &top,
-                       const std::map<ir::NodeId, LlmKernelConfig> &kernels) {
+std::string emitLlmTop(const llm::AcceleratorGraph &g, const plan::LlmTopInterface &top,
+                       const std::map<ir::NodeId, plan::LlmKernelConfig> &kernels) {
   return LlmTopWriter(g, top, kernels).run();
 }
 

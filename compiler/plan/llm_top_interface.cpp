@@ -1,0 +1,125 @@
+// The LLM top's interface (see llm_top_interface.h).
+#include "plan/llm_top_interface.h"
+
+#include "support/error.h"
+
+namespace st::plan {
+
+using llm::AcceleratorRole;
+
+namespace {
+
+/// Bytes of one AXI word (the 512-bit HBM port).
+constexpr int64_t kWordBytes = 64;
+
+/// The type of one row of a stream whose outermost loop walks rows (a KV-cache read): that loop
+/// dropped, or cut to one trip when it is the only loop (a row of one token).
+ir::ITensorType rowTypeOf(const ir::ITensorType &stream, bool dropOuterLoop) {
+  ir::ITensorType t = stream;
+  if (dropOuterLoop && t.loops.size() == 1) {
+    t.loops[0].tripCount = 1;
+  } else if (dropOuterLoop) {
+    t.loops.erase(t.loops.begin());
+    for (auto &m : t.iterMap)
+      if (m) {
+        if (*m == 0)
+          m.reset();
+        else
+          --*m;
+      }
+  }
+  t.verify();
+  return t;
+}
+
+} // namespace
+
+bool isLlmDma(AcceleratorRole r) {
+  switch (r) {
+  case AcceleratorRole::WeightStream:
+  case AcceleratorRole::KvCacheRead:
+  case AcceleratorRole::KvAppend:
+  case AcceleratorRole::Tap:
+  case AcceleratorRole::PromptRead:
+  case AcceleratorRole::TokenWrite:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool sidebandsFollowStepOrLayer(const LlmKernelConfig &cfg) {
+  if (cfg.sidebandsByRun.empty())
+    return false;
+  const std::vector<SidebandValue> &first = cfg.sidebandsByRun[0];
+  for (size_t i = 0; i < first.size(); ++i) {
+    if (first[i].source == SidebandSource::Position ||
+        first[i].source == SidebandSource::CacheLength)
+      return true;
+    if (first[i].source == SidebandSource::Constant)
+      for (const std::vector<SidebandValue> &run : cfg.sidebandsByRun)
+        if (i < run.size() && run[i].value != first[i].value)
+          return true;
+  }
+  return false;
+}
+
+LlmTopInterface
+llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
+                  const std::function<BufferPlacement(const std::string &)> &bufferInfo,
+                  const std::function<std::string(ir::NodeId)> &bufferOf) {
+  LlmTopInterface out;
+  TopInterface &top = out.top;
+  top.module = svIdentifier(designName) + "_top";
+  unsigned offset = TopInterface::kFirstArgOffset;
+  for (const char *scalar : {LlmTopInterface::kPromptArg, LlmTopInterface::kStepsArg}) {
+    top.args.push_back({scalar, false, offset, -1});
+    offset += 8;
+  }
+  const ir::DataflowGraph &df = g.dataflow;
+  for (ir::NodeId n : df.nodes()) {
+    const ir::DataflowNode &node = df.node(n);
+    const AcceleratorRole role = g.nodes.at(n).role;
+    // A kernel with its own AXI master (the embedding gather) gets a port like a read DMA.
+    const bool embedding = kernelPorts(node).ownAxiMaster;
+    if (!isLlmDma(role) && !embedding)
+      continue;
+    LlmDmaPort port;
+    port.node = n;
+    port.role = role;
+    port.buffer = bufferOf(n);
+    const BufferPlacement placement = bufferInfo(port.buffer);
+    port.layerStride = placement.layerStride;
+    port.ringSteps = placement.ringSteps;
+    const bool isRead = node.kind == ir::NodeKind::ReadDma || embedding;
+    if (!embedding) {
+      const ir::ITensorType &type = isRead ? node.outputs[0].type : node.inputs[0].type;
+      // KV reads, the prompt and the tokens stream a run-time number of rows.
+      const bool rows = role == AcceleratorRole::KvCacheRead ||
+                        role == AcceleratorRole::PromptRead || role == AcceleratorRole::TokenWrite;
+      port.rowLayout = hbmLayoutOf(rowTypeOf(type, rows && role == AcceleratorRole::KvCacheRead),
+                                   kWordBytes * 8);
+      port.rowBytes = port.rowLayout.bytes();
+      const bool kv = role == AcceleratorRole::KvCacheRead || role == AcceleratorRole::KvAppend;
+      if (kv && placement.rowBytes != port.rowBytes)
+        throw Error("emitter", "KV DMA '" + node.name + "'",
+                    "rows of " + std::to_string(placement.rowBytes) + " bytes (buffer '" +
+                        port.buffer + "'), got " + std::to_string(port.rowBytes));
+    }
+    const unsigned index = static_cast<unsigned>(top.dmas.size());
+    top.dmas.push_back(
+        {n, svIdentifier(node.name), isRead, offset, port.rowLayout, placement.channel});
+    top.args.push_back({top.dmas.back().name, true, offset, static_cast<int>(index)});
+    offset += 12;
+    out.dmas.push_back(std::move(port));
+  }
+  if (top.args.size() > 32)
+    throw Error("emitter", "design '" + designName + "'",
+                "at most 32 kernel arguments (st_axi_lite_ctrl), got " +
+                    std::to_string(top.args.size()));
+  while ((1u << top.controlAddrBits) < offset)
+    ++top.controlAddrBits;
+  return out;
+}
+
+} // namespace st::plan

@@ -1,0 +1,73 @@
+// The interface of the LLM accelerator's top, decided before it is printed (docs/accelerator.md
+// §1): the scalar arguments n_prompt and n_steps, one AXI4 master per DMA (and the embedding
+// gather's own) with the HBM buffer it addresses, its layer stride, row layout and pseudo-channel;
+// and per kernel what the top drives beyond its streams (the sidebands of every layer, the table
+// parameters, the attention windows). gen/llm_top_emitter prints the top from it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "llm/accelerator_graph.h"
+#include "plan/hbm_layout.h"
+#include "plan/llm_kernel_bindings.h"
+#include "plan/top_interface.h"
+
+namespace st::plan {
+
+/// What the emitter needs about one kernel beyond its graph node.
+struct LlmKernelConfig {
+  /// Per run (layer) of its stage, the sidebands (the same ports in the same order every run).
+  std::vector<std::vector<SidebandValue>> sidebandsByRun;
+  /// Parameters appended to the node's (table files).
+  std::vector<ir::NodeParam> extraParams;
+  /// Attention: the sliding window per layer (0: every cached row). The KV read DMA's rows and
+  /// the CacheLength sideband both follow frontend::cacheRowsAt: min(t, window - 1), or t.
+  std::vector<int64_t> windowByRun;
+};
+
+/// Whether some sideband of the kernel follows the decode step or the layer (Position,
+/// CacheLength, or a constant that differs between runs). Only such a kernel gets an
+/// st_vector_counter in the top: the others' sidebands are literals or pointer arguments.
+bool sidebandsFollowStepOrLayer(const LlmKernelConfig &cfg);
+
+/// One DMA (or the embedding gather's AXI master) of the LLM top, beside TopInterface's
+/// entry.
+struct LlmDmaPort {
+  ir::NodeId node = 0;
+  llm::AcceleratorRole role = llm::AcceleratorRole::WeightStream;
+  std::string buffer;      ///< the HBM buffer its pointer addresses (image or run buffer name)
+  int64_t layerStride = 0; ///< bytes between layers of the buffer
+  /// The layout of one command's row (KV row, tap row, id row) or, for a weight stream, of the
+  /// whole stream of one layer.
+  HbmTensorLayout rowLayout;
+  int64_t rowBytes = 0;  ///< bytes between rows (rowLayout.bytes())
+  int64_t ringSteps = 0; ///< a tap ring of this many steps (a power of two); 0: every step
+};
+
+struct LlmTopInterface {
+  TopInterface top;             ///< args: n_prompt, n_steps, then one pointer per AXI master
+  std::vector<LlmDmaPort> dmas; ///< same order as top.dmas
+  static constexpr const char *kPromptArg = "n_prompt";
+  static constexpr const char *kStepsArg = "n_steps";
+};
+
+/// The interface: DMA order = node order. `bufferOf(node)` names the HBM buffer each DMA (and the
+/// embedding gather) addresses, `bufferInfo(name)` gives its layer stride and HBM channel.
+struct BufferPlacement {
+  int64_t layerStride = 0;
+  unsigned channel = 0;
+  int64_t rowBytes = 0;  ///< a row-structured buffer's row (KV caches); 0: not checked
+  int64_t ringSteps = 0; ///< HbmBuffer::ringSteps
+};
+LlmTopInterface
+llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
+                  const std::function<BufferPlacement(const std::string &)> &bufferInfo,
+                  const std::function<std::string(ir::NodeId)> &bufferOf);
+
+/// Whether an accelerator node of this role is a DMA with its own AXI master and sequencer.
+bool isLlmDma(llm::AcceleratorRole role);
+
+} // namespace st::plan
