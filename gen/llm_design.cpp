@@ -1,28 +1,24 @@
-// LLM design: plans and writes the directory of `streamtensor compile <model-dir>` (see
-// llm_design.h).
+// LLM design: prints the directory of a planned LLM accelerator (see llm_design.h).
 #include "gen/llm_design.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
-#include "frontend/quantized_model.h"
 #include "gen/design_resources.h"
 #include "gen/design_writer.h"
+#include "gen/hbm_image.h"
 #include "gen/kernel_tables.h"
+#include "gen/llm_top_emitter.h"
 #include "gen/report.h"
 #include "gen/stream_probes.h"
 #include "gen/vitis_writer.h"
-#include "llm/run_layout.h"
-#include "llm/step_prediction.h"
 #include "model/step_sequencer_model.h"
-#include "passes/compile_state.h"
 #include "plan/hbm_layout.h"
 #include "plan/llm_kernel_bindings.h"
 #include "support/error.h"
@@ -34,8 +30,6 @@ namespace {
 namespace fs = std::filesystem;
 using llm::AcceleratorRole;
 
-constexpr int64_t kIdRowBytes = 64;
-
 void writeText(const fs::path &path, const std::string &text) {
   std::ofstream out(path);
   out << text;
@@ -43,141 +37,39 @@ void writeText(const fs::path &path, const std::string &text) {
     throw Error(path.string(), "file", "a writable file");
 }
 
-const ir::DecodeStage &stageOf(const llm::AcceleratorGraph &g, ir::NodeId n) {
-  return g.program->stages.at(g.nodes.at(n).stage);
-}
-
-/// The attention op reading cache tensor `cache` of `stage`, and which cache it is.
-std::string cacheBufferOf(const ir::DecodeStage &stage, ir::TensorId cache) {
-  for (ir::OpId c : stage.graph.consumers(cache)) {
-    const ir::Op &op = stage.graph.op(c);
-    if (!std::holds_alternative<ir::AttentionAttrs>(op.llm))
-      continue;
-    for (size_t i = 3; i < op.inputs.size(); ++i)
-      if (op.inputs[i].tensor == cache)
-        return stage.name + "/" + op.name + (i == 3 ? ".k_cache" : ".v_cache");
-  }
-  throw Error("llm design",
-              "stage '" + stage.name + "' tensor '" + stage.graph.tensor(cache).name + "'",
-              "a KV cache read by an attention op");
-}
-
-/// The HBM buffer (docs/hbm-image.md names) that DMA or embedding node `n` addresses.
-std::string bufferOf(const llm::AcceleratorGraph &g, ir::NodeId n) {
-  const ir::DataflowGraph &df = g.dataflow;
-  const ir::DataflowNode &stageNode = llm::stageNodeOf(g, n);
-  switch (g.nodes.at(n).role) {
-  case AcceleratorRole::PromptRead:
-    return kPromptBuffer;
-  case AcceleratorRole::TokenWrite:
-    return "run/tokens";
-  case AcceleratorRole::WeightStream: {
-    const ir::NodeId kernel = df.stream(df.streamsFrom({n, 0}).at(0)).dst.node;
-    const ir::DataflowNode &k = llm::stageNodeOf(g, kernel);
-    return stageOf(g, n).name + "/" + k.name + (k.module == "st_linear" ? ".weights" : ".params");
-  }
-  case AcceleratorRole::KvCacheRead:
-  case AcceleratorRole::KvAppend:
-    return cacheBufferOf(stageOf(g, n), *stageNode.tensor);
-  case AcceleratorRole::Tap: {
-    const ir::DecodeStage &stage = stageOf(g, n);
-    const auto producer = stage.graph.producer(*stageNode.tensor);
-    if (!producer)
-      throw Error("llm design", "tap '" + stageNode.name + "'", "a tensor produced by an op");
-    return stage.name + "/" + stage.graph.op(*producer).name + ".tap";
-  }
-  default:
-    if (stageNode.module == "st_embedding_gather")
-      return stageOf(g, n).name + "/" + stageNode.name + ".table";
-    throw Error("llm design", "node '" + df.node(n).name + "'", "a DMA or an embedding gather");
-  }
-}
-
-const plan::HbmBuffer &planBuffer(const plan::HbmImagePlan &plan, const std::string &name) {
-  for (const plan::HbmBuffer &b : plan.buffers)
-    if (b.name == name)
-      return b;
-  throw Error("llm design", "HBM buffer '" + name + "'", "a buffer of the image plan");
-}
-
-std::map<ir::NodeId, plan::LlmKernelConfig> kernelConfigs(const llm::AcceleratorGraph &g,
-                                                          const frontend::QuantizedModel &q,
-                                                          const std::string &tablePrefix,
-                                                          std::vector<plan::KernelTable> &tables) {
-  std::map<ir::NodeId, plan::LlmKernelConfig> configs;
-  for (const auto &[n, info] : g.nodes) {
-    if (info.role != AcceleratorRole::Kernel)
-      continue;
-    const ir::DataflowNode &node = llm::stageNodeOf(g, n);
-    const ir::DecodeStage &stage = stageOf(g, n);
-    plan::LlmKernelConfig cfg;
-    for (int64_t run = 0; run < info.layers; ++run) {
-      cfg.sidebandsByRun.push_back(plan::kernelSidebands(node, q, stage.name, run));
-      if (node.module == "st_attention")
-        cfg.windowByRun.push_back(
-            q.get<frontend::QuantizedAttentionOp>(stage.name, run, node.name).slidingWindow);
-    }
-    cfg.extraParams = plan::kernelTableParams(node, q, stage, tablePrefix, tables);
-    configs[n] = std::move(cfg);
-  }
-  return configs;
-}
-
-/// Per layer, the sliding window of the block's attention (0: none).
-std::vector<int64_t> layerWindowsOf(const llm::AcceleratorGraph &g,
-                                    const frontend::QuantizedModel &q) {
-  std::vector<int64_t> windows(g.layers, 0);
-  for (const auto &[n, info] : g.nodes) {
-    const ir::DataflowNode &node = llm::stageNodeOf(g, n);
-    if (info.role != AcceleratorRole::Kernel || info.stage != 1 || node.module != "st_attention")
-      continue;
-    for (int64_t run = 0; run < info.layers; ++run)
-      windows[run] = std::max(
-          windows[run],
-          q.get<frontend::QuantizedAttentionOp>(stageOf(g, n).name, run, node.name).slidingWindow);
-  }
-  return windows;
-}
-
 /// report.json's step_prediction (llm/step_prediction.h): the cycles of every step the design
 /// can run (0 .. max context - 1) under the default testbench memory; a run of P prompt and N
 /// generated tokens takes steps 0 .. P + N - 2.
-nlohmann::json stepPredictionJson(const LlmDesign &d, const LlmDesignOptions &o,
-                                  const frontend::QuantizedModel &q) {
-  const model::MemoryTiming hbm;
-  const std::vector<int64_t> windows = layerWindowsOf(d.graph, q);
+nlohmann::json stepPredictionJson(const plan::LlmPlan &d, const plan::LlmStepPrediction &p) {
   nlohmann::json j;
-  j["hbm_read_latency"] = hbm.readLatency;
-  j["hbm_read_latency_jitter"] = hbm.readLatencyJitter;
-  j["hbm_ready_probability"] = hbm.readyProbability;
-  j["layer_windows"] = windows;
-  llm::CacheLengthCurve block;
-  j["step_cycles"] = llm::predictStepCycles(d.graph, o.accelerator, windows,
-                                            o.accelerator.maxContext, hbm, &block);
+  j["hbm_read_latency"] = p.hbm.readLatency;
+  j["hbm_read_latency_jitter"] = p.hbm.readLatencyJitter;
+  j["hbm_ready_probability"] = p.hbm.readyProbability;
+  j["layer_windows"] = d.layerWindows;
+  j["step_cycles"] = p.stepCycles;
   // The block's cycles were simulated at these cache lengths; steps between them take the chord.
   j["block_cycles_simulated"] = nlohmann::json::array();
-  for (const auto &[rows, cycles] : block.samples)
+  for (const auto &[rows, cycles] : p.block.samples)
     j["block_cycles_simulated"].push_back({{"cache_length", rows}, {"cycles", cycles}});
   return j;
 }
 
-nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
-                          const frontend::QuantizedModel &q, nlohmann::json stepPrediction) {
+nlohmann::json reportJson(const plan::LlmPlan &d, const plan::LlmStepPrediction &prediction) {
   const ir::DataflowGraph &df = d.graph.dataflow;
   nlohmann::json j;
-  j["design"] = o.designName;
+  j["design"] = d.designName;
   j["top"] = d.top.top.module;
   j["architecture"] = d.graph.program->architecture;
-  j["precision"] = frontend::precisionName(q.precision);
+  j["precision"] = d.precisionName;
   j["parameters"] = d.graph.program->parameterCount();
   j["layers"] = d.graph.layers;
   j["lanes"] = d.graph.lanes;
-  j["max_context"] = o.accelerator.maxContext;
+  j["max_context"] = d.accelerator.maxContext;
   j["predicted_cycles_per_step"] = d.graph.predictedCyclesPerStep();
-  j["predicted_at_cache_length"] = o.accelerator.sizingCacheLength;
+  j["predicted_at_cache_length"] = d.accelerator.sizingCacheLength;
   j["stage_cycles"] = d.graph.stageCycles;
-  j["step_prediction"] = std::move(stepPrediction);
-  j["hbm_bytes"] = d.plan.totalBytes();
+  j["step_prediction"] = stepPredictionJson(d, prediction);
+  j["hbm_bytes"] = d.hbm.totalBytes();
   // "group" (the stage, or "control"), each stream's "producer"/"consumer" and each AXI master's
   // "node"/"hbm_channels" are what the compile's dataflow.svg is drawn from (as for graphs).
   for (ir::NodeId n : df.nodes()) {
@@ -187,7 +79,7 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
         {{"name", node.name},
          {"module", node.module},
          {"role", llm::toString(d.graph.nodes.at(n).role)},
-         {"group", stage < 0 ? std::string("control") : stageOf(d.graph, n).name}});
+         {"group", stage < 0 ? std::string("control") : plan::decodeStageOf(d.graph, n).name}});
   }
   // On-chip memory of the intermediate tensors (streams between kernels, not to or from HBM):
   // the FIFOs as sized, against an unfused design that buffers each such tensor whole between
@@ -220,7 +112,7 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
   for (size_t i = 0; i < d.top.dmas.size(); ++i) {
     const plan::TopInterface::DmaPort &p = d.top.top.dmas[i];
     std::vector<int64_t> channels{p.hbmChannel};
-    for (const plan::HbmBuffer &b : d.plan.buffers)
+    for (const plan::HbmBuffer &b : d.hbm.buffers)
       if (b.name == d.top.dmas[i].buffer)
         channels = b.channels;
     j["axi_masters"].push_back({{"port", "m_axi_" + p.name},
@@ -258,7 +150,7 @@ nlohmann::json reportJson(const LlmDesign &d, const LlmDesignOptions &o,
       res.parts.push_back({node.name + " counter", "st_vector_counter", e});
     }
   addResourceEstimate(res, j);
-  const passes::DeviceConstraints device = passes::loadDeviceConstraints(o.devicePath);
+  const passes::DeviceConstraints &device = d.device;
   j["resource_budget"] = {{"lut", device.availableLut},
                           {"ff", device.availableFf},
                           {"bram36", device.availableBram36},
@@ -351,23 +243,22 @@ std::string fileStem(const std::string &bufferName) {
 }
 
 /// tb/llm_run.json: what the testbench loads, programs and dumps (tb/llm_run.h).
-nlohmann::json llmRunManifest(const LlmDesign &d, const LlmDesignOptions &o,
-                              int64_t kernelClockMhz) {
+nlohmann::json llmRunManifest(const plan::LlmPlan &d) {
   nlohmann::json j;
   j["format"] = "streamtensor-llm-run-1";
   j["top"] = d.top.top.module;
-  j["kernel_clock_mhz"] = kernelClockMhz;
-  j["max_context"] = o.accelerator.maxContext;
-  j["prompt_address"] = planBuffer(d.plan, kPromptBuffer).address;
+  j["kernel_clock_mhz"] = d.device.kernelClockMhz;
+  j["max_context"] = d.accelerator.maxContext;
+  j["prompt_address"] = plan::hbmBufferNamed(d.hbm, plan::kPromptBuffer).address;
   j["files"] = nlohmann::json::array();
-  for (size_t c = 0; c < d.plan.channelBytes.size(); ++c)
-    if (d.plan.channelBytes[c] > 0) {
+  for (size_t c = 0; c < d.hbm.channelBytes.size(); ++c)
+    if (d.hbm.channelBytes[c] > 0) {
       char name[40];
       std::snprintf(name, sizeof name, "../hbm/hbm_pc%02zu.bin", c);
       j["files"].push_back(
           {{"path", name},
            {"address",
-            static_cast<uint64_t>(c) * static_cast<uint64_t>(d.plan.device.pseudoChannelBytes)}});
+            static_cast<uint64_t>(c) * static_cast<uint64_t>(d.hbm.device.pseudoChannelBytes)}});
     }
   int pin = 0;
   j["step_port"] = -1;
@@ -377,7 +268,7 @@ nlohmann::json llmRunManifest(const LlmDesign &d, const LlmDesignOptions &o,
     nlohmann::json arg = {{"name", a.name}, {"pointer", a.isPointer}};
     if (a.dma >= 0) {
       const plan::LlmDmaPort &port = d.top.dmas[a.dma];
-      arg["address"] = planBuffer(d.plan, port.buffer).address;
+      arg["address"] = plan::hbmBufferNamed(d.hbm, port.buffer).address;
       if (port.role == AcceleratorRole::TokenWrite)
         j["token_port"] = pin;
       if (port.role == AcceleratorRole::Tap && d.graph.nodes.at(port.node).layers == 1) {
@@ -390,7 +281,7 @@ nlohmann::json llmRunManifest(const LlmDesign &d, const LlmDesignOptions &o,
     j["args"].push_back(arg);
   }
   j["dump"] = nlohmann::json::array();
-  for (const plan::HbmBuffer &b : d.plan.buffers)
+  for (const plan::HbmBuffer &b : d.hbm.buffers)
     if (b.kind == "k_cache" || b.kind == "v_cache" || b.kind.rfind("run_", 0) == 0)
       j["dump"].push_back(
           {{"name", fileStem(b.name)}, {"address", b.address}, {"bytes", b.bytes()}});
@@ -400,31 +291,31 @@ nlohmann::json llmRunManifest(const LlmDesign &d, const LlmDesignOptions &o,
 /// The AMD-tool deliverables' view of the design (gen/vitis_writer.h): per argument its buffer
 /// (role, size), and the run of the LLM host program (the image's channels, the pointers'
 /// addresses, the prompt and tokens buffers).
-VitisDesign llmVitisDesign(const LlmDesign &d, const LlmDesignOptions &o,
-                           const passes::DeviceConstraints &device,
-                           const std::vector<std::string> &rtlFiles) {
+VitisDesign llmVitisDesign(const plan::LlmPlan &d, const std::vector<std::string> &rtlFiles) {
+  const passes::DeviceConstraints &device = d.device;
   VitisDesign v;
   v.top = &d.top.top;
-  v.design = o.designName;
+  v.design = d.designName;
   v.rtlFiles = rtlFiles;
   v.part = device.part;
   v.platform = device.vitisPlatform;
   v.kernelClockMhz = device.kernelClockMhz;
   LlmHostRun run;
-  run.pseudoChannelBytes = static_cast<uint64_t>(d.plan.device.pseudoChannelBytes);
-  run.maxContext = o.accelerator.maxContext;
+  run.pseudoChannelBytes = static_cast<uint64_t>(d.hbm.device.pseudoChannelBytes);
+  run.maxContext = d.accelerator.maxContext;
   run.promptArg = plan::LlmTopInterface::kPromptArg;
   run.stepsArg = plan::LlmTopInterface::kStepsArg;
-  run.promptAddress = static_cast<uint64_t>(planBuffer(d.plan, kPromptBuffer).address);
-  run.tokensAddress = static_cast<uint64_t>(planBuffer(d.plan, "run/tokens").address);
+  run.promptAddress =
+      static_cast<uint64_t>(plan::hbmBufferNamed(d.hbm, plan::kPromptBuffer).address);
+  run.tokensAddress = static_cast<uint64_t>(plan::hbmBufferNamed(d.hbm, "run/tokens").address);
   std::map<unsigned, LlmHostRun::Channel> channels;
-  for (size_t c = 0; c < d.plan.channelBytes.size(); ++c)
-    if (d.plan.channelBytes[c] > 0) {
+  for (size_t c = 0; c < d.hbm.channelBytes.size(); ++c)
+    if (d.hbm.channelBytes[c] > 0) {
       char name[32];
       std::snprintf(name, sizeof name, "hbm/hbm_pc%02zu.bin", c);
       LlmHostRun::Channel &ch = channels[static_cast<unsigned>(c)];
       ch.channel = static_cast<unsigned>(c);
-      ch.bytes = static_cast<uint64_t>(d.plan.channelBytes[c]);
+      ch.bytes = static_cast<uint64_t>(d.hbm.channelBytes[c]);
       ch.file = name;
       ch.arg = ~0u;
     }
@@ -439,7 +330,7 @@ VitisDesign llmVitisDesign(const LlmDesign &d, const LlmDesignOptions &o,
       continue;
     }
     const plan::LlmDmaPort &port = d.top.dmas[static_cast<size_t>(a.dma)];
-    const plan::HbmBuffer &b = planBuffer(d.plan, port.buffer);
+    const plan::HbmBuffer &b = plan::hbmBufferNamed(d.hbm, port.buffer);
     kb.bytes = static_cast<uint64_t>(b.bytes());
     kb.role = port.role == AcceleratorRole::TokenWrite || port.role == AcceleratorRole::Tap
                   ? "output"
@@ -486,76 +377,30 @@ nlohmann::json llmStreamProbesJson(const llm::AcceleratorGraph &g,
 
 } // namespace
 
-LlmDesign planLlmDesign(const frontend::LoadedModel &model, const frontend::QuantizedModel &q,
-                        const LlmDesignOptions &options, const std::string &tablePrefix) {
-  if (q.precision != options.accelerator.precision)
-    throw Error("llm design", "precision", "the quantized model's precision");
-  LlmDesign d;
-  PhaseScope lowering(options.log, "lowering + FIFO LP");
-  d.graph = llm::buildAcceleratorGraph(model.program, options.accelerator);
-  PhaseScope planning(options.log, "planning");
-  std::map<std::string, int64_t> lanes;
-  for (size_t i = 0; i < d.graph.stages.size(); ++i)
-    lanes[model.program.stages[i].name] = d.graph.stages[i].lanes;
-  d.plan = plan::planHbmImage(model.program, q, plan::loadHbmDevice(options.devicePath),
-                              options.accelerator.maxContext, lanes);
-  llm::addRunRegions(d.plan, model.program, q, llm::defaultRunTaps(model.program));
-  plan::HbmBuffer prompt;
-  prompt.name = kPromptBuffer;
-  prompt.kind = "run_prompt";
-  prompt.format = "u32 prompt id per 64-byte row";
-  prompt.layerBytes = options.accelerator.maxContext * kIdRowBytes;
-  prompt.layerStride = prompt.layerBytes;
-  prompt.rowBytes = kIdRowBytes;
-  plan::addRunBuffer(d.plan, prompt);
-  const plan::HbmImagePlan &plan = d.plan;
-  d.top = plan::llmTopInterfaceOf(
-      d.graph, options.designName,
-      [&](const std::string &name) {
-        const plan::HbmBuffer &b = planBuffer(plan, name);
-        return plan::BufferPlacement{b.layerStride, static_cast<unsigned>(b.channels.at(0)),
-                                     b.rowBytes, b.ringSteps};
-      },
-      [&](ir::NodeId n) { return bufferOf(d.graph, n); });
-  d.kernels = kernelConfigs(d.graph, q, tablePrefix, d.tables);
-  return d;
+void writeLlmHbmImage(const plan::LlmPlan &d, const std::string &dirName) {
+  writeHbmImage(d.hbm, (fs::path(dirName) / "hbm").string());
 }
 
-void writeLlmDesign(const frontend::LoadedModel &model, const frontend::QuantizedModel &q,
-                    const LlmDesignOptions &options, const std::string &dirName) {
+void writeLlmDesign(const plan::LlmPlan &d, const plan::LlmStepPrediction &prediction,
+                    const LlmWriteOptions &options, const std::string &dirName) {
   const fs::path dir = dirName;
-  const fs::path finalDir = options.finalDir.empty() ? dir : fs::path(options.finalDir);
-  const LlmDesign d =
-      planLlmDesign(model, q, options, fs::absolute(finalDir / "rtl" / "tables").string() + "/");
-  // The step prediction (timing simulations of the stages, seconds at full size) runs beside
-  // the RTL and the HBM image; it reads only the plan.
-  std::future<nlohmann::json> prediction =
-      std::async(std::launch::async, [&] { return stepPredictionJson(d, options, q); });
-  PhaseScope rtl(options.log, "RTL");
   writeKernelTables(d.tables, (dir / "rtl" / "tables").string());
   const std::string top = emitLlmTop(d.graph, d.top, d.kernels);
   const std::vector<std::string> rtlFiles = writeRtlSources(
       (dir / "rtl").string(), d.graph.dataflow, d.top.top.module, top, options.sourceDir);
   fs::create_directories(dir / "tb");
-  const passes::DeviceConstraints device = passes::loadDeviceConstraints(options.devicePath);
-  writeText(dir / "tb" / "tb_main.cpp", llmTestbenchMain(d.top, options.designName));
+  writeText(dir / "tb" / "tb_main.cpp", llmTestbenchMain(d.top, d.designName));
   writeText(dir / "tb" / "CMakeLists.txt",
             testbenchCmakeLists(d.top.top.module, options.sourceDir, rtlFiles, /*probes=*/true));
   // The streams the testbench observes (stall report, watchdog, waveform groups).
   const std::vector<StreamProbe> probes = streamProbesOf(d.graph.dataflow);
-  nlohmann::json runManifest = llmRunManifest(d, options, device.kernelClockMhz);
+  nlohmann::json runManifest = llmRunManifest(d);
   runManifest["streams"] = llmStreamProbesJson(d.graph, probes);
   writeText(dir / "tb" / "llm_run.json", runManifest.dump(2) + "\n");
   writeText(dir / "tb" / "probes.vlt", probeVerilatorConfig(probes, d.top.top.module));
   // ---- AMD tools: kernel header (shared with tb_main.cpp), Vitis kernel, Vivado, XRT host ----
-  writeVitisDeliverables(llmVitisDesign(d, options, device, rtlFiles), options.sourceDir,
-                         dir.string());
-  if (options.log)
-    options.log->begin("HBM image");
-  writeHbmImage(d.plan, (dir / "hbm").string());
-  if (options.log)
-    options.log->begin("prediction (rest) + reports");
-  const nlohmann::json report = reportJson(d, options, q, prediction.get());
+  writeVitisDeliverables(llmVitisDesign(d, rtlFiles), options.sourceDir, dir.string());
+  const nlohmann::json report = reportJson(d, prediction);
   writeText(dir / "report.json", report.dump(2) + "\n");
   writeText(dir / "report.md", llmReportMarkdown(report));
   nlohmann::json design;
@@ -563,15 +408,15 @@ void writeLlmDesign(const frontend::LoadedModel &model, const frontend::Quantize
   design["top"] = d.top.top.module;
   design["model_dir"] = fs::absolute(options.modelDir).string();
   design["random_weights"] = options.randomWeights;
-  design["precision"] = frontend::precisionName(q.precision);
-  design["max_context"] = options.accelerator.maxContext;
-  design["vocab_size"] = model.program.vocabSize;
-  design["max_lanes"] = options.accelerator.maxLanes;
+  design["precision"] = d.precisionName;
+  design["max_context"] = d.accelerator.maxContext;
+  design["vocab_size"] = d.program->vocabSize;
+  design["max_lanes"] = d.accelerator.maxLanes;
   design["streams"] = streamProbesJson(probes);
   for (const plan::TopInterface::KernelArg &a : d.top.top.args) {
     nlohmann::json arg = {{"name", a.name}, {"offset", a.offset}, {"pointer", a.isPointer}};
     if (a.dma >= 0) {
-      const plan::HbmBuffer &b = planBuffer(d.plan, d.top.dmas[a.dma].buffer);
+      const plan::HbmBuffer &b = plan::hbmBufferNamed(d.hbm, d.top.dmas[a.dma].buffer);
       arg["buffer"] = b.name;
       arg["address"] = b.address;
     }

@@ -1,10 +1,9 @@
-// LLM design: everything `streamtensor compile <model-dir>` decides and writes for one model at
-// one precision. It joins the stages into the accelerator graph (llm/accelerator_graph), plans
-// the HBM image with the lowering's lane counts plus the run buffers (prompt, generated tokens,
-// debug taps), binds every kernel's sidebands and tables from the QuantizedModel
-// (gen/llm_kernel_bindings), emits the top (gen/llm_top_emitter) and writes the directory:
+// LLM design: prints the directory of a planned LLM accelerator (plan/llm_plan.h) for
+// `streamtensor compile <model-dir>`:
 //   rtl/      the top, the templates it uses, filelist.f, tables/ ($readmemh files)
-//   hbm/      the HBM image and its manifest (docs/hbm-image.md)
+//   hbm/      the HBM image and its manifest (docs/hbm-image.md; writeLlmHbmImage)
+//   tb/       the generated Verilator testbench and its run manifest
+//   include/, vitis/, vivado/, host/: the AMD tools' deliverables (gen/vitis_writer.h)
 //   report.json, report.md: kernels, streams with their itensor types and FIFO depths, the
 //             HBM channel of every AXI master, the predicted cycles per step
 //   design.json: what `streamtensor sim` needs to run and check the design (model directory,
@@ -13,53 +12,26 @@
 
 #include <string>
 
-#include "frontend/decode_builder.h"
-#include "frontend/quantized_model.h"
-#include "gen/hbm_image.h"
-#include "gen/llm_top_emitter.h"
-#include "llm/accelerator_graph.h"
-#include "support/phase_log.h"
+#include "plan/llm_plan.h"
 
 namespace st::gen {
 
-struct LlmDesignOptions {
-  std::string designName;
+struct LlmWriteOptions {
   /// The streamtensor source tree (rtl_templates/).
   std::string sourceDir;
-  /// Where the directory finally lives (the $readmemh paths point there).
-  std::string finalDir;
   /// The model directory (recorded for `sim`, which reruns the golden model on its prompt).
   std::string modelDir;
   /// The weights are the seeded random ones of --random-weights (config.json only); sim reloads
   /// the same.
   bool randomWeights = false;
-  /// constraints/<device>.yaml.
-  std::string devicePath;
-  llm::AcceleratorOptions accelerator;
-  /// Where the phases are timed and reported (may be null).
-  PhaseLog *log = nullptr;
 };
 
-/// The decisions, before anything is written.
-struct LlmDesign {
-  llm::AcceleratorGraph graph;
-  plan::HbmImagePlan plan;
-  plan::LlmTopInterface top;
-  std::map<ir::NodeId, plan::LlmKernelConfig> kernels;
-  /// The table files the kernels' parameters name (rtl/tables/).
-  std::vector<plan::KernelTable> tables;
-};
+/// Writes hbm/ (the image of every pseudo-channel and its manifest) into `dir` (which must exist).
+void writeLlmHbmImage(const plan::LlmPlan &plan, const std::string &dir);
 
-/// The HBM buffer of the prompt ids: one u32 id per 64-byte row, maxContext rows.
-inline constexpr const char *kPromptBuffer = "run/prompt";
-
-/// Builds the graph, the plan, the interface and the kernel bindings; the kernels' parameters
-/// name their table files as `tablePrefix` + file. Throws st::Error.
-LlmDesign planLlmDesign(const frontend::LoadedModel &model, const frontend::QuantizedModel &q,
-                        const LlmDesignOptions &options, const std::string &tablePrefix);
-
-/// Plans and writes the whole directory into `dir` (which must exist and be empty).
-void writeLlmDesign(const frontend::LoadedModel &model, const frontend::QuantizedModel &q,
-                    const LlmDesignOptions &options, const std::string &dir);
+/// Writes everything else into `dir` (which must exist): rtl/, tb/, the AMD tools' files,
+/// report.json/md with `prediction`, design.json.
+void writeLlmDesign(const plan::LlmPlan &plan, const plan::LlmStepPrediction &prediction,
+                    const LlmWriteOptions &options, const std::string &dir);
 
 } // namespace st::gen

@@ -5,6 +5,7 @@
 // and an existing path is replaced only when it is a design directory this tool wrote.
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@
 #include "gen/design_writer.h"
 #include "gen/llm_design.h"
 #include "passes/pass_pipeline.h"
+#include "plan/llm_plan.h"
 #include "support/error.h"
 #include "support/phase_log.h"
 
@@ -112,7 +114,8 @@ std::map<std::string, int64_t> parseFifoDepths(const std::vector<std::string> &o
   return depths;
 }
 
-/// The LLM accelerator of a Hugging Face model directory (docs/accelerator.md).
+/// The LLM accelerator of a Hugging Face model directory (docs/accelerator.md,
+/// docs/architecture.md): load -> calibrate -> quantize -> plan -> (predict beside) emit.
 void compileModel(const CompileOptions &o, const std::string &finalDir, const fs::path &staging,
                   PhaseLog &log) {
   const numerics::Precision precision = frontend::parsePrecision(o.precision, "--precision");
@@ -136,22 +139,35 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   const frontend::QuantizedModel quantized =
       frontend::quantizeModel(model.program, model.weights, precision, calibration);
   log.end();
-  gen::LlmDesignOptions w;
-  w.log = &log;
-  w.designName = fs::path(o.input).lexically_normal().filename().string();
-  if (w.designName.empty())
-    w.designName = fs::path(o.input).lexically_normal().parent_path().filename().string();
-  w.designName += "_" + frontend::precisionName(precision);
+  // plan: lowering, FIFO sizing, the HBM image plan, the top's interface, kernel bindings.
+  plan::LlmPlanOptions po;
+  po.log = &log;
+  po.designName = fs::path(o.input).lexically_normal().filename().string();
+  if (po.designName.empty())
+    po.designName = fs::path(o.input).lexically_normal().parent_path().filename().string();
+  po.designName += "_" + frontend::precisionName(precision);
+  po.devicePath = o.device;
+  po.accelerator.precision = precision;
+  po.accelerator.maxContext = maxContext;
+  po.accelerator.maxLanes = o.maxLanes;
+  po.accelerator.forcedDepths = parseFifoDepths(o.fifoDepths);
+  po.tablePrefix = fs::absolute(fs::path(finalDir) / "rtl" / "tables").string() + "/";
+  const plan::LlmPlan design = plan::planLlmDesign(model, quantized, po);
+  // predict beside emit: the step prediction (timing simulations, seconds at full size) reads
+  // only the plan, so it runs while the HBM image is written.
+  std::future<plan::LlmStepPrediction> prediction =
+      std::async(std::launch::async, [&design] { return plan::predictLlmSteps(design); });
+  log.begin("HBM image + prediction");
+  gen::writeLlmHbmImage(design, staging.string());
+  log.begin("prediction (rest)");
+  const plan::LlmStepPrediction predicted = prediction.get();
+  log.begin("RTL + reports");
+  gen::LlmWriteOptions w;
   w.sourceDir = ST_SOURCE_DIR;
-  w.finalDir = finalDir;
   w.modelDir = o.input;
   w.randomWeights = o.randomWeights;
-  w.devicePath = o.device;
-  w.accelerator.precision = precision;
-  w.accelerator.maxContext = maxContext;
-  w.accelerator.maxLanes = o.maxLanes;
-  w.accelerator.forcedDepths = parseFifoDepths(o.fifoDepths);
-  gen::writeLlmDesign(model, quantized, w, staging.string());
+  gen::writeLlmDesign(design, predicted, w, staging.string());
+  log.end();
 }
 
 int runCompile(const CompileOptions &o) {

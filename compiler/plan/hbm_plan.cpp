@@ -282,4 +282,11 @@ std::vector<RopeOpTables> ropeTablesOf(const ir::DecodeProgram &program,
   return result;
 }
 
+const HbmBuffer &hbmBufferNamed(const HbmImagePlan &plan, const std::string &name) {
+  for (const HbmBuffer &b : plan.buffers)
+    if (b.name == name)
+      return b;
+  throw Error("hbm image", "HBM buffer '" + name + "'", "a buffer of the image plan");
+}
+
 } // namespace st::plan

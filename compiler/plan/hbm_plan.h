@@ -94,6 +94,9 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const frontend::Quan
 /// size below 1.
 HbmBuffer addRunBuffer(HbmImagePlan &plan, HbmBuffer buffer);
 
+/// The buffer of `plan` named `name`. Throws st::Error naming it when there is none.
+const HbmBuffer &hbmBufferNamed(const HbmImagePlan &plan, const std::string &name);
+
 /// The RoPE ops of `program` in program order, with their tables from `model`.
 std::vector<RopeOpTables> ropeTablesOf(const ir::DecodeProgram &program,
                                        const frontend::QuantizedModel &model);

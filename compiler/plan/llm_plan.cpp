@@ -1,0 +1,158 @@
+// The planned LLM accelerator (see llm_plan.h).
+#include "plan/llm_plan.h"
+
+#include <algorithm>
+
+#include "llm/run_layout.h"
+#include "support/error.h"
+
+namespace st::plan {
+
+namespace {
+
+using llm::AcceleratorRole;
+
+constexpr int64_t kIdRowBytes = 64;
+
+/// The attention op reading cache tensor `cache` of `stage`, and which cache it is.
+std::string cacheBufferOf(const ir::DecodeStage &stage, ir::TensorId cache) {
+  for (ir::OpId c : stage.graph.consumers(cache)) {
+    const ir::Op &op = stage.graph.op(c);
+    if (!std::holds_alternative<ir::AttentionAttrs>(op.llm))
+      continue;
+    for (size_t i = 3; i < op.inputs.size(); ++i)
+      if (op.inputs[i].tensor == cache)
+        return stage.name + "/" + op.name + (i == 3 ? ".k_cache" : ".v_cache");
+  }
+  throw Error("llm design",
+              "stage '" + stage.name + "' tensor '" + stage.graph.tensor(cache).name + "'",
+              "a KV cache read by an attention op");
+}
+
+/// The HBM buffer (docs/hbm-image.md names) that DMA or embedding node `n` addresses.
+std::string bufferOf(const llm::AcceleratorGraph &g, ir::NodeId n) {
+  const ir::DataflowGraph &df = g.dataflow;
+  const ir::DataflowNode &stageNode = llm::stageNodeOf(g, n);
+  switch (g.nodes.at(n).role) {
+  case AcceleratorRole::PromptRead:
+    return kPromptBuffer;
+  case AcceleratorRole::TokenWrite:
+    return "run/tokens";
+  case AcceleratorRole::WeightStream: {
+    const ir::NodeId kernel = df.stream(df.streamsFrom({n, 0}).at(0)).dst.node;
+    const ir::DataflowNode &k = llm::stageNodeOf(g, kernel);
+    return decodeStageOf(g, n).name + "/" + k.name +
+           (k.module == "st_linear" ? ".weights" : ".params");
+  }
+  case AcceleratorRole::KvCacheRead:
+  case AcceleratorRole::KvAppend:
+    return cacheBufferOf(decodeStageOf(g, n), *stageNode.tensor);
+  case AcceleratorRole::Tap: {
+    const ir::DecodeStage &stage = decodeStageOf(g, n);
+    const auto producer = stage.graph.producer(*stageNode.tensor);
+    if (!producer)
+      throw Error("llm design", "tap '" + stageNode.name + "'", "a tensor produced by an op");
+    return stage.name + "/" + stage.graph.op(*producer).name + ".tap";
+  }
+  default:
+    if (stageNode.module == "st_embedding_gather")
+      return decodeStageOf(g, n).name + "/" + stageNode.name + ".table";
+    throw Error("llm design", "node '" + df.node(n).name + "'", "a DMA or an embedding gather");
+  }
+}
+
+std::map<ir::NodeId, LlmKernelConfig> kernelConfigs(const llm::AcceleratorGraph &g,
+                                                    const frontend::QuantizedModel &q,
+                                                    const std::string &tablePrefix,
+                                                    std::vector<KernelTable> &tables) {
+  std::map<ir::NodeId, LlmKernelConfig> configs;
+  for (const auto &[n, info] : g.nodes) {
+    if (info.role != AcceleratorRole::Kernel)
+      continue;
+    const ir::DataflowNode &node = llm::stageNodeOf(g, n);
+    const ir::DecodeStage &stage = decodeStageOf(g, n);
+    LlmKernelConfig cfg;
+    for (int64_t run = 0; run < info.layers; ++run) {
+      cfg.sidebandsByRun.push_back(kernelSidebands(node, q, stage.name, run));
+      if (node.module == "st_attention")
+        cfg.windowByRun.push_back(
+            q.get<frontend::QuantizedAttentionOp>(stage.name, run, node.name).slidingWindow);
+    }
+    cfg.extraParams = kernelTableParams(node, q, stage, tablePrefix, tables);
+    configs[n] = std::move(cfg);
+  }
+  return configs;
+}
+
+/// Per layer, the sliding window of the block's attention (0: none).
+std::vector<int64_t> layerWindowsOf(const llm::AcceleratorGraph &g,
+                                    const frontend::QuantizedModel &q) {
+  std::vector<int64_t> windows(g.layers, 0);
+  for (const auto &[n, info] : g.nodes) {
+    const ir::DataflowNode &node = llm::stageNodeOf(g, n);
+    if (info.role != AcceleratorRole::Kernel || info.stage != 1 || node.module != "st_attention")
+      continue;
+    for (int64_t run = 0; run < info.layers; ++run)
+      windows[run] =
+          std::max(windows[run],
+                   q.get<frontend::QuantizedAttentionOp>(decodeStageOf(g, n).name, run, node.name)
+                       .slidingWindow);
+  }
+  return windows;
+}
+
+} // namespace
+
+const ir::DecodeStage &decodeStageOf(const llm::AcceleratorGraph &g, ir::NodeId n) {
+  return g.program->stages.at(g.nodes.at(n).stage);
+}
+
+LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::QuantizedModel &q,
+                      const LlmPlanOptions &options) {
+  if (q.precision != options.accelerator.precision)
+    throw Error("llm design", "precision", "the quantized model's precision");
+  LlmPlan d;
+  d.designName = options.designName;
+  d.program = &model.program;
+  d.precision = q.precision;
+  d.precisionName = frontend::precisionName(q.precision);
+  d.accelerator = options.accelerator;
+  d.device = passes::loadDeviceConstraints(options.devicePath);
+  PhaseScope lowering(options.log, "lowering + FIFO LP");
+  d.graph = llm::buildAcceleratorGraph(model.program, options.accelerator);
+  PhaseScope planning(options.log, "planning");
+  std::map<std::string, int64_t> lanes;
+  for (size_t i = 0; i < d.graph.stages.size(); ++i)
+    lanes[model.program.stages[i].name] = d.graph.stages[i].lanes;
+  d.hbm = planHbmImage(model.program, q, loadHbmDevice(options.devicePath),
+                       options.accelerator.maxContext, lanes);
+  llm::addRunRegions(d.hbm, model.program, q, llm::defaultRunTaps(model.program));
+  HbmBuffer prompt;
+  prompt.name = kPromptBuffer;
+  prompt.kind = "run_prompt";
+  prompt.format = "u32 prompt id per 64-byte row";
+  prompt.layerBytes = options.accelerator.maxContext * kIdRowBytes;
+  prompt.layerStride = prompt.layerBytes;
+  prompt.rowBytes = kIdRowBytes;
+  addRunBuffer(d.hbm, prompt);
+  d.top = llmTopInterfaceOf(
+      d.graph, options.designName,
+      [&](const std::string &name) {
+        const HbmBuffer &b = hbmBufferNamed(d.hbm, name);
+        return BufferPlacement{b.layerStride, static_cast<unsigned>(b.channels.at(0)), b.rowBytes,
+                               b.ringSteps};
+      },
+      [&](ir::NodeId n) { return bufferOf(d.graph, n); });
+  d.kernels = kernelConfigs(d.graph, q, options.tablePrefix, d.tables);
+  d.layerWindows = layerWindowsOf(d.graph, q);
+  return d;
+}
+
+LlmStepPrediction predictLlmSteps(const LlmPlan &plan) {
+  LlmStepPrediction p;
+  p.stepCycles = llm::predictStepCycles(plan.graph, plan.accelerator, plan.layerWindows,
+                                        plan.accelerator.maxContext, p.hbm, &p.block);
+  return p;
+}
+
+} // namespace st::plan

@@ -1,0 +1,83 @@
+// The planned LLM accelerator: everything `streamtensor compile <model-dir>` decides for one
+// model at one precision before anything is printed. It joins the stages into the accelerator
+// graph (llm/accelerator_graph: lowering and FIFO sizing), plans the HBM image with the
+// lowering's lane counts plus the run buffers (prompt, generated tokens, debug taps), decides the
+// top's interface and binds every kernel's sidebands and tables from the QuantizedModel.
+// predictLlmSteps adds the per-step cycle prediction. gen/llm_design prints the directory.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frontend/decode_builder.h"
+#include "frontend/quantized_model.h"
+#include "llm/accelerator_graph.h"
+#include "llm/step_prediction.h"
+#include "model/memory_read_model.h"
+#include "passes/compile_state.h"
+#include "plan/hbm_plan.h"
+#include "plan/llm_kernel_bindings.h"
+#include "plan/llm_top_interface.h"
+#include "support/phase_log.h"
+
+namespace st::plan {
+
+struct LlmPlanOptions {
+  std::string designName;
+  /// constraints/<device>.yaml.
+  std::string devicePath;
+  llm::AcceleratorOptions accelerator;
+  /// What the kernels' table-file parameters start with (the $readmemh paths: the final
+  /// directory's rtl/tables/).
+  std::string tablePrefix;
+  /// Where the phases are timed and reported (may be null).
+  PhaseLog *log = nullptr;
+};
+
+/// The planned design: nothing is decided after it.
+struct LlmPlan {
+  std::string designName;
+  const ir::DecodeProgram *program = nullptr;
+  numerics::Precision precision{};
+  std::string precisionName; ///< "w4a8", ...
+  llm::AcceleratorOptions accelerator;
+  passes::DeviceConstraints device;
+  /// The kernels, streams (itensor types, FIFO depths) and DMAs of the joined stages.
+  llm::AcceleratorGraph graph;
+  HbmImagePlan hbm;
+  /// The register map and every AXI master's buffer and channel.
+  LlmTopInterface top;
+  /// Per kernel: the sidebands of every layer, the table parameters, the attention windows.
+  std::map<ir::NodeId, LlmKernelConfig> kernels;
+  /// The table files the kernels' parameters name (rtl/tables/).
+  std::vector<KernelTable> tables;
+  /// Per layer, the sliding window of the block's attention (0: none).
+  std::vector<int64_t> layerWindows;
+};
+
+/// The cycles of every step the design can run (0 .. max context - 1) under the testbench
+/// memory's mean behaviour (llm/step_prediction.h).
+struct LlmStepPrediction {
+  model::MemoryTiming hbm;
+  std::vector<int64_t> stepCycles;
+  /// The block's cycles at the cache lengths it was simulated at (chords in between).
+  llm::CacheLengthCurve block;
+};
+
+/// The HBM buffer of the prompt ids: one u32 id per 64-byte row, maxContext rows.
+inline constexpr const char *kPromptBuffer = "run/prompt";
+
+/// Plans the design (see the file comment). Throws st::Error.
+LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::QuantizedModel &q,
+                      const LlmPlanOptions &options);
+
+/// The step prediction of a planned design (timing simulations of its stages: seconds at full
+/// size; it reads only the plan, so it may run beside the printing).
+LlmStepPrediction predictLlmSteps(const LlmPlan &plan);
+
+/// The decode stage of accelerator node `n` (a stage's node, not the control's).
+const ir::DecodeStage &decodeStageOf(const llm::AcceleratorGraph &g, ir::NodeId n);
+
+} // namespace st::plan
