@@ -173,46 +173,25 @@ std::vector<std::string> writeRtlSources(const std::string &rtlDirName, const ir
   return rtlFiles;
 }
 
-void writeDesign(const passes::CompileState &state, const DesignWriteOptions &options,
+void writeDesign(const plan::GraphPlan &plan, const DesignWriteOptions &options,
                  const std::string &dirName) {
   const fs::path dir = dirName;
-  const ir::TensorGraph &g = *state.graph;
+  const ir::TensorGraph &g = *plan.graph;
+  const plan::TopInterface &top = plan.top;
+  // The printed graph: every converter with the parameters naming its tables.
+  ir::DataflowGraph df = plan.dataflow;
   fs::create_directories(dir / "rtl" / "tables");
   fs::create_directories(dir / "tb" / "data");
-
-  // Converter address tables, and their final paths as the converters' string parameters.
-  ir::DataflowGraph df = state.dataflow;
-  const fs::path finalTables =
-      fs::absolute(options.finalDir.empty() ? dir : fs::path(options.finalDir)) / "rtl" / "tables";
-  for (ir::NodeId n : df.nodes()) {
-    ir::DataflowNode &node = df.node(n);
-    if (node.kind != ir::NodeKind::Converter)
-      continue;
-    const ir::ConverterProgram program = ir::buildConverterProgram(
-        node.inputs[0].type, node.outputs[0].type,
-        ir::inferConverterBuffer(node.inputs[0].type, node.outputs[0].type));
-    const ir::ConverterLimits limits = ir::converterLimitsOf(program);
-    const std::string base = plan::svIdentifier(node.name);
-    const char *kinds[] = {"counts", "prod", "cons"};
-    const char *params[] = {"CountsFile", "ProdTableFile", "ConsTableFile"};
-    ir::writeConverterTables(program, limits,
-                             (dir / "rtl" / "tables" / (base + "_counts.mem")).string(),
-                             (dir / "rtl" / "tables" / (base + "_prod.mem")).string(),
-                             (dir / "rtl" / "tables" / (base + "_cons.mem")).string());
-    for (int k = 0; k < 3; ++k)
-      node.params.push_back(
-          {params[k], 0, (finalTables / (base + "_" + kinds[k] + ".mem")).string()});
+  for (const plan::ConverterTables &t : plan.converterTables) {
+    for (const ir::NodeParam &p : t.params)
+      df.node(t.node).params.push_back(p);
+    ir::writeConverterTables(t.program, t.limits,
+                             (dir / "rtl" / "tables" / (t.stem + "_counts.mem")).string(),
+                             (dir / "rtl" / "tables" / (t.stem + "_prod.mem")).string(),
+                             (dir / "rtl" / "tables" / (t.stem + "_cons.mem")).string());
   }
 
   // ---- RTL ----
-  const plan::TopInterface top = plan::topInterfaceOf(
-      df, options.designName,
-      state.device.hbmPseudoChannels > 0 ? static_cast<unsigned>(state.device.hbmPseudoChannels)
-                                         : 32);
-  if (top.dmas.size() > 32)
-    throw Error("emitter", "design '" + options.designName + "'",
-                "at most 32 DMAs (one per HBM pseudo-channel), got " +
-                    std::to_string(top.dmas.size()));
   const std::vector<std::string> rtlFiles =
       writeRtlSources((dir / "rtl").string(), df, top.module, emitTop(df, top), options.sourceDir);
 
@@ -233,11 +212,11 @@ void writeDesign(const passes::CompileState &state, const DesignWriteOptions &op
   nlohmann::json buffers = nlohmann::json::array();
   VitisDesign vitis;
   vitis.top = &top;
-  vitis.design = options.designName;
+  vitis.design = plan.designName;
   vitis.rtlFiles = rtlFiles;
-  vitis.part = state.device.part;
-  vitis.platform = state.device.vitisPlatform;
-  vitis.kernelClockMhz = state.device.kernelClockMhz;
+  vitis.part = plan.device.part;
+  vitis.platform = plan.device.vitisPlatform;
+  vitis.kernelClockMhz = plan.device.kernelClockMhz;
   std::map<ir::NodeId, unsigned> argOfDma;
   for (size_t i = 0; i < top.args.size(); ++i)
     if (top.args[i].dma >= 0)
@@ -278,13 +257,13 @@ void writeDesign(const passes::CompileState &state, const DesignWriteOptions &op
   // The streams the testbench observes (stall report, watchdog, waveform groups).
   const std::vector<StreamProbe> probes = streamProbesOf(df);
   nlohmann::json manifest{{"top", top.module},
-                          {"kernel_clock_mhz", state.device.kernelClockMhz},
+                          {"kernel_clock_mhz", plan.device.kernelClockMhz},
                           {"data_seed", options.dataSeed},
                           {"buffers", buffers},
                           {"streams", streamProbesJson(probes)}};
   writeText(dir / "tb" / "design.json", manifest.dump(2) + "\n");
   writeText(dir / "tb" / "probes.vlt", probeVerilatorConfig(probes, top.module));
-  writeText(dir / "tb" / "tb_main.cpp", testbenchMain(top, options.designName));
+  writeText(dir / "tb" / "tb_main.cpp", testbenchMain(top, plan.designName));
   writeText(dir / "tb" / "CMakeLists.txt",
             testbenchCmakeLists(top.module, options.sourceDir, rtlFiles, /*probes=*/true));
 
@@ -314,18 +293,18 @@ void writeDesign(const passes::CompileState &state, const DesignWriteOptions &op
     }
     searchManifest["fifos"] = fifos;
     writeText(sdir / "tb" / "design.json", searchManifest.dump(2) + "\n");
-    writeText(sdir / "tb" / "tb_main.cpp", testbenchMain(top, options.designName, fifos.size()));
+    writeText(sdir / "tb" / "tb_main.cpp", testbenchMain(top, plan.designName, fifos.size()));
     // The search testbench programs the same registers: it includes the same kernel header.
     fs::create_directories(sdir / "include");
-    fs::copy_file(dir / "include" / kernelHeaderName(options.designName),
-                  sdir / "include" / kernelHeaderName(options.designName),
+    fs::copy_file(dir / "include" / kernelHeaderName(plan.designName),
+                  sdir / "include" / kernelHeaderName(plan.designName),
                   fs::copy_options::overwrite_existing);
     writeText(sdir / "tb" / "CMakeLists.txt",
               testbenchCmakeLists(top.module, options.sourceDir, searchFiles));
   }
 
   // ---- reports ----
-  nlohmann::json report = reportJson(state, options.designName);
+  nlohmann::json report = reportJson(plan);
   report["top"] = top.module;
   // Each AXI master's DMA node and pseudo-channel (the compile's dataflow.svg draws them).
   report["axi_masters"] = nlohmann::json::array();

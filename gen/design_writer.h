@@ -10,27 +10,25 @@
 #include <string>
 #include <vector>
 
-#include "passes/compile_state.h"
+#include "ir/dataflow_graph.h"
+#include "plan/graph_plan.h"
 
 namespace st::gen {
 
 struct DesignWriteOptions {
-  std::string designName;
   /// The streamtensor source tree (rtl_templates/, tb/, cmake/).
   std::string sourceDir;
   /// Seed of the random test inputs.
   uint64_t dataSeed = 1;
-  /// Where the directory will finally live (it may be written under a temporary name first):
-  /// the $readmemh paths of converter tables point there.
-  std::string finalDir;
   /// Also write search/: the FIFO-depth search build (gen::FifoSearchTop; run by
   /// `streamtensor sim --fifo-search`, see docs/fifo-sizing.md), its FIFOs this deep at least.
   bool fifoSearch = false;
   int64_t searchPhysicalDepth = 8192;
 };
 
-/// Writes everything into `dir` (which must exist and be empty). Throws st::Error.
-void writeDesign(const passes::CompileState &state, const DesignWriteOptions &options,
+/// Writes everything of the planned design into `dir` (which must exist and be empty). Throws
+/// st::Error.
+void writeDesign(const plan::GraphPlan &plan, const DesignWriteOptions &options,
                  const std::string &dir);
 
 /// Writes the top, the generated kernels of `df`, the templates they use and filelist.f into

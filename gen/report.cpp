@@ -9,8 +9,8 @@
 
 namespace st::gen {
 
-nlohmann::json reportJson(const passes::CompileState &state, const std::string &designName) {
-  const ir::DataflowGraph &df = state.dataflow;
+nlohmann::json reportJson(const plan::GraphPlan &plan) {
+  const ir::DataflowGraph &df = plan.dataflow;
   nlohmann::json nodes = nlohmann::json::array();
   nlohmann::json converters = nlohmann::json::array();
   int64_t converterBits = 0;
@@ -49,7 +49,7 @@ nlohmann::json reportJson(const passes::CompileState &state, const std::string &
   size_t index = 0;
   for (ir::StreamId s : df.streams()) {
     const int64_t searched =
-        index < state.searchedMinDepths.size() ? state.searchedMinDepths[index] : 0;
+        index < plan.searchedMinDepths.size() ? plan.searchedMinDepths[index] : 0;
     ++index;
     const ir::Stream &st = df.stream(s);
     const int64_t bits = df.tokenBits(st);
@@ -66,40 +66,40 @@ nlohmann::json reportJson(const passes::CompileState &state, const std::string &
                        {"searched_min_depth", searched}});
     searchedBits += std::max<int64_t>(searched, 0) * df.tokenBits(st);
   }
-  nlohmann::json report = {{"design", designName},
-                           {"device", state.device.name},
-                           {"part", state.device.part},
-                           {"kernel_clock_mhz", state.device.kernelClockMhz},
-                           {"fusion_groups", state.numFusionGroups},
-                           {"fifo_mode", passes::fifoSizingModeName(state.options.fifoMode)},
-                           {"lp_schedule_cycles", state.predictedCycles},
+  nlohmann::json report = {{"design", plan.designName},
+                           {"device", plan.device.name},
+                           {"part", plan.device.part},
+                           {"kernel_clock_mhz", plan.device.kernelClockMhz},
+                           {"fusion_groups", plan.fusionGroups},
+                           {"fifo_mode", plan.fifoMode},
+                           {"lp_schedule_cycles", plan.lpScheduleCycles},
                            {"nodes", nodes},
                            {"streams", streams},
                            {"converters", converters},
                            {"converter_bits", converterBits},
                            {"fifo_bits", fifoBits},
                            {"searched_min_fifo_bits", searchedBits},
-                           {"deep_fifo_cycles", state.deepCycles}};
+                           {"deep_fifo_cycles", plan.deepFifoCycles}};
   // The kernel's predicted cycles (start pulse to ap_done) per testbench memory; sim prints the
   // one matching its options beside the measured kernel_cycles.
   report["kernel_cycle_prediction"] = nlohmann::json::array();
   // A design whose depths were forced into a deadlock (--fifo-depth) has none: kernel_cycles is
   // null and "deadlock" says where the timing graph stops.
-  for (const passes::CompileState::KernelCyclePrediction &k : state.kernelCycles) {
+  for (const plan::KernelCyclePrediction &k : plan.kernelCycles) {
     nlohmann::json entry = {{"memory", k.memory},
                             {"latency", k.timing.readLatency},
                             {"jitter", k.timing.readLatencyJitter},
                             {"ready_probability", k.timing.readyProbability},
                             {"kernel_cycles", nullptr}};
-    if (k.prediction.cycles)
-      entry["kernel_cycles"] = *k.prediction.cycles;
+    if (k.cycles)
+      entry["kernel_cycles"] = *k.cycles;
     else
-      entry["deadlock"] = k.prediction.deadlock;
+      entry["deadlock"] = k.deadlock;
     report["kernel_cycle_prediction"].push_back(entry);
   }
   // Resource estimate of the whole top (gen/design_resources.h) beside the device budget.
   const DesignResources res = designResources(df);
-  const passes::DeviceConstraints &dev = state.device;
+  const passes::DeviceConstraints &dev = plan.device;
   addResourceEstimate(res, report);
   report["resources_available"] = {{"lut", dev.availableLut},
                                    {"ff", dev.availableFf},

@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "gen/design_resources.h"
-#include "passes/compile_state.h"
+#include "plan/graph_plan.h"
 
 namespace st::gen {
 
-nlohmann::json reportJson(const passes::CompileState &state, const std::string &designName);
+nlohmann::json reportJson(const plan::GraphPlan &plan);
 std::string reportMarkdown(const nlohmann::json &report);
 
 /// Writes `res` into `report`: resource_estimate (the whole top), resource_estimate_fifos (the

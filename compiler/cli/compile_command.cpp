@@ -20,6 +20,7 @@
 #include "gen/design_writer.h"
 #include "gen/llm_design.h"
 #include "passes/pass_pipeline.h"
+#include "plan/graph_plan.h"
 #include "plan/llm_plan.h"
 #include "support/error.h"
 #include "support/phase_log.h"
@@ -214,13 +215,13 @@ int runCompile(const CompileOptions &o) {
     passes::runPassPipeline(state, o.dumpAfter, std::cout);
 
     StagedOutputDirectory out(request);
+    const plan::GraphPlan design = plan::planGraphDesign(
+        state, spec.name, (fs::absolute(out.target()) / "rtl" / "tables").string() + "/");
     gen::DesignWriteOptions w;
-    w.designName = spec.name;
     w.sourceDir = ST_SOURCE_DIR;
     w.dataSeed = o.dataSeed;
-    w.finalDir = out.target().string();
     w.fifoSearch = o.fifoSearch;
-    gen::writeDesign(state, w, out.staging().string());
+    gen::writeDesign(design, w, out.staging().string());
     drawDataflow(out.staging(), out.target());
     const std::string warning = out.publish();
     if (!warning.empty())
