@@ -1,4 +1,4 @@
-// Drives a kernel's sideband inputs from the bindings of gen/llm_kernel_bindings.h (the port
+// Drives a kernel's sideband inputs from the bindings of plan/llm_kernel_bindings.h (the port
 // values the LLM top drives), so a kernel's Verilator testbench exercises the same descriptor ->
 // port mapping as the emitter instead of a copy of it. Header-only; the testbench links
 // st_compiler.

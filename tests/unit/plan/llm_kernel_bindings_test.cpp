@@ -1,4 +1,4 @@
-// Kernel bindings of the LLM accelerator (gen/llm_kernel_bindings): for every fixture at W4A8
+// Kernel bindings of the LLM accelerator (plan/llm_kernel_bindings): for every fixture at W4A8
 // and W8A16, every kernel of every lowered stage gets sidebands for every run whose ports and
 // widths are the RTL module's (parsed from rtl_templates/kernels/<module>.sv with the node's
 // parameters) and whose values fit; its table parameters name files that exist and are
