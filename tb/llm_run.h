@@ -4,11 +4,12 @@
 // files and their addresses, the arguments, the run buffers) into the HBM model, writes
 // the prompt ids (one u32 per 64-byte row), programs n_prompt, n_steps and every pointer through
 // AXI4-Lite at the offsets of the generated kernel header (include/<design>_kernel.h, the host
-// program's; main() passes them in), starts the kernel and waits for ap_done (or reports a deadlock after --timeout
-// cycles). It records the cycle at which each decode step ends (the last write beat of that
+// program's; main() passes them in), starts the kernel and waits for ap_done: at most --timeout
+// cycles, after which the run is a timeout ("timeout": true) unless the watchdog found a
+// deadlock first. It records the cycle at which each decode step ends (the last write beat of that
 // step's logits row) and each generated token leaves (its write beat), then dumps the regions the
 // compiler checks (tokens, KV caches, debug taps) as <name>.bin into --output-dir and prints one
-// JSON line: {"cycles", "step_end_cycles", "token_cycles", "deadlock", "hbm_bytes_read",
+// JSON line: {"cycles", "step_end_cycles", "token_cycles", "deadlock", "timeout", "hbm_bytes_read",
 // "hbm_bytes_written", "dumped"}. The bit-exact check against the golden model is the
 // compiler's (`streamtensor sim`), which knows the model.
 //
@@ -19,9 +20,10 @@
 // the top's streams (tb/probes.vlt makes their signals readable) a StreamProfiler records the
 // stall report ("streams", "profiled_cycles") from ap_start to ap_done, and a Watchdog
 // (--watchdog CYCLES, default 20000; 0: off) ends a run in which no stream moves for that long:
-// "deadlock": true and "watchdog" names the blocked kernels and streams (a run that reaches
-// --timeout instead has the diagnosis taken then as "blocked_at_timeout"). A stream's "tokens"
-// in the report are one run's tokens x its runs per step x the steps of this run (KV cache
+// "deadlock": true and "watchdog" names the blocked kernels and streams. A run that reaches
+// --timeout with streams still moving is not a deadlock: "timeout": true, with the diagnosis
+// taken then as "blocked_at_timeout" and the steps it finished in "step_end_cycles". A stream's
+// "tokens" in the report are one run's tokens x its runs per step x the steps of this run (KV cache
 // reads, prompt ids and generated ids move fewer: docs/observability.md).
 #pragma once
 
@@ -158,8 +160,7 @@ int runLlm(int argc, char **argv, const std::vector<ArgRegister> &argRegisters,
     h.add(host);
     std::unique_ptr<WriteBeatClock> stepClock, tokenClock;
     if (manifest.stepPort >= 0) {
-      stepClock =
-          std::make_unique<WriteBeatClock>(pins.at(manifest.stepPort), manifest.stepWords);
+      stepClock = std::make_unique<WriteBeatClock>(pins.at(manifest.stepPort), manifest.stepWords);
       h.add(*stepClock);
     }
     if (manifest.tokenPort >= 0) {
@@ -207,22 +208,25 @@ int runLlm(int argc, char **argv, const std::vector<ArgRegister> &argRegisters,
     if (profiler)
       profiler->start();
     host.startKernel(h);
-    bool deadlock = false;
+    bool deadlock = false, timeout = false;
     try {
       host.waitDone(h, run.timeoutCycles);
     } catch (const TestFailure &e) {
-      deadlock = true;
       result["error"] = e.what();
       if (watchdog && !watchdog->error().empty()) {
+        deadlock = true;
         result["watchdog"] = profiler->blocked();
         result["watchdog"]["message"] = watchdog->error();
-      } else if (profiler) {
+      } else {
         // No ap_done within --timeout although streams kept moving (or the watchdog is off).
-        result["blocked_at_timeout"] = profiler->blocked();
+        timeout = true;
+        if (profiler)
+          result["blocked_at_timeout"] = profiler->blocked();
       }
     }
     result["cycles"] = h.cycle() - startCycle;
     result["deadlock"] = deadlock;
+    result["timeout"] = timeout;
     if (profiler) {
       profiler->stop();
       result["streams"] = profiler->report();
@@ -245,7 +249,7 @@ int runLlm(int argc, char **argv, const std::vector<ArgRegister> &argRegisters,
       result["dumped"].push_back(r.name);
     }
     std::cout << result.dump() << std::endl;
-    return deadlock ? 1 : 0;
+    return deadlock || timeout ? 1 : 0;
   } catch (const TestFailure &e) {
     result["error"] = e.what();
     result["deadlock"] = false;

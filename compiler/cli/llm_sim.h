@@ -15,6 +15,10 @@
 
 namespace st::cli {
 
+/// The default cycle budget of a run: this many times its predicted cycles, plus the slack.
+constexpr uint64_t kBudgetFactor = 3;
+constexpr uint64_t kBudgetSlack = 100000;
+
 struct LlmSimOptions {
   std::string design;
   std::vector<int64_t> prompt;
@@ -26,7 +30,9 @@ struct LlmSimOptions {
   unsigned latency = 24;
   unsigned jitter = 40;
   double readyProbability = 0.8;
-  uint64_t timeout = 20000000;
+  /// Cycles before the run counts as a timeout; 0: kBudgetFactor x the cycles report.json
+  /// predicts for this run, plus kBudgetSlack.
+  uint64_t timeout = 0;
 };
 
 /// True when `designDir` holds an LLM design: a top-level design.json (graph designs keep theirs

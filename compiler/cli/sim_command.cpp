@@ -42,6 +42,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// A graph design's default --timeout (its kernels take hundreds to thousands of cycles).
+constexpr uint64_t kGraphTimeoutCycles = 2000000;
+
 struct SimOptions {
   std::string design;
   bool json = false;
@@ -52,7 +55,7 @@ struct SimOptions {
   unsigned latency = 24;
   unsigned jitter = 40;
   double readyProbability = 0.8;
-  uint64_t timeout = 2000000;
+  uint64_t timeout = 0; ///< 0: from the design's prediction (LLM) or 2,000,000 (graph)
   bool fifoSearch = false;
   std::string promptIds; ///< LLM designs: comma-separated prompt ids
   int64_t tokens = 16;   ///< LLM designs: tokens to generate
@@ -135,8 +138,8 @@ int runGraphSim(const SimOptions &o) {
   cmd << shellQuote((build / ("tb_" + top)).string()) << " --manifest "
       << shellQuote((tb / "design.json").string()) << " --output-dir " << shellQuote(tb.string())
       << " --seed " << o.seed << " --latency " << o.latency << " --jitter " << o.jitter
-      << " --ready-probability " << o.readyProbability << " --timeout " << o.timeout
-      << " --watchdog " << o.watchdog;
+      << " --ready-probability " << o.readyProbability << " --timeout "
+      << (o.timeout > 0 ? o.timeout : kGraphTimeoutCycles) << " --watchdog " << o.watchdog;
   if (trace)
     cmd << " --trace " << shellQuote(tracePath.string());
   const fs::path searchResult = fs::path(o.design) / "search" / "fifo_search.json";
@@ -290,8 +293,11 @@ void addSimCommands(std::vector<CliCommand> &registry) {
          app.add_option("--ready-probability", o->readyProbability,
                         "Chance per cycle that HBM is ready on each channel")
              ->default_val(0.8);
-         app.add_option("--timeout", o->timeout, "Cycles before the run counts as a deadlock")
-             ->default_val(2000000);
+         app.add_option("--timeout", o->timeout,
+                        "Cycles after which a run that has not finished stops as a timeout "
+                        "(0: LLM designs 3x the cycles report.json predicts for the run plus "
+                        "100000, graph designs 2000000)")
+             ->default_val(0);
          app.add_flag("--fifo-search", o->fifoSearch,
                       "Run the RTL FIFO-depth search in search/ (compile --fifo-search); "
                       "adds its results to report.json/md");

@@ -7,7 +7,9 @@ silent hang: with --expect deadlock the run must stop at the watchdog, exit non-
 writing it into its consumer kernel (FIFO full at DEPTH/DEPTH), the stream among the full FIFOs,
 and a closed wait-for cycle of kernels through it; the printed stall report says so. With
 --expect bit_exact the run must still complete bit-exactly (tokens, KV rows and taps against the
-golden model), without a watchdog false alarm, the forced FIFO passing all its tokens."""
+golden model), without a watchdog false alarm, the forced FIFO passing all its tokens, within
+the default cycle budget; and with --timeout a third of its cycles it must stop as a timeout
+(not a deadlock, not a mismatch) that reports the steps it finished."""
 import argparse
 import json
 import os
@@ -36,6 +38,32 @@ def compile_design(args, out, forced):
         fail(f"compile {' '.join(cmd[2:])} exited with {rc}")
     with open(os.path.join(out, "report.json")) as f:
         return {s["name"]: s for s in json.load(f)["streams"]}
+
+
+def check_timeout(args, sim, complete):
+    """The same design with a budget of a third of its cycles: the run stops as a timeout, not
+    a deadlock or a mismatch, with the steps it finished; the default budget (3x the predicted
+    cycles) was enough for the complete run."""
+    budget = complete["cycles"] // 3
+    if complete.get("budget_cycles", 0) < complete["cycles"]:
+        fail(f"the default budget {complete.get('budget_cycles')} is below the run's "
+             f"{complete['cycles']} cycles")
+    rc, log = run(sim + ["--json", "--timeout", str(budget)])
+    lines = [l for l in log.splitlines() if l.startswith("{")]
+    if not lines:
+        print(log)
+        fail(f"sim --timeout {budget} printed no JSON result (exit {rc})")
+    r = json.loads(lines[-1])
+    steps = len(args.prompt_ids.split(",")) + args.tokens - 1
+    print(f"--timeout {budget}: exit {rc}, timeout {r.get('timeout')}, deadlock "
+          f"{r.get('deadlock')}, completed_steps {r.get('completed_steps')} of {steps}")
+    if rc == 0 or not r.get("timeout") or r.get("deadlock") or r.get("bit_exact"):
+        fail(f"a run out of budget must exit non-zero as a timeout, not a deadlock: exit {rc}, "
+             f"timeout={r.get('timeout')}, deadlock={r.get('deadlock')}")
+    if "first_mismatch" in r or "watchdog" in r:
+        fail(f"a timeout must not be reported as a mismatch or a watchdog deadlock: {r}")
+    if r.get("completed_steps") is None or not 0 <= r["completed_steps"] < steps:
+        fail(f"the timeout should report the steps it finished: {r.get('completed_steps')}")
 
 
 def main():
@@ -110,6 +138,7 @@ def main():
             fail(f"tokens {result['tokens']} != golden {result['golden_tokens']}")
         if mine["transfers"] != mine["tokens"] or mine["fifo_count"] != 0:
             fail(f"the forced FIFO did not pass the whole run's tokens: {mine}")
+        check_timeout(args, sim, result)
         print("PASS")
         return
 
