@@ -7,6 +7,9 @@
 #include <numeric>
 #include <set>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
@@ -15,6 +18,7 @@
 #include "numerics/weight_stream.h"
 #include "plan/kernel_params.h"
 #include "support/error.h"
+#include "support/parallel.h"
 
 namespace st::gen {
 
@@ -191,48 +195,89 @@ void writeHbmImage(const plan::HbmImagePlan &plan, const std::string &directory)
   namespace fs = std::filesystem;
   fs::create_directories(directory);
   const int64_t channelBytes = plan.device.pseudoChannelBytes;
-  std::vector<std::fstream> files(static_cast<size_t>(plan.device.pseudoChannels));
-  auto fileOf = [&](int64_t c) -> std::fstream & {
-    std::fstream &f = files[static_cast<size_t>(c)];
-    if (!f.is_open()) {
-      char name[32];
-      std::snprintf(name, sizeof name, "hbm_pc%02lld.bin", static_cast<long long>(c));
-      const std::string path = directory + "/" + name;
-      { std::ofstream create(path, std::ios::binary | std::ios::trunc); }
-      fs::resize_file(path, static_cast<uintmax_t>(plan.channelBytes[static_cast<size_t>(c)]));
-      f.open(path, std::ios::binary | std::ios::in | std::ios::out);
-      if (!f)
-        throw Error(path, "file", "a writable HBM image file");
+  // Every used channel's file, created at its size (zero regions stay sparse holes).
+  std::vector<int> files(static_cast<size_t>(plan.device.pseudoChannels), -1);
+  std::vector<std::string> paths(files.size());
+  struct Closer {
+    std::vector<int> &fds;
+    ~Closer() {
+      for (int fd : fds)
+        if (fd >= 0)
+          ::close(fd);
     }
-    return f;
+  } closer{files};
+  for (int64_t c = 0; c < plan.device.pseudoChannels; ++c) {
+    if (plan.channelBytes[static_cast<size_t>(c)] <= 0)
+      continue;
+    char name[32];
+    std::snprintf(name, sizeof name, "hbm_pc%02lld.bin", static_cast<long long>(c));
+    const std::string path = directory + "/" + name;
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 ||
+        ::ftruncate(fd, static_cast<off_t>(plan.channelBytes[static_cast<size_t>(c)])) != 0)
+      throw Error(path, "file", "a writable HBM image file");
+    files[static_cast<size_t>(c)] = fd;
+    paths[static_cast<size_t>(c)] = path;
+  }
+  // One task per layer of every buffer with contents, largest first, spread over the cores:
+  // each builds its layer's bytes and writes them with one pwrite per channel it touches, so
+  // memory stays a layer's bytes per thread.
+  struct LayerTask {
+    const plan::HbmBuffer *buffer;
+    int64_t layer;
+    std::exception_ptr error;
   };
-  for (const plan::HbmBuffer &b : plan.buffers) {
-    if (!b.contents)
-      continue; // zero-filled (sparse)
-    for (int64_t layer = 0; layer < b.layers; ++layer) {
-      const std::vector<uint8_t> bytes = b.contents(layer);
+  std::vector<LayerTask> tasks;
+  for (const plan::HbmBuffer &b : plan.buffers)
+    if (b.contents) // else zero-filled (sparse)
+      for (int64_t layer = 0; layer < b.layers; ++layer)
+        tasks.push_back({&b, layer, nullptr});
+  std::vector<size_t> largestFirst(tasks.size());
+  std::iota(largestFirst.begin(), largestFirst.end(), 0);
+  std::stable_sort(largestFirst.begin(), largestFirst.end(), [&](size_t x, size_t y) {
+    return tasks[x].buffer->layerBytes > tasks[y].buffer->layerBytes;
+  });
+  parallelFor(tasks.size(), [&](size_t i) {
+    LayerTask &task = tasks[largestFirst[i]];
+    const plan::HbmBuffer &b = *task.buffer;
+    try {
+      const std::vector<uint8_t> bytes = b.contents(task.layer);
       if (static_cast<int64_t>(bytes.size()) != b.layerBytes)
-        throw Error("hbm image", "buffer '" + b.name + "' layer " + std::to_string(layer),
+        throw Error("hbm image", "buffer '" + b.name + "' layer " + std::to_string(task.layer),
                     std::to_string(b.layerBytes) + " bytes, got " + std::to_string(bytes.size()));
-      int64_t address = b.address + layer * b.layerStride;
+      int64_t address = b.address + task.layer * b.layerStride;
       size_t done = 0;
       while (done < bytes.size()) {
         const int64_t c = address / channelBytes, offset = address % channelBytes;
         const size_t n = std::min(bytes.size() - done, static_cast<size_t>(channelBytes - offset));
-        std::fstream &f = fileOf(c);
-        f.seekp(offset);
-        f.write(reinterpret_cast<const char *>(bytes.data() + done),
-                static_cast<std::streamsize>(n));
-        if (!f)
+        const int fd = c < plan.device.pseudoChannels ? files[static_cast<size_t>(c)] : -1;
+        size_t written = 0;
+        while (fd >= 0 && written < n) {
+          const ssize_t w = ::pwrite(fd, bytes.data() + done + written, n - written,
+                                     static_cast<off_t>(offset + static_cast<int64_t>(written)));
+          if (w <= 0)
+            break;
+          written += static_cast<size_t>(w);
+        }
+        if (written != n)
           throw Error(directory, "channel " + std::to_string(c), "a successful write");
         done += n;
         address += static_cast<int64_t>(n);
       }
+    } catch (...) {
+      task.error = std::current_exception();
     }
-  }
-  for (int64_t c = 0; c < plan.device.pseudoChannels; ++c)
-    if (plan.channelBytes[static_cast<size_t>(c)] > 0)
-      fileOf(c).close();
+  });
+  for (const LayerTask &task : tasks)
+    if (task.error)
+      std::rethrow_exception(task.error);
+  for (size_t c = 0; c < files.size(); ++c)
+    if (files[c] >= 0) {
+      const int fd = files[c];
+      files[c] = -1;
+      if (::close(fd) != 0)
+        throw Error(paths[c], "file", "a successful write");
+    }
   for (const plan::RopeOpTables &r : plan.ropeTables)
     numerics::writeRopePhaseFile(r.tables, directory + "/" + ropeFileName(r.stage, r.op));
   std::ofstream out(directory + "/manifest.json");

@@ -5,7 +5,6 @@
 // and an existing path is replaced only when it is a design directory this tool wrote.
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +22,7 @@
 #include "plan/graph_plan.h"
 #include "plan/llm_plan.h"
 #include "support/error.h"
+#include "support/parallel.h"
 #include "support/phase_log.h"
 
 #ifndef ST_SOURCE_DIR
@@ -72,14 +72,17 @@ struct CompileOptions {
 /// and small next to a full-size model's weights in HBM.
 constexpr int64_t kDefaultMaxContext = 4096;
 
-/// Writes the phases' wall times and peak RSS (--timings).
+/// Writes the phases' wall and CPU times and peak RSS (--timings).
 void writeTimings(const std::string &path, const PhaseLog &log) {
   nlohmann::json j;
   j["total_seconds"] = log.totalSeconds();
+  j["cpu_seconds"] = processCpuSeconds();
   j["peak_rss_bytes"] = peakRssBytes();
   for (const PhaseRecord &p : log.phases())
-    j["phases"].push_back(
-        {{"name", p.name}, {"seconds", p.seconds}, {"peak_rss_bytes", p.peakRssBytes}});
+    j["phases"].push_back({{"name", p.name},
+                           {"seconds", p.seconds},
+                           {"cpu_seconds", p.cpuSeconds},
+                           {"peak_rss_bytes", p.peakRssBytes}});
   std::ofstream out(path);
   out << j.dump(2) << "\n";
   if (!out)
@@ -121,7 +124,7 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
                   PhaseLog &log) {
   const numerics::Precision precision = frontend::parsePrecision(o.precision, "--precision");
   log.begin("reading weights");
-  const frontend::LoadedModel model =
+  frontend::LoadedModel model =
       frontend::loadModel(o.input, o.randomWeights ? frontend::WeightSource::Random
                                                    : frontend::WeightSource::Checkpoint);
   // Default: the model's whole context, at most kDefaultMaxContext rows of KV cache.
@@ -139,6 +142,10 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   log.begin("quantization");
   const frontend::QuantizedModel quantized =
       frontend::quantizeModel(model.program, model.weights, precision, calibration);
+  // The design is made from the program and the quantized model alone: a checkpoint's fp32
+  // weights go, so the HBM image and the rest run beside the quantized model only (peak RSS;
+  // random weights are streamed and were never held).
+  model.weights = frontend::WeightStore();
   log.end();
   // plan: lowering, FIFO sizing, the HBM image plan, the top's interface, kernel bindings.
   plan::LlmPlanOptions po;
@@ -155,13 +162,19 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   po.tablePrefix = fs::absolute(fs::path(finalDir) / "rtl" / "tables").string() + "/";
   const plan::LlmPlan design = plan::planLlmDesign(model, quantized, po);
   // predict beside emit: the step prediction (timing simulations, seconds at full size) reads
-  // only the plan, so it runs while the HBM image is written.
-  std::future<plan::LlmStepPrediction> prediction =
-      std::async(std::launch::async, [&design] { return plan::predictLlmSteps(design); });
+  // only the plan, so it runs while the HBM image is written: two items of one parallelFor, so
+  // that both take their threads out of the one budget (support/parallel.h). The calling thread
+  // writes the image (item 0) and then waits for the rest of the prediction.
+  plan::LlmStepPrediction predicted;
   log.begin("HBM image + prediction");
-  gen::writeLlmHbmImage(design, staging.string());
-  log.begin("prediction (rest)");
-  const plan::LlmStepPrediction predicted = prediction.get();
+  parallelFor(2, [&](size_t item) {
+    if (item == 0) {
+      gen::writeLlmHbmImage(design, staging.string());
+      log.begin("prediction (rest)");
+    } else {
+      predicted = plan::predictLlmSteps(design);
+    }
+  });
   log.begin("RTL + reports");
   gen::LlmWriteOptions w;
   w.sourceDir = ST_SOURCE_DIR;

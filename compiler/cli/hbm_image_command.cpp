@@ -88,6 +88,7 @@ int runHbmImage(const HbmImageOptions &o) {
     const Mark t2 = now();
     const frontend::QuantizedModel quantized =
         frontend::quantizeModel(model.program, model.weights, precision, calibration);
+    model.weights = frontend::WeightStore(); // the image needs the quantized model only
     const Mark t3 = now();
     const int64_t maxContext = std::min(o.maxContext, model.program.maxPositions);
     std::map<std::string, int64_t> stageLanes;

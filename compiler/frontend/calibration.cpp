@@ -48,10 +48,11 @@ Calibration calibrate(const ir::DecodeProgram &program, const WeightStore &weigh
       p.maxAbs = std::max(p.maxAbs, static_cast<double>(a));
     }
   });
+  // All (sequence, position) columns layer by layer: each linear is one pass over its weights.
+  // The observer sees each point's values in the order of running the sequences one after the
+  // other, token by token, and the values have the same bits (FloatExecutor::runTeacherForced).
+  executor.runTeacherForced(sequences);
   for (const auto &sequence : sequences) {
-    executor.reset();
-    for (size_t pos = 0; pos < sequence.size(); ++pos)
-      executor.step(sequence[pos], static_cast<int64_t>(pos));
     ++result.sequences;
     result.tokens += static_cast<int64_t>(sequence.size());
   }

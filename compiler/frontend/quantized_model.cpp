@@ -4,9 +4,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <exception>
+#include <functional>
 
 #include "numerics/nonlinear_tables.h"
 #include "support/error.h"
+#include "support/parallel.h"
+#include "support/scratch_buffer.h"
 
 namespace st::frontend {
 
@@ -103,28 +107,47 @@ struct CodeFormat {
   unsigned bits = 16;
 };
 
-const std::vector<float> &weightData(const WeightStore &weights, const LayerBinding &binding,
-                                     const TensorGraph &g, TensorId t) {
+const WeightTensor &weightOf(const WeightStore &weights, const LayerBinding &binding,
+                             const TensorGraph &g, TensorId t) {
   const std::string &stored = binding.weights.at(g.tensor(t).name);
   const WeightTensor &w = weights.get(stored);
-  if (static_cast<int64_t>(w.data.size()) != w.numElements())
+  if (!w.source && static_cast<int64_t>(w.data.size()) != w.numElements())
     throw Error("quantizer", "weight '" + stored + "'",
                 "weight values (the store holds shapes only)");
-  return w.data;
+  return w;
 }
 
-num::QuantizedEmbedding quantizeEmbeddingTable(const std::vector<float> &table, size_t rows,
-                                               size_t dim, double &tableScale) {
+num::QuantizedEmbedding quantizeEmbeddingTable(const WeightTensor &table, size_t rows, size_t dim,
+                                               double &tableScale) {
+  // Two passes over blocks of rows in parallel (the table is read twice, never held whole):
+  // the largest |v|, which does not depend on the order it is taken in, then the codes.
+  const num::WeightRowReader tableRows = table.rowReader();
+  const size_t grain = std::max<size_t>(1, (size_t(1) << 18) / std::max<size_t>(dim, 1));
+  const size_t chunks = (rows + grain - 1) / grain;
+  std::vector<double> chunkMax(chunks, 0.0);
+  parallelForChunks(rows, grain, [&](size_t r0, size_t r1) {
+    ScratchBuffer scratch;
+    const float *v = tableRows(r0, r1, scratch.get());
+    double maxAbs = 0;
+    for (size_t i = 0; i < (r1 - r0) * dim; ++i)
+      maxAbs = std::max(maxAbs, static_cast<double>(std::fabs(v[i])));
+    chunkMax[r0 / grain] = maxAbs;
+  });
   double maxAbs = 0;
-  for (float v : table)
-    maxAbs = std::max(maxAbs, static_cast<double>(std::fabs(v)));
+  for (double m : chunkMax)
+    maxAbs = std::max(maxAbs, m);
   tableScale = num::activationScaleFromClip(maxAbs, 8);
   num::QuantizedEmbedding e;
   e.rows = rows;
   e.dim = dim;
-  e.codes.resize(table.size());
-  for (size_t i = 0; i < table.size(); ++i)
-    e.codes[i] = static_cast<int8_t>(num::quantizeValue(table[i], tableScale, 8));
+  e.codes.resize(rows * dim);
+  parallelForChunks(rows, grain, [&](size_t r0, size_t r1) {
+    ScratchBuffer scratch;
+    const float *v = tableRows(r0, r1, scratch.get());
+    std::vector<int32_t> codes((r1 - r0) * dim);
+    num::quantizeValues(v, codes.size(), tableScale, 8, codes.data());
+    std::copy(codes.begin(), codes.end(), e.codes.begin() + static_cast<int64_t>(r0 * dim));
+  });
   return e;
 }
 
@@ -139,6 +162,50 @@ QuantizedModel quantizeModel(const DecodeProgram &program, const WeightStore &we
   m.vocabSize = program.vocabSize;
   m.maxPositions = program.maxPositions;
   const unsigned gemvInputBits = num::activationBitsOf(precision);
+  // The clip of every calibrated point, in parallel (an s8 point's percentile selects over all
+  // its samples); a missing point's error is rethrown where the loop below reaches it.
+  struct ClipJob {
+    std::string key;
+    double percentile = 100;
+    double clip = 0;
+    std::exception_ptr error;
+  };
+  std::vector<ClipJob> clipJobs;
+  for (const DecodeStage &stage : program.stages)
+    for (OpId o : stage.graph.topologicalOrder())
+      if (!std::holds_alternative<ArgmaxAttrs>(stage.graph.op(o).llm))
+        for (int64_t run = 0; run < stage.repeat; ++run) {
+          const unsigned bits = outputCodeBits(stage.graph, o, precision);
+          clipJobs.push_back({QuantizedModel::key(stage.name, run, stage.graph.op(o).name),
+                              bits == 8 ? kCalibrationPercentile : 100.0, 0, nullptr});
+        }
+  parallelFor(clipJobs.size(), [&](size_t i) {
+    try {
+      clipJobs[i].clip = calibration.clip(clipJobs[i].key, clipJobs[i].percentile);
+    } catch (...) {
+      clipJobs[i].error = std::current_exception();
+    }
+  });
+  std::map<std::string, const ClipJob *> clips;
+  for (const ClipJob &j : clipJobs)
+    clips[j.key + "@" + std::to_string(j.percentile)] = &j;
+  auto clipOf = [&](const std::string &key, double percentile) {
+    auto it = clips.find(key + "@" + std::to_string(percentile));
+    if (it == clips.end())
+      return calibration.clip(key, percentile);
+    if (it->second->error)
+      std::rethrow_exception(it->second->error);
+    return it->second->clip;
+  };
+  // The descriptors that read weights (embedding tables, norms, linears) are made after the
+  // loop, in parallel, largest first; each writes only its own op. Errors are rethrown in
+  // program order.
+  struct WeightJob {
+    size_t weights = 0;
+    std::function<void()> make;
+    std::exception_ptr error;
+  };
+  std::vector<WeightJob> weightJobs;
   std::map<std::string, CodeFormat> exchanged;
   for (const DecodeStage &stage : program.stages) {
     const TensorGraph &g = stage.graph;
@@ -167,7 +234,7 @@ QuantizedModel quantizeModel(const DecodeProgram &program, const WeightStore &we
                             std::to_string(inFormat(i).bits));
         };
         const unsigned bits = outputCodeBits(g, o, precision);
-        QuantizedOp q;
+        QuantizedOp &q = m.ops[key];
         q.stage = stage.name;
         q.run = run;
         q.name = op.name;
@@ -176,47 +243,66 @@ QuantizedModel quantizeModel(const DecodeProgram &program, const WeightStore &we
           q.outputBits = 32;
           q.outputScale = 1;
         } else {
-          q.clip = calibration.clip(key, bits == 8 ? kCalibrationPercentile : 100.0);
+          q.clip = clipOf(key, bits == 8 ? kCalibrationPercentile : 100.0);
           q.outputScale = num::activationScaleFromClip(q.clip, bits);
           q.outputBits = bits;
         }
         const double sOut = q.outputScale;
         if (auto *e = std::get_if<EmbeddingAttrs>(&attrs)) {
           const auto &shape = g.tensor(op.inputs[0].tensor).shape;
-          QuantizedEmbeddingOp d;
-          d.table = quantizeEmbeddingTable(weightData(weights, binding, g, op.inputs[0].tensor),
-                                           static_cast<size_t>(shape[0]),
-                                           static_cast<size_t>(shape[1]), d.tableScale);
-          d.table.outputScale = num::embeddingScale(d.tableScale, e->scale, sOut);
-          d.table.outputBits = bits;
-          q.descriptor = std::move(d);
+          const WeightTensor *table = &weightOf(weights, binding, g, op.inputs[0].tensor);
+          const size_t rows = static_cast<size_t>(shape[0]), dim = static_cast<size_t>(shape[1]);
+          const double embeddingScale = e->scale;
+          weightJobs.push_back({rows * dim,
+                                [&q, table, rows, dim, embeddingScale, sOut, bits] {
+                                  QuantizedEmbeddingOp d;
+                                  d.table = quantizeEmbeddingTable(*table, rows, dim, d.tableScale);
+                                  d.table.outputScale =
+                                      num::embeddingScale(d.tableScale, embeddingScale, sOut);
+                                  d.table.outputBits = bits;
+                                  q.descriptor = std::move(d);
+                                },
+                                nullptr});
         } else if (auto *n = std::get_if<NormAttrs>(&attrs)) {
-          const std::vector<float> &gamma = weightData(weights, binding, g, op.inputs[1].tensor);
-          std::vector<float> beta;
-          if (n->hasBeta)
-            beta = weightData(weights, binding, g, op.inputs[2].tensor);
-          QuantizedNormOp d;
-          d.groups = n->groups;
-          d.norm = num::quantizeNorm(n->kind == ir::NormKind::LayerNorm ? num::NormKind::LayerNorm
-                                                                        : num::NormKind::RmsNorm,
-                                     gamma, beta, n->eps, inFormat(0).scale, sOut, bits,
-                                     n->addOneToGamma);
-          q.descriptor = std::move(d);
+          const WeightTensor *gamma = &weightOf(weights, binding, g, op.inputs[1].tensor);
+          const WeightTensor *beta =
+              n->hasBeta ? &weightOf(weights, binding, g, op.inputs[2].tensor) : nullptr;
+          const NormAttrs attrsOfNorm = *n;
+          const double sIn = inFormat(0).scale;
+          weightJobs.push_back({static_cast<size_t>(gamma->numElements()),
+                                [&q, gamma, beta, attrsOfNorm, sIn, sOut, bits] {
+                                  QuantizedNormOp d;
+                                  d.groups = attrsOfNorm.groups;
+                                  d.norm = num::quantizeNorm(
+                                      attrsOfNorm.kind == ir::NormKind::LayerNorm
+                                          ? num::NormKind::LayerNorm
+                                          : num::NormKind::RmsNorm,
+                                      gamma->values(), beta ? beta->values() : std::vector<float>{},
+                                      attrsOfNorm.eps, sIn, sOut, bits, attrsOfNorm.addOneToGamma);
+                                  q.descriptor = std::move(d);
+                                },
+                                nullptr});
         } else if (auto *l = std::get_if<LinearAttrs>(&attrs)) {
           requireBits(0, gemvInputBits);
           const auto &shape = g.tensor(op.inputs[1].tensor).shape;
           const size_t rows = static_cast<size_t>(shape[0]), cols = static_cast<size_t>(shape[1]);
-          std::vector<float> bias;
-          if (l->hasBias)
-            bias = weightData(weights, binding, g, op.inputs[2].tensor);
-          try {
-            q.descriptor = num::quantizeLinear(weightData(weights, binding, g, op.inputs[1].tensor),
-                                               rows, cols, weightFormatFor(precision, cols),
-                                               inFormat(0).scale, gemvInputBits, sOut, bits, bias);
-          } catch (const std::invalid_argument &ex) {
-            throw Error("quantizer", "op '" + key + "'",
-                        std::string("a quantizable linear: ") + ex.what());
-          }
+          const WeightTensor *bias =
+              l->hasBias ? &weightOf(weights, binding, g, op.inputs[2].tensor) : nullptr;
+          const WeightTensor *w = &weightOf(weights, binding, g, op.inputs[1].tensor);
+          const double sIn = inFormat(0).scale;
+          weightJobs.push_back(
+              {rows * cols,
+               [&q, w, bias, rows, cols, precision, sIn, gemvInputBits, sOut, bits, key] {
+                 try {
+                   q.descriptor = num::quantizeLinear(
+                       w->rowReader(), rows, cols, weightFormatFor(precision, cols), sIn,
+                       gemvInputBits, sOut, bits, bias ? bias->values() : std::vector<float>{});
+                 } catch (const std::invalid_argument &ex) {
+                   throw Error("quantizer", "op '" + key + "'",
+                               std::string("a quantizable linear: ") + ex.what());
+                 }
+               },
+               nullptr});
           if (op.name == DecodeProgram::kLogitsOutput)
             m.logitsScale = sOut;
         } else if (auto *r = std::get_if<RopeAttrs>(&attrs)) {
@@ -253,13 +339,29 @@ QuantizedModel quantizeModel(const DecodeProgram &program, const WeightStore &we
         }
         formats[out] = {q.outputScale, q.outputBits};
         m.order.push_back(key);
-        m.ops.emplace(key, std::move(q));
       }
       for (TensorId t = 0; t < g.numTensors(); ++t)
         if (g.tensor(t).role == TensorRole::Output)
           exchanged[stage.exportedName(g.tensor(t).name)] = formats.at(t);
     }
   }
+  std::vector<size_t> largestFirst(weightJobs.size());
+  for (size_t i = 0; i < largestFirst.size(); ++i)
+    largestFirst[i] = i;
+  std::stable_sort(largestFirst.begin(), largestFirst.end(), [&](size_t a, size_t b) {
+    return weightJobs[a].weights > weightJobs[b].weights;
+  });
+  parallelFor(largestFirst.size(), [&](size_t i) {
+    WeightJob &job = weightJobs[largestFirst[i]];
+    try {
+      job.make();
+    } catch (...) {
+      job.error = std::current_exception();
+    }
+  });
+  for (const WeightJob &job : weightJobs)
+    if (job.error)
+      std::rethrow_exception(job.error);
   return m;
 }
 

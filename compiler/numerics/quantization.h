@@ -6,6 +6,7 @@
 #pragma once
 
 #include "fixed_point.h"
+#include "weight_rows.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +24,9 @@ int64_t symmetricMaxCode(unsigned bits);
 /// round(value / scale) half away from zero, saturated to the full `bits` range.
 int32_t quantizeValue(double value, double scale, unsigned bits);
 std::vector<int32_t> quantizeVector(const std::vector<float> &values, double scale, unsigned bits);
+/// quantizeValue of `count` values into `codes` (bits <= 24), the loop vectorized: the same
+/// codes, for the tables of ~10^8 values (embeddings).
+void quantizeValues(const float *values, size_t count, double scale, unsigned bits, int32_t *codes);
 std::vector<float> dequantizeVector(const std::vector<int32_t> &codes, double scale);
 
 /// Activation scale from a calibrated clip value (max-abs or percentile of |x|, issue 5):
@@ -75,6 +79,12 @@ struct QuantizedLinear {
 /// Per-channel: codes = round(w / s_row), mantissas 1, the row scale moves into outputScales.
 /// Throws std::invalid_argument for a group size that does not divide cols.
 QuantizedLinear quantizeLinear(const std::vector<float> &weights, size_t rows, size_t cols,
+                               const WeightFormat &format, double inputScale,
+                               unsigned activationBits, double outputScale, unsigned outputBits,
+                               const std::vector<float> &bias = {});
+/// The same, reading W a block of rows at a time through `weights` (each row once; blocks of
+/// rows in parallel), for weights that are not held in memory whole.
+QuantizedLinear quantizeLinear(const WeightRowReader &weights, size_t rows, size_t cols,
                                const WeightFormat &format, double inputScale,
                                unsigned activationBits, double outputScale, unsigned outputBits,
                                const std::vector<float> &bias = {});

@@ -4,6 +4,7 @@
 #include "support/error.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 namespace st::numerics {
@@ -133,16 +134,79 @@ std::vector<StreamWord> linearWeightStreamWords(const QuantizedLinear &layer,
   return words;
 }
 
+namespace {
+
+/// memcpy of a row's run of codes in a weight word (KLanes * WBits / 8 bytes: usually 4 to 32),
+/// with the common sizes as fixed-size copies the compiler inlines (the image of a full-size
+/// model is ~10^8 of them).
+inline void copyRun(uint8_t *to, const uint8_t *from, int64_t n) {
+  switch (n) {
+  case 4:
+    std::memcpy(to, from, 4);
+    return;
+  case 8:
+    std::memcpy(to, from, 8);
+    return;
+  case 16:
+    std::memcpy(to, from, 16);
+    return;
+  case 32:
+    std::memcpy(to, from, 32);
+    return;
+  default:
+    std::memcpy(to, from, size_t(n));
+  }
+}
+
+} // namespace
+
 std::vector<uint8_t> linearWeightStreamBytes(const QuantizedLinear &layer,
                                              const model::LinearParams &p) {
   require(p.wordBits % 8 == 0, "WordBits",
           "a multiple of 8 for the HBM image, got " + std::to_string(p.wordBits));
-  const std::vector<StreamWord> words = linearWeightStreamWords(layer, p);
-  std::vector<uint8_t> bytes;
-  bytes.reserve(words.size() * size_t(p.wordBits / 8));
-  for (const StreamWord &word : words)
-    for (int64_t i = 0; i < p.wordBits / 8; ++i)
-      bytes.push_back(uint8_t(word[size_t(i / 4)] >> (8 * (i % 4))));
+  checkLayer(layer, p);
+  // The words of linearWeightStreamWords as bytes, built a byte run at a time: every field of
+  // the layout starts on a byte (a row record is 80 bits; a row's KLanes codes, KLanes even, are
+  // KLanes * WBits / 8 whole bytes of the row-major packed codes, in the same nibble order; the
+  // mantissas follow the Rows * KLanes codes), and the words of a block are back to back, so the
+  // header words are the row records' bytes followed by zeros.
+  const int64_t wordBytes = p.wordBits / 8;
+  const int64_t headerWords = linearStreamHeaderWords(p);
+  const int64_t perRow = p.k / p.kLanes, blocks = p.nOut / p.rows;
+  const int64_t blockBytes = (headerWords + perRow) * wordBytes;
+  const int64_t run = p.kLanes * p.weightBits / 8;      // one row's codes in a weight word
+  const int64_t rowBytes = p.k * p.weightBits / 8;      // one row's packed codes
+  const int64_t mantissaAt = p.rows * run;              // first group mantissa of a word
+  const int64_t recordBytes = kLinearRowRecordBits / 8; // bias s48, mantissa u24, shift u6
+  const size_t groups = layer.groupsPerRow();
+  std::vector<uint8_t> bytes(size_t(blocks * blockBytes), 0);
+  for (int64_t b = 0; b < blocks; ++b) {
+    uint8_t *block = bytes.data() + b * blockBytes;
+    for (int64_t r = 0; r < p.rows; ++r) {
+      const size_t row = size_t(b * p.rows + r);
+      uint8_t *record = block + r * recordBytes;
+      const uint64_t bias = uint64_t(layer.bias.empty() ? 0 : layer.bias[row]);
+      for (int i = 0; i < 6; ++i)
+        record[i] = uint8_t(bias >> (8 * i));
+      const uint32_t mantissa = layer.outputScales[row].mantissa;
+      for (int i = 0; i < 3; ++i)
+        record[6 + i] = uint8_t(mantissa >> (8 * i));
+      record[9] = uint8_t(layer.outputScales[row].shift & 0x3f);
+    }
+    for (int64_t j = 0; j < perRow; ++j) {
+      uint8_t *word = block + (headerWords + j) * wordBytes;
+      for (int64_t r = 0; r < p.rows; ++r) {
+        const size_t row = size_t(b * p.rows + r);
+        copyRun(word + r * run, layer.packedWeights.data() + int64_t(row) * rowBytes + j * run,
+                run);
+        if (p.groupSize != 0) {
+          const uint16_t m = layer.groupScales[row * groups + size_t(j * p.kLanes / p.groupSize)];
+          word[mantissaAt + 2 * r] = uint8_t(m & 0xff);
+          word[mantissaAt + 2 * r + 1] = uint8_t(m >> 8);
+        }
+      }
+    }
+  }
   return bytes;
 }
 

@@ -15,6 +15,14 @@ int64_t peakRssBytes() {
   return static_cast<int64_t>(usage.ru_maxrss) * 1024; // Linux reports kilobytes
 }
 
+double processCpuSeconds() {
+  struct rusage usage {};
+  if (getrusage(RUSAGE_SELF, &usage) != 0)
+    return 0;
+  auto seconds = [](const timeval &t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 PhaseLog::PhaseLog(std::ostream *out, bool quiet)
     : out_(quiet ? nullptr : out), tty_(out_ == &std::cerr && ::isatty(STDERR_FILENO)),
       created_(std::chrono::steady_clock::now()) {}
@@ -33,6 +41,7 @@ void PhaseLog::begin(const std::string &name) {
   end();
   running_ = name;
   started_ = std::chrono::steady_clock::now();
+  startedCpu_ = processCpuSeconds();
   if (out_ && tty_)
     *out_ << "  " << name << " ..." << std::flush;
 }
@@ -43,6 +52,7 @@ void PhaseLog::end() {
   PhaseRecord r;
   r.name = running_;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  r.cpuSeconds = processCpuSeconds() - startedCpu_;
   r.peakRssBytes = peakRssBytes();
   phases_.push_back(r);
   running_.clear();

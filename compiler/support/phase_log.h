@@ -1,8 +1,10 @@
 // PhaseLog: what a long command is doing and what each step cost. A command names each phase
 // as it starts it (reading weights, calibration, quantization, ...); the log prints one line
 // per finished phase on stderr ("  calibration      1.84 s   peak RSS 2.1 GB") unless it is
-// quiet, and keeps every phase's wall time and the process's peak RSS at its end, so that a
-// benchmark can write them as JSON. A TTY also sees the running phase's name while it works.
+// quiet, and keeps every phase's wall time, the CPU time the process spent in it (all threads:
+// on a machine shared with other work, CPU time / wall time says how many cores the phase got)
+// and the process's peak RSS at its end, so that a benchmark can write them as JSON. A TTY also
+// sees the running phase's name while it works.
 #pragma once
 
 #include <chrono>
@@ -16,6 +18,7 @@ namespace st {
 struct PhaseRecord {
   std::string name;
   double seconds = 0;       ///< wall time of the phase
+  double cpuSeconds = 0;    ///< user + system CPU time of the process's threads in the phase
   int64_t peakRssBytes = 0; ///< the process's peak resident set size at the phase's end
 };
 
@@ -40,11 +43,14 @@ private:
   bool tty_;
   std::string running_;
   std::chrono::steady_clock::time_point started_, created_;
+  double startedCpu_ = 0;
   std::vector<PhaseRecord> phases_;
 };
 
 /// The process's peak resident set size so far, in bytes (getrusage).
 int64_t peakRssBytes();
+/// The user + system CPU time of the process so far (all threads), in seconds (getrusage).
+double processCpuSeconds();
 
 /// Runs `begin(name)` on construction and `end()` on destruction: one phase per scope.
 class PhaseScope {

@@ -31,12 +31,28 @@ TEST(DecodeBuilder, Gpt2ProgramHasThreeStagesAndTiedHead) {
   EXPECT_EQ(m.program.stages[2].bindings[0].weights.at("lm_head.weight"), "transformer.wte.weight");
   EXPECT_EQ(m.program.stages[1].bindings[1].weights.at("q_proj.weight"),
             "transformer.h.1.attn.c_attn.weight#q^T");
-  // The transposed split matches the Conv1D layout: Wq[n][k] = c_attn[k][n].
-  const auto &fused = m.weights.get("transformer.h.1.attn.c_attn.weight");
-  const auto &q = m.weights.get("transformer.h.1.attn.c_attn.weight#k^T");
+  // The transposed split matches the Conv1D layout: Wk[n][k] = c_attn[k][h + n], everywhere.
+  const WeightStore raw = readModelWeights(std::string(ST_FIXTURE_DIR) + "/gpt2_tiny");
+  const auto &fused = raw.get("transformer.h.1.attn.c_attn.weight");
+  const auto &k = m.weights.get("transformer.h.1.attn.c_attn.weight#k^T");
   const int64_t h = m.config.hiddenSize;
-  EXPECT_EQ(q.data[static_cast<size_t>(5 * h + 7)],
-            fused.data[static_cast<size_t>(7 * 3 * h + h + 5)]);
+  ASSERT_EQ(k.data.size(), static_cast<size_t>(h * h));
+  for (int64_t n = 0; n < h; ++n)
+    for (int64_t i = 0; i < h; ++i)
+      ASSERT_EQ(k.data[static_cast<size_t>(n * h + i)],
+                fused.data[static_cast<size_t>(i * 3 * h + h + n)])
+          << "row " << n << " col " << i;
+  const auto &down = m.weights.get("transformer.h.1.mlp.c_proj.weight#^T");
+  const auto &downFused = raw.get("transformer.h.1.mlp.c_proj.weight");
+  const int64_t inner = m.config.intermediateSize;
+  for (int64_t n = 0; n < h; ++n)
+    for (int64_t i = 0; i < inner; ++i)
+      ASSERT_EQ(down.data[static_cast<size_t>(n * inner + i)],
+                downFused.data[static_cast<size_t>(i * h + n)]);
+  // The fused originals keep their shapes but not their values (each weight is held once).
+  EXPECT_TRUE(m.weights.get("transformer.h.1.attn.c_attn.weight").data.empty());
+  EXPECT_EQ(m.weights.get("transformer.h.1.attn.c_attn.weight").shape,
+            (std::vector<int64_t>{h, 3 * h}));
   EXPECT_NE(m.program.toString().find("attention {heads=4 kv_heads=4 head_dim=12"),
             std::string::npos);
 }

@@ -130,6 +130,36 @@ TEST(WeightStream, WeightFieldIsTheRowsPackedByteRuns) {
     }
 }
 
+TEST(WeightStream, BytesAreTheWordsLittleEndian) {
+  // linearWeightStreamBytes builds bytes directly; they must be the words of
+  // linearWeightStreamWords, each as WordBits/8 little-endian bytes, for every layout: headers
+  // over one or several words, payloads narrower than the word, W4/W8, groups or per channel.
+  std::mt19937_64 rng(21);
+  int checked = 0;
+  for (int weightBits : {4, 8})
+    for (int groupSize : {0, 16, 64})
+      for (int64_t rows : {1, 3, 8})
+        for (int64_t wordBits : {int64_t(0), int64_t(96), int64_t(520), int64_t(1024)}) {
+          model::LinearParams p;
+          p.k = 128, p.nOut = 24, p.rows = rows, p.kLanes = 16, p.lanes = 8,
+          p.weightBits = weightBits, p.groupSize = groupSize;
+          p.wordBits = wordBits ? wordBits : (linearStreamPayloadBits(p) + 7) / 8 * 8;
+          if (p.wordBits < linearStreamPayloadBits(p))
+            continue;
+          const QuantizedLinear layer = randomLayer(p, rng, rows != 3);
+          const std::vector<StreamWord> words = linearWeightStreamWords(layer, p);
+          std::vector<uint8_t> expected;
+          for (const StreamWord &word : words)
+            for (int64_t i = 0; i < p.wordBits / 8; ++i)
+              expected.push_back(uint8_t(word[size_t(i / 4)] >> (8 * (i % 4))));
+          ASSERT_EQ(linearWeightStreamBytes(layer, p), expected)
+              << "W" << weightBits << " g" << groupSize << " Rows " << rows << " WordBits "
+              << p.wordBits;
+          ++checked;
+        }
+  EXPECT_EQ(checked, 50); // the 72 combinations less those whose payload exceeds the word
+}
+
 TEST(WeightStream, RejectsMismatchedLayers) {
   std::mt19937_64 rng(3);
   model::LinearParams p;
