@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <numeric>
 #include <set>
 
@@ -93,7 +94,8 @@ plan::HbmImagePlan readHbmManifest(const std::string &path) {
     throw Error(path, "file", "a readable HBM manifest (manifest.json)");
   nlohmann::json j;
   try {
-    in >> j;
+    // The whole file is one JSON value (`in >> j` would stop after the first and accept junk).
+    j = nlohmann::json::parse(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   } catch (const nlohmann::json::exception &e) {
     throw Error(path, "file", std::string("valid JSON (") + e.what() + ")");
   }
@@ -116,7 +118,7 @@ plan::HbmImagePlan readHbmManifest(const std::string &path) {
       throw Error(path, where + key, "a string, got " + v.dump());
     return v.get<std::string>();
   };
-  if (!j.is_object() || j.value("format", "") != "streamtensor-hbm-image-1")
+  if (!j.is_object() || !j.contains("format") || j["format"] != "streamtensor-hbm-image-1")
     throw Error(path, "format", "\"streamtensor-hbm-image-1\"");
   plan::HbmImagePlan plan;
   plan.architecture = text(j, "architecture", "");

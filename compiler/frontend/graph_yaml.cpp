@@ -2,6 +2,7 @@
 #include "frontend/graph_yaml.h"
 
 #include <cctype>
+#include <charconv>
 #include <fstream>
 #include <sstream>
 
@@ -52,7 +53,13 @@ private:
       ++pos_;
     if (pos_ == start || (pos_ == start + 1 && text_[start] == '-'))
       fail("an integer");
-    return std::stoll(text_.substr(start, pos_ - start));
+    int64_t value = 0;
+    const auto [end, error] = std::from_chars(text_.data() + start, text_.data() + pos_, value);
+    if (error != std::errc() || end != text_.data() + pos_) {
+      pos_ = start;
+      fail("an integer within 64 bits");
+    }
+    return value;
   }
   ir::ScalarExpr parse() {
     skipSpace();
@@ -67,8 +74,16 @@ private:
     if (word.empty())
       fail("an input (in0, in1, ...), an integer or an operation such as add(...)");
     if (word.size() > 2 && word.rfind("in", 0) == 0 &&
-        word.find_first_not_of("0123456789", 2) == std::string::npos)
-      return ir::ScalarExpr::input(static_cast<unsigned>(std::stoul(word.substr(2))));
+        word.find_first_not_of("0123456789", 2) == std::string::npos) {
+      unsigned index = 0;
+      const char *digits = word.data() + 2, *last = word.data() + word.size();
+      const auto [end, error] = std::from_chars(digits, last, index);
+      if (error != std::errc() || end != last) {
+        pos_ = start;
+        fail("an input inN with N a 32-bit index");
+      }
+      return ir::ScalarExpr::input(index);
+    }
     ir::ScalarExpr::Kind kind;
     if (!ir::parseScalarOpKind(word, kind)) {
       pos_ = start;
