@@ -60,7 +60,10 @@ void accumulatePortable(const double *wd, const double *xt, size_t cp, size_t kb
 __attribute__((target("avx2,fma"))) void accumulateAvx2(const double *wd, const double *xt,
                                                         size_t cp, size_t kb, double *acc) {
   for (size_t c = 0; c < cp; c += kColumnBlock) {
+    // The i loops are unrolled so that the 12 accumulators stay in registers (GCC keeps an
+    // array indexed by a rolled loop on the stack: a load and a store around every FMA).
     __m256d a[kRowBlock][2];
+#pragma GCC unroll 6
     for (size_t i = 0; i < kRowBlock; ++i) {
       a[i][0] = _mm256_loadu_pd(acc + i * cp + c);
       a[i][1] = _mm256_loadu_pd(acc + i * cp + c + 4);
@@ -68,12 +71,14 @@ __attribute__((target("avx2,fma"))) void accumulateAvx2(const double *wd, const 
     const double *xk = xt + c;
     for (size_t k = 0; k < kb; ++k, xk += cp) {
       const __m256d x0 = _mm256_loadu_pd(xk), x1 = _mm256_loadu_pd(xk + 4);
+#pragma GCC unroll 6
       for (size_t i = 0; i < kRowBlock; ++i) {
         const __m256d w = _mm256_broadcast_sd(wd + i * kKBlock + k);
         a[i][0] = _mm256_fmadd_pd(w, x0, a[i][0]);
         a[i][1] = _mm256_fmadd_pd(w, x1, a[i][1]);
       }
     }
+#pragma GCC unroll 6
     for (size_t i = 0; i < kRowBlock; ++i) {
       _mm256_storeu_pd(acc + i * cp + c, a[i][0]);
       _mm256_storeu_pd(acc + i * cp + c + 4, a[i][1]);
