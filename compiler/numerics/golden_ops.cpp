@@ -82,8 +82,10 @@ std::vector<int32_t> residualAdd(const std::vector<int32_t> &a, const std::vecto
   const unsigned shift = std::max(scales.a.shift, scales.b.shift);
   std::vector<int32_t> y(a.size());
   for (size_t i = 0; i < a.size(); ++i) {
-    const Int128 sum = (Int128(a[i]) * scales.a.mantissa << (shift - scales.a.shift)) +
-                       (Int128(b[i]) * scales.b.mantissa << (shift - scales.b.shift));
+    // Aligned by multiplying with powers of two: a left shift of a negative value is undefined
+    // in C++17 (UBSan reports it), the product is the same bits.
+    const Int128 sum = Int128(a[i]) * scales.a.mantissa * (Int128(1) << (shift - scales.a.shift)) +
+                       Int128(b[i]) * scales.b.mantissa * (Int128(1) << (shift - scales.b.shift));
     y[i] = static_cast<int32_t>(saturateSigned(
         static_cast<int64_t>(saturateSigned128(roundShiftRight128(sum, shift))), outputBits));
   }
@@ -113,7 +115,9 @@ std::vector<int32_t> normalize(const std::vector<int32_t> &x, const QuantizedNor
                                       inverseRoot.exponent + 1); // Q.16, |z| < 2^24
     const unsigned shift = norm.outputMultiplier.shift + 16;
     const Int128 product = Int128(z * norm.gamma[i]) * norm.outputMultiplier.mantissa;
-    const Int128 offset = layerNorm ? Int128(norm.beta[i]) << (shift - kNormBetaFracBits) : 0;
+    const Int128 offset = layerNorm
+                              ? Int128(norm.beta[i]) * (Int128(1) << (shift - kNormBetaFracBits))
+                              : 0; // beta < 0: a product, not a left shift (see above)
     y[i] = static_cast<int32_t>(saturateSigned(
         static_cast<int64_t>(saturateSigned128(roundShiftRight128(product + offset, shift))),
         norm.outputBits));

@@ -6,7 +6,6 @@
 #include "frontend/float_executor.h"
 
 #include <cmath>
-#include <cstring>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -15,6 +14,7 @@
 #include "frontend/calibration.h"
 #include "frontend/decode_builder.h"
 #include "frontend/float_linear.h"
+#include "quantized_model_compare.h"
 #include "support/parallel.h"
 
 namespace st::frontend {
@@ -42,10 +42,6 @@ std::vector<float> wideValues(size_t n, std::mt19937 &rng) {
   for (float &x : v)
     x = std::ldexp(normal(rng), exponent(rng));
   return v;
-}
-
-bool sameBits(const std::vector<float> &a, const std::vector<float> &b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 TEST(FloatLinear, ColumnsGiveTheScalarLoopsBitsWithEitherKernel) {

@@ -13,7 +13,9 @@
 namespace st::frontend {
 
 inline bool sameBits(const std::vector<float> &a, const std::vector<float> &b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+  // memcmp's pointers must not be null, not even for 0 bytes (an empty vector's may be).
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 inline void expectSameCalibrations(const Calibration &a, const Calibration &b) {
