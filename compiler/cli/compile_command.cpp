@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -78,11 +79,14 @@ void writeTimings(const std::string &path, const PhaseLog &log) {
   j["total_seconds"] = log.totalSeconds();
   j["cpu_seconds"] = processCpuSeconds();
   j["peak_rss_bytes"] = peakRssBytes();
+  // A phase beside the main sequence has no CPU time of its own (phase_log.h).
   for (const PhaseRecord &p : log.phases())
-    j["phases"].push_back({{"name", p.name},
-                           {"seconds", p.seconds},
-                           {"cpu_seconds", p.cpuSeconds},
-                           {"peak_rss_bytes", p.peakRssBytes}});
+    j["phases"].push_back(
+        {{"name", p.name},
+         {"seconds", p.seconds},
+         {"cpu_seconds", p.beside ? nlohmann::json() : nlohmann::json(p.cpuSeconds)},
+         {"beside", p.beside},
+         {"peak_rss_bytes", p.peakRssBytes}});
   std::ofstream out(path);
   out << j.dump(2) << "\n";
   if (!out)
@@ -119,7 +123,8 @@ std::map<std::string, int64_t> parseFifoDepths(const std::vector<std::string> &o
 }
 
 /// The LLM accelerator of a Hugging Face model directory (docs/accelerator.md,
-/// docs/architecture.md): load -> calibrate -> quantize -> plan -> (predict beside) emit.
+/// docs/architecture.md): load -> calibrate -> quantize (lower, size and predict beside) -> plan
+// -> emit.
 void compileModel(const CompileOptions &o, const std::string &finalDir, const fs::path &staging,
                   PhaseLog &log) {
   const numerics::Precision precision = frontend::parsePrecision(o.precision, "--precision");
@@ -134,47 +139,53 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
     throw Error("--max-context", std::to_string(maxContext),
                 "2 .. " + std::to_string(model.program.maxPositions) +
                     " (the model's max_position_embeddings)");
-  log.begin("calibration");
-  const frontend::Calibration calibration =
-      frontend::calibrate(model.program, model.weights,
-                          frontend::calibrationSetOf(o.input, model.program.vocabSize,
-                                                     model.program.maxPositions, o.randomWeights));
-  log.begin("quantization");
-  const frontend::QuantizedModel quantized =
-      frontend::quantizeModel(model.program, model.weights, precision, calibration);
-  // The design is made from the program and the quantized model alone: a checkpoint's fp32
-  // weights go, so the HBM image and the rest run beside the quantized model only (peak RSS;
-  // random weights are streamed and were never held).
-  model.weights = frontend::WeightStore();
-  log.end();
-  // plan: lowering, FIFO sizing, the HBM image plan, the top's interface, kernel bindings.
+  // plan: the top's interface, kernel bindings and HBM plan need the quantized model; the
+  // lowering, FIFO sizing and step prediction read only the program's shapes, so they run beside
+  // calibration and quantization: two items of one parallelFor, so that both take their threads
+  // out of the one budget (support/parallel.h). The calling thread calibrates and quantizes.
+  llm::AcceleratorOptions accelerator;
+  accelerator.precision = precision;
+  accelerator.maxContext = maxContext;
+  accelerator.maxLanes = o.maxLanes;
+  accelerator.forcedDepths = parseFifoDepths(o.fifoDepths);
+  std::optional<frontend::QuantizedModel> quantized;
+  std::optional<llm::AcceleratorGraph> lowered;
+  plan::LlmStepPrediction predicted;
+  parallelFor(2, [&](size_t item) {
+    if (item == 1) {
+      {
+        BesidePhase phase(&log, "lowering + FIFO LP");
+        lowered = plan::lowerLlmDesign(model.program, accelerator);
+      }
+      BesidePhase phase(&log, "step prediction");
+      predicted = plan::predictLlmSteps(*lowered, accelerator);
+      return;
+    }
+    log.begin("calibration");
+    const frontend::Calibration calibration = frontend::calibrate(
+        model.program, model.weights,
+        frontend::calibrationSetOf(o.input, model.program.vocabSize, model.program.maxPositions,
+                                   o.randomWeights));
+    log.begin("quantization");
+    quantized = frontend::quantizeModel(model.program, model.weights, precision, calibration);
+    // The design is made from the program and the quantized model alone: a checkpoint's fp32
+    // weights go, so the HBM image and the rest run beside the quantized model only (peak RSS;
+    // random weights are streamed and were never held).
+    model.weights = frontend::WeightStore();
+    log.begin("waiting for the prediction");
+  });
+  log.begin("planning");
   plan::LlmPlanOptions po;
-  po.log = &log;
   po.designName = fs::path(o.input).lexically_normal().filename().string();
   if (po.designName.empty())
     po.designName = fs::path(o.input).lexically_normal().parent_path().filename().string();
   po.designName += "_" + frontend::precisionName(precision);
   po.devicePath = o.device;
-  po.accelerator.precision = precision;
-  po.accelerator.maxContext = maxContext;
-  po.accelerator.maxLanes = o.maxLanes;
-  po.accelerator.forcedDepths = parseFifoDepths(o.fifoDepths);
+  po.accelerator = accelerator;
   po.tablePrefix = fs::absolute(fs::path(finalDir) / "rtl" / "tables").string() + "/";
-  const plan::LlmPlan design = plan::planLlmDesign(model, quantized, po);
-  // predict beside emit: the step prediction (timing simulations, seconds at full size) reads
-  // only the plan, so it runs while the HBM image is written: two items of one parallelFor, so
-  // that both take their threads out of the one budget (support/parallel.h). The calling thread
-  // writes the image (item 0) and then waits for the rest of the prediction.
-  plan::LlmStepPrediction predicted;
-  log.begin("HBM image + prediction");
-  parallelFor(2, [&](size_t item) {
-    if (item == 0) {
-      gen::writeLlmHbmImage(design, staging.string());
-      log.begin("prediction (rest)");
-    } else {
-      predicted = plan::predictLlmSteps(design);
-    }
-  });
+  const plan::LlmPlan design = plan::planLlmDesign(model, *quantized, std::move(*lowered), po);
+  log.begin("HBM image");
+  gen::writeLlmHbmImage(design, staging.string());
   log.begin("RTL + reports");
   gen::LlmWriteOptions w;
   w.sourceDir = ST_SOURCE_DIR;

@@ -59,13 +59,21 @@ int64_t stageCyclesAt(const AcceleratorGraph &g, const AcceleratorOptions &optio
                       int64_t cacheLength, const model::MemoryTiming &hbm);
 
 /// A stage's cycles as a function of the cache length, from a few exact simulations: exact at
-/// each sample, the chord between neighbouring samples elsewhere. sampleCacheLengthCurve picks
-/// the samples: both ends, then the midpoint of every interval whose midpoint misses the chord
-/// by more than `tolerance` cycles, recursively. The makespan is the longest path through the
-/// run's events, each path's length affine in the cache length (the cache streams add the same
-/// events per row), so it is the maximum of affine functions, a convex function up to the
-/// rounding of rate cadences (a few cycles): on an interval where a convex function meets its
-/// chord at the midpoint it is affine, and the chord is exact there up to that rounding.
+/// each sample, the chord between neighbouring samples elsewhere. The makespan is the longest
+/// path through the run's events, each path's length affine in the cache length (the cache
+/// streams add the same events per row): piecewise affine, with a few kinks where another path
+/// becomes the longest (measured: a full-size block is concave with one kink, e.g. GPT-2 Medium
+/// 33 cycles a row up to 64 rows, 17 after), up to the rounding of rate cadences (a few cycles).
+/// On an interval where it is convex or concave, sampleCacheLengthCurve bounds the chord's error:
+///  - tolerance > 0 (full-size blocks): sandwiching. Each open interval also knows the lengths
+///    just outside it, hence the slopes at its ends; the function lies between the chord and the
+///    two end tangents, so the chord is within the tolerance wherever its distance to the
+///    tangents at their crossing is. Else the pair of lengths at the crossing is sampled and
+///    splits the interval (the midpoint, if the slopes fit neither shape).
+///  - tolerance 0 (small blocks, sampled until the chords are exact): bisection. Both ends, then
+///    the midpoint of every interval whose midpoint misses the chord, recursively; where such a
+///    function meets its chord at the midpoint it is affine.
+/// Each round's lengths are simulated in parallel.
 struct CacheLengthCurve {
   std::vector<std::pair<int64_t, int64_t>> samples; ///< (cache length, cycles), ascending
   /// The cycles at `cacheLength` (first <= cacheLength <= last sample).

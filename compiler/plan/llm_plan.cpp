@@ -2,6 +2,8 @@
 #include "plan/llm_plan.h"
 
 #include <algorithm>
+#include <utility>
+#include <variant>
 
 #include "llm/run_layout.h"
 #include "support/error.h"
@@ -84,31 +86,36 @@ std::map<ir::NodeId, LlmKernelConfig> kernelConfigs(const llm::AcceleratorGraph 
   return configs;
 }
 
-/// Per layer, the sliding window of the block's attention (0: none).
-std::vector<int64_t> layerWindowsOf(const llm::AcceleratorGraph &g,
-                                    const frontend::QuantizedModel &q) {
-  std::vector<int64_t> windows(g.layers, 0);
-  for (const auto &[n, info] : g.nodes) {
-    const ir::DataflowNode &node = llm::stageNodeOf(g, n);
-    if (info.role != AcceleratorRole::Kernel || info.stage != 1 || node.module != "st_attention")
-      continue;
-    for (int64_t run = 0; run < info.layers; ++run)
-      windows[run] =
-          std::max(windows[run],
-                   q.get<frontend::QuantizedAttentionOp>(decodeStageOf(g, n).name, run, node.name)
-                       .slidingWindow);
-  }
-  return windows;
-}
-
 } // namespace
 
 const ir::DecodeStage &decodeStageOf(const llm::AcceleratorGraph &g, ir::NodeId n) {
   return g.program->stages.at(g.nodes.at(n).stage);
 }
 
+std::vector<int64_t> layerWindowsOf(const ir::DecodeProgram &program) {
+  // The block is stage 1 (prologue, block, epilogue); each run is a layer.
+  const ir::DecodeStage &block = program.stages.at(1);
+  std::vector<int64_t> windows(static_cast<size_t>(block.repeat), 0);
+  for (int64_t run = 0; run < block.repeat; ++run)
+    for (ir::OpId o = 0; o < block.graph.numOps(); ++o) {
+      const ir::Op &op = block.graph.op(o);
+      const ir::LayerBinding &binding = block.bindings.at(static_cast<size_t>(run));
+      const auto bound = binding.attributes.find(op.name);
+      const ir::LlmAttributes &attrs = bound != binding.attributes.end() ? bound->second : op.llm;
+      if (const auto *a = std::get_if<ir::AttentionAttrs>(&attrs))
+        windows[static_cast<size_t>(run)] =
+            std::max(windows[static_cast<size_t>(run)], a->slidingWindow);
+    }
+  return windows;
+}
+
+llm::AcceleratorGraph lowerLlmDesign(const ir::DecodeProgram &program,
+                                     const llm::AcceleratorOptions &options) {
+  return llm::buildAcceleratorGraph(program, options);
+}
+
 LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::QuantizedModel &q,
-                      const LlmPlanOptions &options) {
+                      llm::AcceleratorGraph graph, const LlmPlanOptions &options) {
   if (q.precision != options.accelerator.precision)
     throw Error("llm design", "precision", "the quantized model's precision");
   LlmPlan d;
@@ -118,9 +125,7 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
   d.precisionName = frontend::precisionName(q.precision);
   d.accelerator = options.accelerator;
   d.device = passes::loadDeviceConstraints(options.devicePath);
-  PhaseScope lowering(options.log, "lowering + FIFO LP");
-  d.graph = llm::buildAcceleratorGraph(model.program, options.accelerator);
-  PhaseScope planning(options.log, "planning");
+  d.graph = std::move(graph);
   std::map<std::string, int64_t> lanes;
   for (size_t i = 0; i < d.graph.stages.size(); ++i)
     lanes[model.program.stages[i].name] = d.graph.stages[i].lanes;
@@ -144,14 +149,15 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
       },
       [&](ir::NodeId n) { return bufferOf(d.graph, n); });
   d.kernels = kernelConfigs(d.graph, q, options.tablePrefix, d.tables);
-  d.layerWindows = layerWindowsOf(d.graph, q);
+  d.layerWindows = layerWindowsOf(model.program);
   return d;
 }
 
-LlmStepPrediction predictLlmSteps(const LlmPlan &plan) {
+LlmStepPrediction predictLlmSteps(const llm::AcceleratorGraph &graph,
+                                  const llm::AcceleratorOptions &options) {
   LlmStepPrediction p;
-  p.stepCycles = llm::predictStepCycles(plan.graph, plan.accelerator, plan.layerWindows,
-                                        plan.accelerator.maxContext, p.hbm, &p.block);
+  p.stepCycles = llm::predictStepCycles(graph, options, layerWindowsOf(*graph.program),
+                                        options.maxContext, p.hbm, &p.block);
   return p;
 }
 

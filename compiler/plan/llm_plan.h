@@ -20,7 +20,6 @@
 #include "plan/hbm_plan.h"
 #include "plan/llm_kernel_bindings.h"
 #include "plan/llm_top_interface.h"
-#include "support/phase_log.h"
 
 namespace st::plan {
 
@@ -32,8 +31,6 @@ struct LlmPlanOptions {
   /// What the kernels' table-file parameters start with (the $readmemh paths: the final
   /// directory's rtl/tables/).
   std::string tablePrefix;
-  /// Where the phases are timed and reported (may be null).
-  PhaseLog *log = nullptr;
 };
 
 /// The planned design: nothing is decided after it.
@@ -69,13 +66,24 @@ struct LlmStepPrediction {
 /// The HBM buffer of the prompt ids: one u32 id per 64-byte row, maxContext rows.
 inline constexpr const char *kPromptBuffer = "run/prompt";
 
-/// Plans the design (see the file comment). Throws st::Error.
-LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::QuantizedModel &q,
-                      const LlmPlanOptions &options);
+/// The lowering and FIFO sizing of the joined stages (llm/accelerator_graph). They read only the
+/// program's shapes, so they may run while calibration and quantization work. Throws st::Error.
+llm::AcceleratorGraph lowerLlmDesign(const ir::DecodeProgram &program,
+                                     const llm::AcceleratorOptions &options);
 
-/// The step prediction of a planned design (timing simulations of its stages: seconds at full
-/// size; it reads only the plan, so it may run beside the printing).
-LlmStepPrediction predictLlmSteps(const LlmPlan &plan);
+/// Plans the design (see the file comment) around `graph`, lowerLlmDesign's result with
+/// options.accelerator. Throws st::Error.
+LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::QuantizedModel &q,
+                      llm::AcceleratorGraph graph, const LlmPlanOptions &options);
+
+/// The step prediction of a lowered design (timing simulations of its stages: seconds at full
+/// size; it reads only the lowered graph and the program's attention windows, so it may run
+/// beside calibration and quantization).
+LlmStepPrediction predictLlmSteps(const llm::AcceleratorGraph &graph,
+                                  const llm::AcceleratorOptions &options);
+
+/// Per layer, the sliding window of the block's attention (0: none).
+std::vector<int64_t> layerWindowsOf(const ir::DecodeProgram &program);
 
 /// The decode stage of accelerator node `n` (a stage's node, not the control's).
 const ir::DecodeStage &decodeStageOf(const llm::AcceleratorGraph &g, ir::NodeId n);

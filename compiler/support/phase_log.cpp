@@ -39,6 +39,7 @@ double PhaseLog::totalSeconds() const {
 
 void PhaseLog::begin(const std::string &name) {
   end();
+  const std::lock_guard<std::mutex> lock(mutex_);
   running_ = name;
   started_ = std::chrono::steady_clock::now();
   startedCpu_ = processCpuSeconds();
@@ -47,6 +48,7 @@ void PhaseLog::begin(const std::string &name) {
 }
 
 void PhaseLog::end() {
+  const std::lock_guard<std::mutex> lock(mutex_);
   if (running_.empty())
     return;
   PhaseRecord r;
@@ -56,14 +58,33 @@ void PhaseLog::end() {
   r.peakRssBytes = peakRssBytes();
   phases_.push_back(r);
   running_.clear();
+  print(r);
+}
+
+void PhaseLog::endBeside(const std::string &name, std::chrono::steady_clock::time_point started) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  PhaseRecord r;
+  r.name = name;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  r.peakRssBytes = peakRssBytes();
+  r.beside = true;
+  phases_.push_back(r);
+  print(r);
+}
+
+void PhaseLog::print(const PhaseRecord &r) {
   if (!out_)
     return;
-  char line[160];
-  std::snprintf(line, sizeof line, "  %-22s %8.2f s   peak RSS %6.2f GB", r.name.c_str(), r.seconds,
+  const std::string name = r.beside ? r.name + " (beside)" : r.name;
+  char line[200];
+  std::snprintf(line, sizeof line, "  %-32s %8.2f s   peak RSS %6.2f GB", name.c_str(), r.seconds,
                 static_cast<double>(r.peakRssBytes) / 1e9);
   if (tty_)
     *out_ << "\r\033[K";
-  *out_ << line << "\n" << std::flush;
+  *out_ << line << "\n";
+  if (tty_ && !running_.empty())
+    *out_ << "  " << running_ << " ..."; // the main phase still running
+  *out_ << std::flush;
 }
 
 } // namespace st

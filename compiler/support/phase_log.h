@@ -5,12 +5,21 @@
 // on a machine shared with other work, CPU time / wall time says how many cores the phase got)
 // and the process's peak RSS at its end, so that a benchmark can write them as JSON. A TTY also
 // sees the running phase's name while it works.
+//
+// A phase may also run beside the main sequence, on another thread (BesidePhase: the lowering
+// and step prediction of an LLM while calibration and quantization run). It is printed when it
+// ends, marked "(beside)", with its own wall time; the process's CPU time cannot be split
+// between concurrent phases, so a beside phase records none and the main phases it overlapped
+// include it.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <iosfwd>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace st {
@@ -20,6 +29,7 @@ struct PhaseRecord {
   double seconds = 0;       ///< wall time of the phase
   double cpuSeconds = 0;    ///< user + system CPU time of the process's threads in the phase
   int64_t peakRssBytes = 0; ///< the process's peak resident set size at the phase's end
+  bool beside = false;      ///< ran beside the main sequence (cpuSeconds: 0, not known)
 };
 
 class PhaseLog {
@@ -34,11 +44,17 @@ public:
   void begin(const std::string &name);
   /// Ends the running phase.
   void end();
+  /// Records a phase that ran beside the main sequence from `started` until now (thread-safe).
+  void endBeside(const std::string &name, std::chrono::steady_clock::time_point started);
   const std::vector<PhaseRecord> &phases() const { return phases_; }
   /// Wall time since the log was made.
   double totalSeconds() const;
 
 private:
+  /// Prints a finished phase's line (the TTY's running-phase line is redrawn after it).
+  void print(const PhaseRecord &r);
+
+  std::mutex mutex_; // begin, end and endBeside may come from different threads
   std::ostream *out_;
   bool tty_;
   std::string running_;
@@ -68,6 +84,27 @@ public:
 
 private:
   PhaseLog *log_;
+};
+
+/// A phase beside the main sequence for the scope's lifetime (not recorded if the scope ends
+/// by an exception).
+class BesidePhase {
+public:
+  BesidePhase(PhaseLog *log, std::string name)
+      : log_(log), name_(std::move(name)), started_(std::chrono::steady_clock::now()),
+        exceptions_(std::uncaught_exceptions()) {}
+  ~BesidePhase() {
+    if (log_ && std::uncaught_exceptions() == exceptions_)
+      log_->endBeside(name_, started_);
+  }
+  BesidePhase(const BesidePhase &) = delete;
+  BesidePhase &operator=(const BesidePhase &) = delete;
+
+private:
+  PhaseLog *log_;
+  std::string name_;
+  std::chrono::steady_clock::time_point started_;
+  int exceptions_;
 };
 
 } // namespace st

@@ -62,7 +62,9 @@ def main():
           f"phases: wall s (CPU s) |")
     print(f"|---|---|---|---|---|---|---|")
     for r in results["runs"]:
-        phases = ", ".join(f"{ph['name']} {ph['seconds']:.2f} ({ph.get('cpu_seconds', 0):.2f})"
+        # A phase beside the main sequence has no CPU time of its own (support/phase_log.h).
+        phases = ", ".join(f"{ph['name']} {ph['seconds']:.2f} " +
+                           ("(beside)" if ph.get("beside") else f"({ph.get('cpu_seconds') or 0:.2f})")
                            for ph in r["phases"])
         print(f"| {r['precision']} | {r['max_context']} | {r['wall_seconds']:.2f} | "
               f"{r['cpu_seconds'] or 0:.2f} | {r['peak_rss_bytes'] / 1e9:.2f} | "

@@ -201,6 +201,37 @@ TEST(StepPrediction, SampledBlockCurveEqualsTheSimulationAtFullSize) {
   expectCurveMatchesSimulation(g, o, o.maxContext - 1, 20);
 }
 
+TEST(StepPrediction, SandwichSamplingFindsTheKinkOfAConcaveBlock) {
+  // A full-size block's shape: 33 cycles a row up to 64 rows, 17 after (GPT-2 Medium).
+  auto kinked = [](int64_t c) { return 222004 + std::min(33 * c, 17 * c + 1024); };
+  int64_t calls = 0;
+  const CacheLengthCurve curve = sampleCacheLengthCurve(
+      [&](int64_t c) {
+        ++calls;
+        return kinked(c);
+      },
+      1, 4095, 12);
+  // Both ends with their neighbours, then the pair at the tangents' crossing.
+  EXPECT_EQ(curve.samples.size(), 6u);
+  EXPECT_EQ(calls, 6);
+  for (int64_t c = 1; c <= 4095; ++c)
+    ASSERT_EQ(curve.at(c), kinked(c)) << "cache length " << c;
+}
+
+TEST(StepPrediction, SandwichSamplingBoundsTheChordsOfCurvedBlocks) {
+  // Curved throughout (no affine piece): every chord within the tolerance, both shapes.
+  const int64_t tolerance = 10;
+  for (int sign : {1, -1}) {
+    auto curved = [sign](int64_t c) { return 500000 + sign * (c * c / 64); };
+    const CacheLengthCurve curve = sampleCacheLengthCurve(curved, 1, 3000, tolerance);
+    EXPECT_LT(curve.samples.size(), 300u); // a tenth of the lengths
+    // + 1: the integer division makes the curve convex (concave) only up to a cycle.
+    for (int64_t c = 1; c <= 3000; ++c)
+      ASSERT_LE(std::llabs(curve.at(c) - curved(c)), tolerance + 1)
+          << "cache length " << c << ", sign " << sign;
+  }
+}
+
 TEST(StepPrediction, RunMeansSplitPromptAndGeneratedSteps) {
   const std::vector<int64_t> table = {10, 20, 30, 40, 50, 60};
   const RunPrediction r = predictRun(table, 2, 4); // steps 0 .. 4
