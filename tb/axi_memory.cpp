@@ -42,7 +42,7 @@ void AxiMemory::setConfig(const AxiMemoryConfig &config) {
   bytesPerCycle_ = config_.kernelClockMhz > 0
                        ? bytesPerCycle(config_.kernelClockMhz, config_.channelPeakGBps)
                        : 0.0;
-  tokens_.assign(config_.numChannels, 2.0 * std::max<double>(dataBytes_, bytesPerCycle_));
+  resetBuckets();
   channelStats_.resize(config_.numChannels);
 }
 
@@ -117,13 +117,48 @@ unsigned AxiMemory::channelOf(uint64_t addr) const {
   return static_cast<unsigned>((addr / config_.channelBytes) % config_.numChannels);
 }
 
-bool AxiMemory::haveTokens(uint64_t addr) const {
-  return bytesPerCycle_ == 0 || tokens_[channelOf(addr)] >= dataBytes_;
+void AxiMemory::resetBuckets() {
+  buckets_->tokens.assign(config_.numChannels, 2.0 * std::max<double>(dataBytes_, bytesPerCycle_));
+  buckets_->waiting.assign(config_.numChannels, {});
+  buckets_->refilledAt = ~uint64_t(0);
+  waitingOn_[0] = waitingOn_[1] = -1;
+}
+
+bool AxiMemory::mayMoveBeat(uint64_t addr, int side) {
+  asked_[side] = true;
+  if (bytesPerCycle_ == 0)
+    return true;
+  const unsigned channel = channelOf(addr);
+  const uintptr_t me = reinterpret_cast<uintptr_t>(this) * 2 + uintptr_t(side);
+  if (waitingOn_[side] >= 0 && unsigned(waitingOn_[side]) != channel)
+    leaveQueue(side); // its beat is now on another channel
+  std::deque<uintptr_t> &queue = buckets_->waiting[channel];
+  if ((queue.empty() || queue.front() == me) && buckets_->tokens[channel] >= dataBytes_) {
+    if (!queue.empty()) {
+      queue.pop_front();
+      waitingOn_[side] = -1;
+    }
+    return true;
+  }
+  if (waitingOn_[side] < 0) {
+    queue.push_back(me);
+    waitingOn_[side] = int(channel);
+  }
+  return false;
+}
+
+void AxiMemory::leaveQueue(int side) {
+  if (waitingOn_[side] >= 0) {
+    std::deque<uintptr_t> &queue = buckets_->waiting[unsigned(waitingOn_[side])];
+    const uintptr_t me = reinterpret_cast<uintptr_t>(this) * 2 + uintptr_t(side);
+    queue.erase(std::remove(queue.begin(), queue.end(), me), queue.end());
+    waitingOn_[side] = -1;
+  }
 }
 
 void AxiMemory::spendTokens(uint64_t addr) {
   if (bytesPerCycle_ > 0)
-    tokens_[channelOf(addr)] -= dataBytes_;
+    buckets_->tokens[channelOf(addr)] -= dataBytes_;
 }
 
 bool AxiMemory::chance(double p) {
@@ -173,7 +208,7 @@ void AxiMemory::reset() {
   rBurst_ = bIndex_ = -1;
   rActive_ = false;
   arReady_ = awReady_ = wReady_ = false;
-  tokens_.assign(config_.numChannels, 2.0 * std::max<double>(dataBytes_, bytesPerCycle_));
+  resetBuckets();
   if (pins_.hasRead()) {
     pins_.arready.write(0);
     pins_.rvalid.write(0);
@@ -186,11 +221,13 @@ void AxiMemory::reset() {
 }
 
 void AxiMemory::drive(uint64_t cycle) {
-  if (bytesPerCycle_ > 0) {
+  if (bytesPerCycle_ > 0 && buckets_->refilledAt != cycle) {
     const double cap = 2.0 * std::max<double>(dataBytes_, bytesPerCycle_);
-    for (double &t : tokens_)
+    for (double &t : buckets_->tokens)
       t = std::min(cap, t + bytesPerCycle_);
+    buckets_->refilledAt = cycle;
   }
+  asked_[0] = asked_[1] = false;
 
   if (pins_.hasRead()) {
     arReady_ = reads_.size() < config_.maxPendingReads && chance(config_.arreadyProbability);
@@ -210,7 +247,7 @@ void AxiMemory::drive(uint64_t cycle) {
       if (next >= 0) {
         const Burst &b = reads_[next];
         uint64_t beatAddr = b.addr + uint64_t(b.done) * dataBytes_;
-        if (chance(config_.rvalidProbability) && haveTokens(beatAddr)) {
+        if (chance(config_.rvalidProbability) && mayMoveBeat(beatAddr, 0)) {
           spendTokens(beatAddr);
           rBurst_ = next;
           rActive_ = true;
@@ -240,8 +277,8 @@ void AxiMemory::drive(uint64_t cycle) {
     wReady_ = false;
     if (!writes_.empty()) {
       const Burst &b = writes_.front();
-      wReady_ =
-          chance(config_.wreadyProbability) && haveTokens(b.addr + uint64_t(b.done) * dataBytes_);
+      wReady_ = chance(config_.wreadyProbability) &&
+                mayMoveBeat(b.addr + uint64_t(b.done) * dataBytes_, 1);
     }
     pins_.wready.write(wReady_ ? 1 : 0);
 
@@ -255,6 +292,9 @@ void AxiMemory::drive(uint64_t cycle) {
       pins_.bvalid.write(0);
     }
   }
+  for (int side : {0, 1})
+    if (!asked_[side])
+      leaveQueue(side);
 }
 
 bool AxiMemory::acceptAddress(bool isWrite, uint64_t cycle) {

@@ -4,16 +4,17 @@
 // read as a fixed function of their address (fillByte), so a read of uninitialised memory is
 // deterministic and still tells addresses apart. The host side reads and writes it directly
 // (loading inputs, checking outputs) without simulated time. Several AxiMemory instances (one
-// per master port) can share one store (shareStorageWith): the HBM behind a kernel's ports. Each
-// instance keeps its own timing state and token buckets: a model of ports on distinct
-// pseudo-channels, as Vitis designs map them.
+// per master port) can share one store (shareStorageWith): the HBM behind a kernel's ports, and
+// one set of per-pseudo-channel bandwidth buckets (shareBandwidthWith): ports whose bursts fall
+// on the same pseudo-channel then share its 14.375 GB/s, as on the U55C. Each instance keeps its
+// own burst queues, latencies and ready draws.
 //
 // Timing, all seeded:
 //   - Bandwidth: each pseudo-channel (address / channelBytes, modulo numChannels) has a token
-//     bucket filled every cycle with the HBM peak (14.375 GB/s) converted to bytes per kernel
-//     cycle (bytesPerCycle: 57.5 B at 250 MHz). An R beat is offered, or wready raised, only
-//     while the beat's channel has a full beat of tokens; reads and writes share the bucket.
-//     kernelClockMhz = 0 switches the cap off.
+//     bucket (shared by every instance of shareBandwidthWith) filled once every cycle with the HBM
+//     peak (14.375 GB/s) converted to bytes per kernel cycle (bytesPerCycle: 57.5 B at 250 MHz). An
+//     R beat is offered, or wready raised, only while the beat's channel has a full beat of tokens;
+//     reads and writes share the bucket. kernelClockMhz = 0 switches the cap off.
 //   - Read latency: a burst's first beat can be offered readLatency + U[0, readLatencyJitter]
 //     cycles after the cycle after its AR handshake; B likewise after the last W beat.
 //   - arready, awready and wready are raised with a given probability each cycle; rvalid and
@@ -99,6 +100,9 @@ public:
   size_t pagesAllocated() const { return pages_->size(); }
   /// From now on this memory reads and writes `other`'s store (its own contents are dropped).
   void shareStorageWith(const AxiMemory &other) { pages_ = other.pages_; }
+  /// From now on this memory draws its beats from `other`'s per-channel bandwidth buckets (both
+  /// must have the same cap and data width): the two share each pseudo-channel's bandwidth.
+  void shareBandwidthWith(const AxiMemory &other) { buckets_ = other.buckets_; }
 
   /// Bursts touching [lo, hi) answer SLVERR (data is still transferred). lo == hi: none.
   void setErrorRange(uint64_t lo, uint64_t hi) { errLo_ = lo, errHi_ = hi; }
@@ -128,7 +132,11 @@ private:
   static constexpr uint64_t kPageBytes = 4096;
 
   unsigned channelOf(uint64_t addr) const;
-  bool haveTokens(uint64_t addr) const;
+  /// Whether this instance's read (side 0) or write (side 1) half may move a beat to `addr` now:
+  /// the channel has a beat of tokens and no other requester waits before it.
+  bool mayMoveBeat(uint64_t addr, int side);
+  /// Leaves the channel queue `side` waits in, if any (at the end of a cycle it did not ask).
+  void leaveQueue(int side);
   void spendTokens(uint64_t addr);
   bool chance(double p);
   unsigned latency(unsigned fixed, unsigned jitter);
@@ -145,7 +153,20 @@ private:
   unsigned dataBytes_ = 0;
   unsigned sizeLog2_ = 0;
   double bytesPerCycle_ = 0; ///< 0: no cap
-  std::vector<double> tokens_;
+  /// Per pseudo-channel token buckets, refilled once per cycle by whichever sharing instance
+  /// drives first in that cycle.
+  /// A channel serves the requesters that found it short of tokens in turn (round robin), so a
+  /// port that always wants a beat cannot starve one that shares its channel; a requester
+  /// (instance, read or write side) that stops asking leaves the queue.
+  struct ChannelBuckets {
+    std::vector<double> tokens;
+    std::vector<std::deque<uintptr_t>> waiting; ///< per channel, requesters in turn order
+    uint64_t refilledAt = ~uint64_t(0);
+  };
+  std::shared_ptr<ChannelBuckets> buckets_ = std::make_shared<ChannelBuckets>();
+  void resetBuckets();
+  int waitingOn_[2] = {-1, -1}; ///< per side, the channel whose queue it is in, or -1
+  bool asked_[2] = {false, false};
 
   using PageMap = std::unordered_map<uint64_t, std::vector<uint8_t>>;
   std::shared_ptr<PageMap> pages_ = std::make_shared<PageMap>();

@@ -5,7 +5,9 @@
 // reads take latency + 0..jitter cycles, writes latency / 2 + 0..jitter, and every ready / valid
 // the memory drives is offered with the ready probability, under the kernel clock's bandwidth
 // cap. HbmModel then creates, per AXI master port, one AxiMemory seeded seed * 1000 + port (all
-// sharing port 0's storage, so the ports see one address space) and one AxiProtocolChecker, and
+// sharing port 0's storage, so the ports see one address space, and port 0's per-pseudo-channel
+// bandwidth buckets, so ports on one pseudo-channel share its 14.375 GB/s as on the U55C) and
+// one AxiProtocolChecker, and
 // adds them to the harness port by port (memory, then checker): the random timing and the
 // clocking order, and with them every cycle count, depend only on the seed and the port order.
 #pragma once
@@ -54,8 +56,10 @@ public:
                         std::to_string(pins.size()) + " AXI masters (expected as many, >= 1)");
     for (size_t i = 0; i < pins.size(); ++i) {
       memories_.push_back(std::make_unique<AxiMemory>(names[i], pins[i], seed * 1000 + i, config));
-      if (i)
+      if (i) {
         memories_[i]->shareStorageWith(*memories_[0]);
+        memories_[i]->shareBandwidthWith(*memories_[0]);
+      }
       checkers_.push_back(std::make_unique<AxiProtocolChecker>(names[i], pins[i]));
       h.add(*memories_[i]);
       h.add(*checkers_[i]);

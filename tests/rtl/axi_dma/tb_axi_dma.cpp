@@ -13,7 +13,9 @@
 //   - throughput: long contiguous runs with fixed latency and no stalls run at one beat per
 //     cycle (exact cycle counts); under the 250 MHz HBM cap the read rate is the cap.
 // Config "memory_unit" tests AxiMemory alone on plain C++ pins: different IDs come back out of
-// order, the same ID in order, FIXED bursts are refused.
+// order, the same ID in order, FIXED bursts are refused, and two ports sharing bandwidth
+// buckets split one pseudo-channel's 57.5 B per 250 MHz cycle but each get it on channels of
+// their own.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -612,7 +614,73 @@ uint64_t runMemoryReads(uint64_t seed, bool reorder, unsigned bursts) {
   return overtakes;
 }
 
+/// Two 64-byte read ports streaming long bursts with rready held high under the 250 MHz cap,
+/// sharing bandwidth buckets; port 1 reads from pseudo-channel `channel1` (port 0 from 0).
+/// Returns the beats each port got in `cycles` cycles.
+std::pair<uint64_t, uint64_t> runSharedBandwidth(uint64_t seed, unsigned channel1,
+                                                 uint64_t cycles) {
+  struct WidePort {
+    uint64_t araddr = 0;
+    uint8_t arid = 0, arlen = 0, arsize = 6, arburst = AxiMemory::kBurstIncr, arvalid = 0,
+            arready = 0, rid = 0, rresp = 0, rlast = 0, rvalid = 0, rready = 1;
+    VlWide<16> rdata{};
+    AxiPins pins() {
+      AxiPins p;
+      ST_AXI_BIND_READ(p, *this, , 1, 64, 512);
+      return p;
+    }
+  };
+  AxiMemoryConfig config;
+  config.kernelClockMhz = 250;
+  WidePort ports[2];
+  AxiMemory m0("bw0", ports[0].pins(), seed, config), m1("bw1", ports[1].pins(), seed + 1, config);
+  m1.shareBandwidthWith(m0);
+  m0.reset();
+  m1.reset();
+  uint64_t beats[2] = {0, 0}, next[2] = {0, uint64_t(channel1) * kChannelBytes};
+  for (uint64_t cycle = 0; cycle < cycles; ++cycle) {
+    for (int i = 0; i < 2; ++i) {
+      ports[i].arvalid = 1;
+      ports[i].araddr = next[i];
+      ports[i].arlen = 63;
+    }
+    m0.drive(cycle);
+    m1.drive(cycle);
+    m0.sample(cycle);
+    m1.sample(cycle);
+    for (int i = 0; i < 2; ++i) {
+      if (ports[i].arvalid && ports[i].arready)
+        next[i] += 4096;
+      if (ports[i].rvalid && ports[i].rready)
+        ++beats[i];
+    }
+    for (const std::string &e : {m0.error(), m1.error()})
+      if (!e.empty())
+        throw TestFailure(e);
+  }
+  return {beats[0], beats[1]};
+}
+
 void runMemoryUnit(const TestOptions &options) {
+  {
+    const uint64_t cycles = 20000;
+    const double cap = AxiMemory::bytesPerCycle(250) / 64 * cycles; // beats one channel allows
+    const auto [same0, same1] = runSharedBandwidth(options.seed, 0, cycles);
+    const auto [own0, own1] = runSharedBandwidth(options.seed, 5, cycles);
+    std::printf("memory unit: %llu cycles at 250 MHz, one channel's cap %.0f beats: ports on one "
+                "channel %llu + %llu beats, on channels 0 and 5 %llu and %llu\n",
+                static_cast<unsigned long long>(cycles), cap,
+                static_cast<unsigned long long>(same0), static_cast<unsigned long long>(same1),
+                static_cast<unsigned long long>(own0), static_cast<unsigned long long>(own1));
+    if (double(same0 + same1) > cap + 2 || double(same0 + same1) < 0.98 * cap)
+      throw TestFailure("memory unit: two ports on one pseudo-channel did not share its cap");
+    if (std::min(same0, same1) < 0.45 * double(same0 + same1))
+      throw TestFailure("memory unit: one port starved the other on their shared channel");
+    for (uint64_t b : {own0, own1})
+      if (double(b) > cap + 2 || double(b) < 0.98 * cap)
+        throw TestFailure("memory unit: a port on its own pseudo-channel did not get its cap");
+  }
+
   uint64_t overtakes = runMemoryReads(options.seed, true, 200);
   uint64_t inOrder = runMemoryReads(options.seed, false, 200);
   std::printf("memory unit: 200 bursts over 4 IDs, %llu completed before an older burst of "
