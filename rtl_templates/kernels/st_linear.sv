@@ -28,6 +28,7 @@
 //   s5  per row accumulator A (first word of a block loads, the others add)
 //   r1  A + bias            r2  x output mantissa (u24)
 //   r3  + rounding constant (half away from zero)          r4  arithmetic shift, saturate
+//   (r1..r4 are st_requant_row, one per row, shared with st_gemv_engine)
 //   then st_skid_buffer. The whole pipeline advances together (one enable): it stalls only when
 //   the output register slice is full, and then the weight input stalls too.
 // Timing (ideal sources, cycle 0 = first x handshake): x tokens at cycles 0..K/Lanes-1, block
@@ -97,11 +98,8 @@ module st_linear #(
   localparam int unsigned ScaledBits = Grouped != 0 ? DotBits + ScaleBits : DotBits;
   localparam int unsigned SumBits = ScaledBits + $clog2(WordsPerRow);
   localparam int unsigned BiasBits = 48;
-  localparam int unsigned BiasedBits = (SumBits > BiasBits ? SumBits : BiasBits) + 1;
   localparam int unsigned MantBits = 24;
   localparam int unsigned ShiftBits = 6;
-  localparam int unsigned MulBits = BiasedBits + MantBits;
-  localparam int unsigned RndBits = (MulBits > 63 ? MulBits : 63) + 1;
   // Counter widths (at least 1 bit).
   localparam int unsigned XAddrBits = WordsPerRow > 1 ? $clog2(WordsPerRow) : 1;
   localparam int unsigned XTokBits = XTokens > 1 ? $clog2(XTokens) : 1;
@@ -335,37 +333,21 @@ module st_linear #(
     end
 
     // r1..r4: bias, output multiplier, rounding half away from zero, saturation
-    wire signed [BiasBits-1:0] bias = hdr_cur_q[r*RowParamBits+:BiasBits];
-    wire [MantBits-1:0] mant = hdr_cur_q[r*RowParamBits+BiasBits+:MantBits];
-    wire [ShiftBits-1:0] shift = hdr_cur_q[r*RowParamBits+BiasBits+MantBits+:ShiftBits];
+    st_requant_row #(
+        .AccBits(SumBits),
+        .OutBits(OutBits)
+    ) u_requant (
+        .clk_i,
+        .en_i(adv),
+        .acc_i(acc_q),
+        .bias_i(hdr_cur_q[r*RowParamBits+:BiasBits]),
+        .mantissa_i(hdr_cur_q[r*RowParamBits+BiasBits+:MantBits]),
+        .shift_i(hdr_cur_q[r*RowParamBits+BiasBits+MantBits+:ShiftBits]),
+        .out_bits_i(6'(OutBits)),
+        .y_o(y_d[r*OutBits+:OutBits])
+    );
     wire [RowParamBits-BiasBits-MantBits-ShiftBits-1:0] unused_pad =
         hdr_cur_q[r*RowParamBits+BiasBits+MantBits+ShiftBits+:RowParamBits-BiasBits-MantBits-ShiftBits];
-    logic signed [BiasedBits-1:0] biased_q;
-    logic [MantBits-1:0] mant_r1_q;
-    logic [ShiftBits-1:0] shift_r1_q, shift_r2_q, shift_r3_q;
-    logic signed [MulBits-1:0] mul_q;
-    logic signed [RndBits-1:0] rnd_q;
-    logic signed [OutBits-1:0] y_q;
-    wire signed [RndBits-1:0] mul_ext = RndBits'(mul_q);
-    wire signed [RndBits-1:0] round_const =
-        shift_r2_q == '0 ? '0 : (RndBits'(1) <<< (shift_r2_q - 1'b1)) - RndBits'(mul_q < 0);
-    wire signed [RndBits-1:0] shifted = rnd_q >>> shift_r3_q;
-    localparam logic signed [RndBits-1:0] OutMax = (RndBits'(1) <<< (OutBits - 1)) - RndBits'(1);
-    localparam logic signed [RndBits-1:0] OutMin = -(RndBits'(1) <<< (OutBits - 1));
-    always_ff @(posedge clk_i) begin
-      if (adv) begin
-        biased_q <= BiasedBits'(acc_q) + BiasedBits'(bias);
-        mant_r1_q <= mant;
-        shift_r1_q <= shift;
-        mul_q <= MulBits'(biased_q) * MulBits'($signed({1'b0, mant_r1_q}));
-        shift_r2_q <= shift_r1_q;
-        rnd_q <= mul_ext + round_const;
-        shift_r3_q <= shift_r2_q;
-        y_q <= shifted > OutMax ? OutBits'(OutMax) : (shifted < OutMin ? OutBits'(OutMin) :
-                                                      OutBits'(shifted));
-      end
-    end
-    assign y_d[r*OutBits+:OutBits] = y_q;
   end
 
   // ---- output register slice --------------------------------------------------------------------
