@@ -19,11 +19,16 @@ function(st_add_lint_test name)
 endfunction()
 
 # st_add_synth_test(<name> TOP <module> SOURCES <sv...> [PARAMS Name=Value ...]
-#                   [EXPECT "CELL>=N" ...])
+#                   [EXPECT "CELL>=N" ...] [KEEP_HIERARCHY])
 # Writes <build>/synth/<name>.json with the cell counts and LUT/FF/BRAM/URAM/DSP totals.
+# KEEP_HIERARCHY: module by module (each distinct submodule parameterization mapped once, e.g.
+# one st_gemv_channel for all channels), totals counted through the hierarchy.
 function(st_add_synth_test name)
-  cmake_parse_arguments(S "" "TOP" "SOURCES;PARAMS;EXPECT" ${ARGN})
+  cmake_parse_arguments(S "KEEP_HIERARCHY" "TOP" "SOURCES;PARAMS;EXPECT" ${ARGN})
   set(args --top ${S_TOP} --report ${CMAKE_BINARY_DIR}/synth/${name}.json)
+  if(S_KEEP_HIERARCHY)
+    list(APPEND args --keep-hierarchy)
+  endif()
   foreach(p ${S_PARAMS})
     list(APPEND args --param ${p})
   endforeach()

@@ -91,8 +91,64 @@ KernelTiming gemvEngineTiming(const GemvEngineShape &shape, const GemvEngineCall
 
 ResourceEstimate gemvEngineResources(const GemvEngineShape &s) {
   numerics::checkGemvEngineShape(s);
-  ResourceEstimate r;
-  (void)ceilLog2;
+  // The widths st_gemv_engine declares (docs/numerics.md §3).
+  const int64_t nSeg = s.kLanes / s.segLanes;
+  const int64_t gMax = s.maxK / s.kLanes;
+  const int64_t prodBits = s.weightBits + s.activationBits;
+  const int64_t segBits = prodBits + ceilLog2(s.segLanes);
+  const int64_t scaledBits = segBits + 16;
+  const int64_t sumBits = scaledBits + ceilLog2(nSeg) + ceilLog2(gMax);
+  const int64_t biasedBits = std::max<int64_t>(sumBits, 48) + 1;
+  const int64_t mulBits = biasedBits + 24;
+  const int64_t rndBits = std::max<int64_t>(mulBits, 63) + 1;
+  const int64_t recordBits = 78, recordSlots = 3 * numerics::kGemvRecordsPerWord;
+  const int64_t portBits = s.numY > 1 ? ceilLog2(s.numY) : 1;
+  const int64_t tokenBits = s.lanes * s.outputBits;
+  const int64_t xEntryBits = s.kLanes * s.activationBits;
+  // Yosys splits a multiplier into DSP48E2s in chunks of about 17 x 24 bits, the wider operand
+  // on the 24 side (fitted: 4x8, 8x16, 17x17, 18x17 take one; 30x17 two; 49x25 six).
+  auto dsps = [](int64_t a, int64_t b) {
+    return std::min(ceilDiv(a, 17) * ceilDiv(b, 24), ceilDiv(b, 17) * ceilDiv(a, 24));
+  };
+
+  // One channel (st_gemv_channel, Channels of them): records (three P slots), the mantissa
+  // chunk, the weight word, products, per segment its mantissa pipeline, sum and scaled sum, the
+  // accumulator. LUTs per product bit of a lane: the segment adder trees and operand routing as
+  // Yosys maps them (fitted: 5.9 .. 6.3 at W4A8 and W8A16, KLanes 32 .. 128); per segment its
+  // 32:1 mantissa mux (8 per bit); the record mux and control.
+  ResourceEstimate channel;
+  channel.ff = recordSlots * recordBits + numerics::kGemvWordBits + s.kLanes * s.weightBits +
+               s.kLanes * prodBits + nSeg * (3 * 16 + segBits + scaledBits) + sumBits;
+  channel.dsp = s.kLanes * dsps(s.weightBits, s.activationBits) + nSeg * dsps(segBits, 17);
+  channel.lut = 6 * prodBits * s.kLanes + 128 * nSeg + 700;
+
+  // Per output lane one st_requant_row: bias adder, 49 x 25 product, rounding adder, 64-way
+  // arithmetic shift and the saturation to a runtime width (15 LUTs per bit of the rounded
+  // product, fitted on Yosys runs at OutBits 16).
+  ResourceEstimate requant;
+  requant.ff = biasedBits + 24 + 3 * 6 + 3 * 6 + mulBits + rndBits + s.outputBits;
+  requant.dsp = dsps(biasedBits, 25);
+  requant.lut = 15 * rndBits;
+
+  // The engine around them: the output buffer (accumulator and record of every channel, a 2:1
+  // mux each for the shift by Lanes), the x entry register and assembly, the output slice and
+  // control; the x buffer in LUTRAM (RAM32M16: 14 bits x 32 per 8 LUTs) below 16 Kbit, else
+  // BRAM36 (512 x 72).
+  ResourceEstimate engine;
+  const int64_t holdBits = s.channels * (sumBits + recordBits);
+  engine.ff = holdBits + xEntryBits + (s.kLanes / s.lanes - 1) * s.lanes * s.activationBits +
+              2 * (portBits + tokenBits) + 160;
+  engine.lut = holdBits + (portBits + tokenBits) + 300;
+  if (gMax * xEntryBits < 16384)
+    engine.lut += 8 * ceilDiv(xEntryBits, 14) * ceilDiv(gMax, 32);
+  else
+    engine.bram36 = double(ceilDiv(xEntryBits, 72) * ceilDiv(gMax, 512));
+
+  ResourceEstimate r = engine;
+  for (int64_t c = 0; c < s.channels; ++c)
+    r += channel;
+  for (int64_t l = 0; l < s.lanes; ++l)
+    r += requant;
   return r;
 }
 

@@ -76,8 +76,14 @@ module st_gemv_channel #(
       if (p_take_i && p_slot_i == 2'(s)) slot_q[s] <= p_records;
     end
   end
-  wire [Records*RecBits-1:0] slot_sel = slot_q[rec_slot_i];
-  assign rec_o = slot_sel[rec_idx_i*RecBits+:RecBits];
+  // Read: a mux of the 18 records by slot and index (a case: no variable part-select, which
+  // Yosys would build as a shifter over the whole slot).
+  always_comb begin
+    rec_o = '0;
+    for (int s = 0; s < 3; s++)
+      for (int i = 0; i < Records; i++)
+        if (rec_slot_i == 2'(s) && rec_idx_i == 3'(i)) rec_o = slot_q[s][i*RecBits+:RecBits];
+  end
 
   // ---- mantissas: the current chunk of 32 --------------------------------------------------
   logic [511:0] chunk_q;
@@ -96,8 +102,24 @@ module st_gemv_channel #(
   logic [NSeg*ScaledBits-1:0] scaled;
   for (genvar s = 0; s < NSeg; s++) begin : gen_seg
     logic [MantBits-1:0] m1_q, m2_q, m3_q;
+    // chunk[mant_idx]: a tree of 2:1 muxes, one level per index bit (32 -> 1).
+    logic [MantBits-1:0] mant_sel;
+    wire [4:0] idx = mant_idx_i[s*5+:5];
+    for (genvar lv = 0; lv <= 5; lv++) begin : gen_level
+      logic [(32>>lv)*MantBits-1:0] v;
+      if (lv == 0) begin : gen_leaves
+        assign v = chunk_q;
+      end else begin : gen_node
+        for (genvar i = 0; i < (32 >> lv); i++) begin : gen_mux
+          assign v[i*MantBits+:MantBits] =
+              idx[lv-1] ? gen_level[lv-1].v[(2*i+1)*MantBits+:MantBits] :
+                          gen_level[lv-1].v[(2*i)*MantBits+:MantBits];
+        end
+      end
+    end
+    assign mant_sel = gen_level[5].v;
     always_ff @(posedge clk_i) begin
-      if (w_take_i) m1_q <= grouped_i ? chunk_q[mant_idx_i[s*5+:5]*MantBits+:MantBits] : 16'd1;
+      if (w_take_i) m1_q <= grouped_i ? mant_sel : 16'd1;
       if (adv_i) begin
         m2_q <= m1_q;
         m3_q <= m2_q;

@@ -103,7 +103,7 @@ Decoded decode(const std::vector<StreamWord> &words, const GemvEngineShape &s, i
   out.d.xPort = int64_t(field(dw, 136, 8));
   out.d.reuseX = field(dw, 144, 1) != 0;
   out.d.yPort = int64_t(field(dw, 152, 8));
-  const int64_t g = out.d.groupSize, kl = s.kLanes, words = out.d.k / kl;
+  const int64_t g = out.d.groupSize, kl = s.kLanes, perRow = out.d.k / kl;
   std::vector<uint16_t> chunk;
   int64_t chunkBase = -1, previousLast = -1;
   std::vector<uint16_t> sequence; // the channel's mantissas as used, in order
@@ -123,8 +123,8 @@ Decoded decode(const std::vector<StreamWord> &words, const GemvEngineShape &s, i
       }
       EXPECT_EQ(field(p, 480, 32), 0u);
     }
-    for (int64_t j = 0; j < words; ++j) {
-      const int64_t w = b * words + j;
+    for (int64_t j = 0; j < perRow; ++j) {
+      const int64_t w = b * perRow + j;
       if (g != 0) {
         const int64_t first = w * kl / g, last = (w * kl + kl - 1) / g;
         if (first % 32 == 0 && first != previousLast) {
@@ -157,11 +157,11 @@ Decoded decode(const std::vector<StreamWord> &words, const GemvEngineShape &s, i
   }
   EXPECT_EQ(at, words.size());
   if (g != 0) {
-    const int64_t perRow = out.d.k / g;
-    EXPECT_EQ(int64_t(sequence.size()), out.d.blocks * perRow);
+    const int64_t groups = out.d.k / g;
+    EXPECT_EQ(int64_t(sequence.size()), out.d.blocks * groups);
     for (int64_t b = 0; b < out.d.blocks; ++b)
       out.mantissas[b * s.channels + c] =
-          std::vector<uint16_t>(sequence.begin() + b * perRow, sequence.begin() + (b + 1) * perRow);
+          std::vector<uint16_t>(sequence.begin() + b * groups, sequence.begin() + (b + 1) * groups);
   }
   return out;
 }
