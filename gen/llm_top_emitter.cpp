@@ -119,9 +119,8 @@ private:
         << "  /* verilator lint_off UNUSEDSIGNAL */ // scalars use their low bits\n"
         << "  wire [" << t.args.size() * 64 - 1 << ":0] args;\n"
         << "  /* verilator lint_on UNUSEDSIGNAL */\n"
-        << "  st_axi_lite_ctrl #(\n      .AddrWidth(" << t.controlAddrBits << "),\n      .NumArgs("
-        << t.args.size() << "),\n      .ArgIs64(32'h" << std::hex << argIs64 << std::dec
-        << ")\n  ) u_control (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n";
+        << "  st_axi_lite_ctrl " << axiLiteCtrlParams(t.controlAddrBits, t.args.size(), argIs64)
+        << " u_control (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n";
     for (const char *sig :
          {"awaddr", "awvalid", "awready", "wdata", "wstrb", "wvalid", "wready", "bresp", "bvalid",
           "bready", "araddr", "arvalid", "arready", "rdata", "rresp", "rvalid", "rready"})
@@ -174,6 +173,9 @@ private:
       return;
     case AcceleratorRole::PositionSource:
       positionSource(n);
+      return;
+    case AcceleratorRole::Engine:
+      engine(n);
       return;
     default:
       dma(n);
@@ -339,6 +341,48 @@ private:
            " +: " + std::to_string(s0.bits) + "]";
   }
 
+  /// The shared GEMV engine: its x, weight and y ports are groups of streams, concatenated with
+  /// port 0 in the low bits; a y stream narrower than the engine's OutBits takes the low bits of
+  /// each (sign-extended) code.
+  void engine(ir::NodeId n) {
+    const ir::DataflowNode &node = df_.node(n);
+    const llm::EngineUse &e = g_.engine;
+    const std::string u = inst(n);
+    const int64_t lanes = e.shape.lanes, outBits = e.shape.outputBits;
+    std::vector<std::string> xv, xr, xd, wv, wr, wd, yv, yr;
+    for (unsigned p = 0; p < node.inputs.size(); ++p) {
+      const StreamSignals in = consumerSide(df_, inputStream(df_, n, p));
+      const bool weight = p >= static_cast<unsigned>(e.shape.numX);
+      (weight ? wv : xv).push_back(in.valid);
+      (weight ? wr : xr).push_back(in.ready);
+      (weight ? wd : xd).push_back(in.data);
+    }
+    os_ << "  wire [" << e.shape.numY * lanes * outBits - 1 << ":0] " << u << "_y;\n";
+    for (unsigned p = 0; p < node.outputs.size(); ++p) {
+      const ir::StreamId s = outputStream(df_, n, p);
+      const StreamSignals out = producerSide(df_, s);
+      yv.push_back(out.valid);
+      yr.push_back(out.ready);
+      const int64_t bits = df_.tokenBits(df_.stream(s)) / lanes;
+      std::vector<std::string> codes;
+      for (int64_t l = 0; l < lanes; ++l)
+        codes.push_back(u + "_y[" + std::to_string((int64_t(p) * lanes + l) * outBits) +
+                        " +: " + std::to_string(bits) + "]");
+      tail_ += "  assign " + out.data + " = " + concatLowFirst(codes) + ";\n";
+    }
+    os_ << "  st_gemv_engine";
+    emitParams(os_, node.params);
+    os_ << u << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n      .w_valid_i("
+        << concatLowFirst(wv) << "),\n      .w_ready_o(" << concatLowFirst(wr)
+        << "),\n      .w_data_i(" << concatLowFirst(wd) << "),\n      .x_valid_i("
+        << concatLowFirst(xv) << "),\n      .x_ready_o(" << concatLowFirst(xr)
+        << "),\n      .x_data_i(" << concatLowFirst(xd) << "),\n      .valid_o("
+        << concatLowFirst(yv) << "),\n      .ready_i(" << concatLowFirst(yr) << "),\n      .data_o("
+        << u << "_y)\n  );\n"
+        << tail_;
+    tail_.clear();
+  }
+
   void layerLoop(ir::NodeId n) {
     const ir::DataflowNode &node = df_.node(n);
     const StreamSignals first = consumerSide(df_, inputStream(df_, n, 0));
@@ -467,6 +511,12 @@ private:
       sequencer(n, 1, "16'd1", 0, "", 0);
       base = ptr;
       rows = "32'(n_prompt)";
+      break;
+    case AcceleratorRole::EngineStream:
+      // The channel's words of every engine call of a step, once per step: nothing gates them,
+      // so the channel streams on into the next step's words as its FIFO allows.
+      sequencer(n, 1, "n_steps", 0, "", 0);
+      base = ptr;
       break;
     case AcceleratorRole::TokenWrite:
       sequencer(n, 1, "16'd1", 0, "", 0);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <sstream>
 
 #include "gen/sv_top_emitter.h"
 #include "support/error.h"
@@ -95,6 +96,16 @@ void emitStreamFifos(std::ostream &os, const ir::DataflowGraph &df, const FifoSe
        << "),\n      .count_o(" << stem << "_fifo_count), .max_count_o(" << stem
        << "_fifo_max_count), .limit_i(" << limit << ")\n  );\n";
   }
+}
+
+std::string axiLiteCtrlParams(unsigned addrBits, size_t numArgs, uint64_t argIs64) {
+  std::ostringstream os;
+  os << "#(\n      .AddrWidth(" << addrBits << "),\n      .NumArgs(" << numArgs
+     << "),\n      .ArgIs64(32'h" << std::hex << (argIs64 & 0xffffffffu);
+  if (numArgs > 32)
+    os << "),\n      .ArgIs64Hi(32'h" << (argIs64 >> 32);
+  os << std::dec << ")\n  )";
+  return os.str();
 }
 
 void emitFork(std::ostream &os, const ir::DataflowGraph &df, ir::NodeId n) {

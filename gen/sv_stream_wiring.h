@@ -51,6 +51,10 @@ void emitFork(std::ostream &os, const ir::DataflowGraph &df, ir::NodeId n);
 /// The ",\n      .<prefix>valid_i(...), ..." connections of every stream port of kernel `n`.
 void emitKernelStreamPorts(std::ostream &os, const ir::DataflowGraph &df, ir::NodeId n);
 
+/// The parameter list "#(...)" of st_axi_lite_ctrl for `numArgs` arguments, bit i of `argIs64`
+/// set for a 64-bit argument i (ArgIs64Hi only when there are more than 32).
+std::string axiLiteCtrlParams(unsigned addrBits, size_t numArgs, uint64_t argIs64);
+
 /// The AXI4 master ports m_axi_<name>_* of a read (AR/R) or write (AW/W/B) DMA: the module
 /// port declarations, and the connections of a DMA instance's m_axi_* ports to them.
 void emitAxiMasterPorts(std::ostream &os, const std::string &name, bool isRead);

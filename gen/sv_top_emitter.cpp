@@ -137,9 +137,8 @@ std::string emitTop(const ir::DataflowGraph &df, const plan::TopInterface &top,
      << "  // ap_done once every DMA is done ----\n"
      << "  wire ap_start, ap_done, ap_idle;\n"
      << "  wire [" << top.args.size() * 64 - 1 << ":0] args;\n"
-     << "  st_axi_lite_ctrl #(\n      .AddrWidth(" << aw << "),\n      .NumArgs(" << top.args.size()
-     << "),\n      .ArgIs64(32'h" << std::hex << argIs64 << std::dec << ")\n"
-     << "  ) u_control (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n";
+     << "  st_axi_lite_ctrl " << axiLiteCtrlParams(aw, top.args.size(), argIs64)
+     << " u_control (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n";
   for (const char *sig :
        {"awaddr", "awvalid", "awready", "wdata", "wstrb", "wvalid", "wready", "bresp", "bvalid",
         "bready", "araddr", "arvalid", "arready", "rdata", "rresp", "rvalid", "rready"})

@@ -62,6 +62,7 @@ struct CompileOptions {
   std::string precision = "w4a8";
   int64_t maxContext = 0; ///< 0: min(max_position_embeddings, kDefaultMaxContext)
   int64_t maxLanes = 8;
+  std::string engine = "per-op";
   bool randomWeights = false;
   bool quiet = false;
   std::string timings;
@@ -147,6 +148,7 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   accelerator.precision = precision;
   accelerator.maxContext = maxContext;
   accelerator.maxLanes = o.maxLanes;
+  accelerator.engine = llm::parseLinearEngine(o.engine, "--engine");
   accelerator.forcedDepths = parseFifoDepths(o.fifoDepths);
   std::optional<frontend::QuantizedModel> quantized;
   std::optional<llm::AcceleratorGraph> lowered;
@@ -313,6 +315,10 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
                         "Model directory: most codes per vector token of a stage")
              ->default_val(8)
              ->check(CLI::PositiveNumber);
+         app.add_option("--engine", o->engine,
+                        "Model directory: gemv (every linear on one GEMV engine fed by all HBM "
+                        "pseudo-channels, docs/gemv-engine.md) or per-op (one st_linear each)")
+             ->default_val("per-op");
          app.add_flag("--quiet", o->quiet, "Print nothing but errors (no per-phase progress)");
          app.add_option("--timings", o->timings,
                         "Model directory: write each phase's wall time and peak RSS as JSON here");

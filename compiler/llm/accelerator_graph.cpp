@@ -36,13 +36,18 @@ ir::NodeId onlyNodeWith(const ir::DataflowGraph &df, const char *attribute,
 
 } // namespace
 
-LoweredStage lowerAcceleratorStage(const ir::DecodeStage &stage, int index,
+LoweredStage lowerAcceleratorStage(const ir::DecodeProgram &program, int index,
                                    const AcceleratorOptions &options, int64_t cacheLength) {
+  const ir::DecodeStage &stage = program.stages.at(static_cast<size_t>(index));
   StageLoweringOptions o;
   o.precision = options.precision;
   o.maxLanes = options.maxLanes;
   o.maxContext = options.maxContext;
   o.cacheLength = std::clamp<int64_t>(cacheLength, 1, options.maxContext - 1);
+  o.gemvEngine = options.engine == LinearEngine::Gemv;
+  if (o.gemvEngine)
+    o.engineShape =
+        gemvEngineShapeOf(program, options.precision, options.maxLanes, options.engineChannels);
   LoweredStage lowered = lowerStage(stage, o);
   ir::DataflowGraph &df = lowered.dataflow;
   if (index == 1 && options.debugTaps) {
@@ -78,17 +83,37 @@ LoweredStage lowerAcceleratorStage(const ir::DecodeStage &stage, int index,
 
 namespace {
 
+/// On the GEMV engine every vector stream holds a whole vector (docs/decisions.md): the engine
+/// runs the calls in program order, so a kernel waiting for a later call (attention for v, the
+/// gated activation for up) must take the earlier calls' whole outputs, and a bypass (the
+/// residual's x) must hold its vector until the engine gets to the call it waits for. The LP
+/// sees each call as an engine of its own and cannot know this. Cache and parameter streams from
+/// DMAs keep their LP depths; a forced depth (fault tests) is applied after the join and wins.
+void holdWholeVectors(ir::DataflowGraph &df) {
+  for (ir::StreamId s : df.streams()) {
+    ir::Stream &st = df.stream(s);
+    const ir::DataflowNode &src = df.node(st.src.node);
+    if (src.kind == ir::NodeKind::ReadDma &&
+        (src.attributes.count(kAttrKvCacheRead) || src.attributes.count(kAttrWeightStream)))
+      continue;
+    st.fifoDepth = std::max(st.fifoDepth, df.srcPort(st).type.numTokens());
+  }
+}
+
 /// Lowers stage `index` at the sizing cache length (lowerAcceleratorStage) and sizes the FIFOs
 /// without the timing-model bisection.
-LoweredStage lowerAndSize(const ir::DecodeStage &stage, int index,
+LoweredStage lowerAndSize(const ir::DecodeProgram &program, int index,
                           const AcceleratorOptions &options, int64_t &predictedCycles) {
-  LoweredStage lowered = lowerAcceleratorStage(stage, index, options, options.sizingCacheLength);
+  const ir::DecodeStage &stage = program.stages.at(static_cast<size_t>(index));
+  LoweredStage lowered = lowerAcceleratorStage(program, index, options, options.sizingCacheLength);
   passes::CompileState state;
   state.graph = &stage.graph;
   state.dataflow = std::move(lowered.dataflow);
   state.options.searchMinDepths = false;
   state.options.predictKernelCycles = false;
   passes::sizeStreamFifos(state);
+  if (options.engine == LinearEngine::Gemv)
+    holdWholeVectors(state.dataflow);
   state.dataflow.verify({true, true, true});
   lowered.dataflow = std::move(state.dataflow);
   predictedCycles = state.predictedCycles;
@@ -118,6 +143,8 @@ public:
     for (int i = 0; i < 3; ++i)
       copyStage(i);
     addControl();
+    if (options_.engine == LinearEngine::Gemv)
+      joinGemvEngine(g_, joinedOf_, options_);
     for (const auto &[name, depth] : options_.forcedDepths) {
       bool found = false;
       for (ir::StreamId s : df().streams())
@@ -150,6 +177,7 @@ private:
       ir::DataflowNode copy = node;
       copy.name = stage.name + "_" + node.name;
       merged[n] = add(std::move(copy), {roleOf(node), i, n, stage.repeat});
+      joinedOf_[{i, n}] = merged[n];
     }
     for (ir::StreamId s : sdf.streams()) {
       const ir::Stream &st = sdf.stream(s);
@@ -275,6 +303,8 @@ private:
   const AcceleratorOptions &options_;
   std::map<std::pair<int, std::string>, ir::PortRef> consumers_, producers_;
   std::map<std::pair<int, std::string>, ir::ITensorType> types_;
+  /// (stage, stage node) -> joined node.
+  std::map<std::pair<int, ir::NodeId>, ir::NodeId> joinedOf_;
 };
 
 } // namespace
@@ -303,8 +333,24 @@ const char *toString(AcceleratorRole role) {
     return "layer loop";
   case AcceleratorRole::PositionSource:
     return "position source";
+  case AcceleratorRole::Engine:
+    return "gemv engine";
+  case AcceleratorRole::EngineStream:
+    return "engine weight stream";
   }
   return "?";
+}
+
+const char *toString(LinearEngine engine) {
+  return engine == LinearEngine::Gemv ? "gemv" : "per-op";
+}
+
+LinearEngine parseLinearEngine(const std::string &text, const std::string &field) {
+  if (text == "gemv")
+    return LinearEngine::Gemv;
+  if (text == "per-op")
+    return LinearEngine::PerOp;
+  throw Error(field, text, "gemv (the shared GEMV engine) or per-op (one st_linear per linear)");
 }
 
 int64_t AcceleratorGraph::predictedCyclesPerStep() const {
@@ -330,12 +376,13 @@ AcceleratorGraph buildAcceleratorGraph(const ir::DecodeProgram &program,
   // One lane count for the whole design: x crosses every stage boundary unconverted.
   AcceleratorOptions uniform = options;
   for (const ir::DecodeStage &stage : program.stages)
-    uniform.maxLanes = std::min(uniform.maxLanes, stageLanes(stage, options.maxLanes));
+    uniform.maxLanes = std::min(uniform.maxLanes, stageLanes(stage, options.maxLanes,
+                                                             options.engine == LinearEngine::Gemv));
   // The stages are lowered and sized independently (on the machine's cores).
   std::vector<LoweredStage> stages(3);
   std::vector<int64_t> cycles(3, 0);
   parallelFor(3, [&](size_t i) {
-    stages[i] = lowerAndSize(program.stages[i], static_cast<int>(i), uniform, cycles[i]);
+    stages[i] = lowerAndSize(program, static_cast<int>(i), uniform, cycles[i]);
   });
   g.stages = std::move(stages);
   g.stageCycles = cycles;

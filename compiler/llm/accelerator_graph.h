@@ -17,13 +17,29 @@
 
 #include "ir/dataflow_graph.h"
 #include "ir/decode_program.h"
+#include "llm/gemv_engine_join.h"
 #include "llm/stage_lowering.h"
 
 namespace st::llm {
 
+/// How the linears are computed (docs/accelerator.md §6).
+enum class LinearEngine {
+  PerOp, ///< v1: one st_linear and one weight DMA per linear
+  Gemv,  ///< v2: one shared st_gemv_engine fed by every pseudo-channel
+};
+/// "per-op" / "gemv", and back (st::Error naming `field` for another text).
+const char *toString(LinearEngine engine);
+LinearEngine parseLinearEngine(const std::string &text, const std::string &field);
+
 struct AcceleratorOptions {
   numerics::Precision precision = numerics::Precision::W4A8;
   int64_t maxLanes = 8;
+  LinearEngine engine = LinearEngine::PerOp;
+  /// The engine's pseudo-channels (one weight read DMA each) and the depth in 512-bit words of
+  /// each channel's prefetch FIFO, which lets the weights stream on while the engine waits for
+  /// its x (norms, attention).
+  int64_t engineChannels = 32;
+  int64_t engineFifoWords = 1024;
   /// Rows of every KV-cache region: the longest context (prompt + generated) a run may use.
   int64_t maxContext = 64;
   /// The cache length the FIFO sizing and the per-step prediction of the block assume.
@@ -47,6 +63,8 @@ enum class AcceleratorRole {
   TokenSource,    ///< st_token_source
   LayerLoop,      ///< st_layer_loop
   PositionSource, ///< a step counter streaming t once per step (GPT-2's position embedding)
+  Engine,         ///< the shared GEMV engine (LinearEngine::Gemv)
+  EngineStream,   ///< one pseudo-channel's weight words for the engine: the whole step, once
 };
 const char *toString(AcceleratorRole role);
 
@@ -73,6 +91,8 @@ struct AcceleratorGraph {
   int64_t lanes = 1;
   /// Per stage, the FIFO sizing's predicted cycles of one run at sizingCacheLength.
   std::vector<int64_t> stageCycles;
+  /// The shared GEMV engine and its calls (LinearEngine::Gemv; empty calls otherwise).
+  EngineUse engine;
   /// One step: prologue + layers x block + epilogue (docs/accelerator.md §5).
   int64_t predictedCyclesPerStep() const;
 };
@@ -82,10 +102,10 @@ struct AcceleratorGraph {
 AcceleratorGraph buildAcceleratorGraph(const ir::DecodeProgram &program,
                                        const AcceleratorOptions &options);
 
-/// Stage `index` (0 prologue, 1 block, 2 epilogue) of `options`' design lowered at `cacheLength`
-/// cached rows (clamped to 1 .. maxContext - 1), with the debug taps and forks the joined graph
-/// has, FIFOs not sized: the graph buildAcceleratorGraph sizes, for any decode step.
-LoweredStage lowerAcceleratorStage(const ir::DecodeStage &stage, int index,
+/// Stage `index` (0 prologue, 1 block, 2 epilogue) of `program` in `options`' design lowered at
+/// `cacheLength` cached rows (clamped to 1 .. maxContext - 1), with the debug taps and forks the
+/// joined graph has, FIFOs not sized: the graph buildAcceleratorGraph sizes, for any decode step.
+LoweredStage lowerAcceleratorStage(const ir::DecodeProgram &program, int index,
                                    const AcceleratorOptions &options, int64_t cacheLength);
 
 /// The stage graph node (op name, module, parameters) behind joined node `n`.

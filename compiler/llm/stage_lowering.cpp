@@ -138,7 +138,7 @@ class StageLowerer {
 public:
   StageLowerer(const ir::DecodeStage &stage, const StageLoweringOptions &o)
       : stage_(stage), g_(stage.graph), o_(o) {
-    out_.lanes = stageLanes(stage, o.maxLanes);
+    out_.lanes = stageLanes(stage, o.maxLanes, o.gemvEngine);
     out_.codeBits = codeBitsOf(stage, o.precision);
     out_.dataflow.source = &g_;
   }
@@ -156,8 +156,16 @@ private:
   ir::DataflowGraph &df() { return out_.dataflow; }
   const ir::TensorInfo &tensor(TensorId t) const { return g_.tensor(t); }
   unsigned bits(TensorId t) const { return out_.codeBits.at(tensor(t).name); }
-  int64_t length(TensorId t) const { return tensor(t).numElements(); }
+  /// Codes streamed for tensor `t`: its elements, or a GEMV engine call's padded rows.
+  int64_t length(TensorId t) const {
+    auto padded = paddedLength_.find(t);
+    return padded != paddedLength_.end() ? padded->second : tensor(t).numElements();
+  }
   ITensorType vectorOf(TensorId t) const {
+    if (length(t) > 1 && length(t) % out_.lanes != 0)
+      throw Error("lowering", where(stage_, "tensor '" + tensor(t).name + "'"),
+                  "a length that " + std::to_string(out_.lanes) + " lanes divide, got " +
+                      std::to_string(length(t)));
     return vectorType(length(t), length(t) == 1 ? 1 : out_.lanes, bits(t));
   }
 
@@ -286,6 +294,10 @@ private:
     const int64_t k = tensor(w).shape.at(1), nOut = tensor(w).shape.at(0);
     const numerics::WeightFormat format =
         frontend::weightFormatFor(o_.precision, static_cast<size_t>(k));
+    if (o_.gemvEngine) {
+      lowerEngineCall(op, x, k, nOut, format);
+      return;
+    }
     model::LinearParams p;
     try {
       p = plan::linearKernelParamsForLanes(
@@ -307,6 +319,40 @@ private:
     const ir::NodeId dma =
         addReadDma("rd_" + op.name + "_w", w, df().node(n).inputs[1].type, kAttrWeightStream);
     df().connect({dma, 0}, {n, 1}, op.name + "_w");
+  }
+
+  /// A linear on the shared GEMV engine: a call node, x in, y (padded to the lanes) out; its
+  /// weights come through the engine's channel streams, not a DMA of its own.
+  void lowerEngineCall(const Op &op, TensorId x, int64_t k, int64_t nOut,
+                       const numerics::WeightFormat &format) {
+    const TensorId y = op.output.tensor;
+    const int64_t delivered = (nOut + out_.lanes - 1) / out_.lanes * out_.lanes;
+    if (delivered != nOut)
+      paddedLength_[y] = delivered;
+    const int64_t groupSize =
+        format.groupSize == static_cast<size_t>(k) ? 0 : static_cast<int64_t>(format.groupSize);
+    DataflowNode call;
+    call.kind = NodeKind::Kernel;
+    call.module = "st_gemv_engine";
+    call.name = op.name;
+    const numerics::GemvEngineShape &shape = o_.engineShape;
+    call.params = {param("K", k),
+                   param("NOut", nOut),
+                   param("NDeliver", delivered),
+                   param("WBits", format.bits),
+                   param("ABits", bits(x)),
+                   param("GroupSize", groupSize),
+                   param("OutBits", bits(y)),
+                   param("Lanes", out_.lanes),
+                   param("Channels", shape.channels),
+                   param("KLanes", shape.kLanes),
+                   param("SegLanes", shape.segLanes)};
+    call.attributes[kAttrEngineCall] = 1;
+    call.inputs = {{"x", vectorOf(x)}};
+    call.outputs = {{"y", vectorOf(y)}};
+    const ir::NodeId n = df().addNode(std::move(call));
+    producedBy_[y] = {n, 0};
+    feed(x, {n, 0});
   }
 
   void lower(const Op &op, const ir::RopeAttrs &a) {
@@ -423,17 +469,23 @@ private:
   LoweredStage out_;
   /// The output port streaming each tensor produced so far.
   std::map<TensorId, ir::PortRef> producedBy_;
+  /// Tensors streamed longer than their elements (an engine call's padded y).
+  std::map<TensorId, int64_t> paddedLength_;
 };
 
 } // namespace
 
-int64_t stageLanes(const ir::DecodeStage &stage, int64_t maxLanes) {
+int64_t stageLanes(const ir::DecodeStage &stage, int64_t maxLanes, bool paddedLinearOutputs) {
   const ir::TensorGraph &g = stage.graph;
   int64_t common = 64;
   for (TensorId t = 0; t < g.numTensors(); ++t) {
     const ir::TensorInfo &info = g.tensor(t);
     if (info.role == TensorRole::Constant || info.role == TensorRole::State ||
         info.shape.size() != 1 || info.shape[0] == 1)
+      continue;
+    const auto producer = g.producer(t);
+    if (paddedLinearOutputs && producer &&
+        std::holds_alternative<ir::LinearAttrs>(g.op(*producer).llm))
       continue;
     common = std::gcd(common, info.shape[0]);
   }

@@ -16,6 +16,7 @@
 
 #include "ir/dataflow_graph.h"
 #include "ir/decode_program.h"
+#include "numerics/gemv_stream.h"
 #include "numerics/quantization.h"
 
 namespace st::llm {
@@ -31,6 +32,16 @@ struct StageLoweringOptions {
   /// The decode step the graph describes: how many cached rows attention reads (the hardware is
   /// the same for every step; only the cache streams' lengths and the timing change).
   int64_t cacheLength = 1;
+  /// Lower every linear onto the shared GEMV engine (docs/gemv-engine.md) instead of a per-op
+  /// st_linear with its own weight DMA: the linear becomes a call node (module st_gemv_engine,
+  /// attribute kAttrEngineCall) with x in and y out and no weight stream of its own; the
+  /// accelerator graph joins every call into one engine fed by the pseudo-channels. A call's y
+  /// is padded to a multiple of the lanes (the LM head of an odd vocabulary), so linear outputs
+  /// do not limit the lane count.
+  bool gemvEngine = false;
+  /// The engine's shape (gemvEngineShapeOf; its lanes are the stage's): the call nodes carry its
+  /// Channels, KLanes and SegLanes so that their timing is the engine's.
+  numerics::GemvEngineShape engineShape;
 };
 
 /// Attributes the lowering puts on DMA nodes (DataflowNode::attributes).
@@ -39,6 +50,8 @@ inline constexpr const char *kAttrStageOutput = "stage_output"; ///< an exchange
 inline constexpr const char *kAttrKvCacheRead = "kv_cache_read";
 inline constexpr const char *kAttrKvAppend = "kv_append";
 inline constexpr const char *kAttrWeightStream = "weight_stream";
+/// On a kernel node: a linear computed by the shared GEMV engine (gemvEngine lowering).
+inline constexpr const char *kAttrEngineCall = "engine_call";
 
 struct LoweredStage {
   ir::DataflowGraph dataflow;
@@ -52,7 +65,10 @@ struct LoweredStage {
 /// of the stage, every RoPE half head, attention head and per-head norm, and 64 (a bus word of
 /// embedding codes). The HBM image takes it per stage (planHbmImage's stageLanes) so that its
 /// weight streams are the words the lowered kernels read.
-int64_t stageLanes(const ir::DecodeStage &stage, int64_t maxLanes);
+/// With `paddedLinearOutputs` (the GEMV engine pads a linear's output to the lanes) the vectors
+/// that linears produce do not count.
+int64_t stageLanes(const ir::DecodeStage &stage, int64_t maxLanes,
+                   bool paddedLinearOutputs = false);
 
 /// Lowers `stage` (its graph must outlive the result: the dataflow graph points at it). Throws
 /// st::Error naming the op or tensor when the stage cannot be mapped onto the templates (a vector

@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "llm/engine_step_prediction.h"
 #include "model/dma_stream_model.h"
 #include "passes/dataflow_timing_sim.h"
 #include "passes/memory_stages.h"
@@ -29,7 +30,8 @@ constexpr int64_t kUnknownStreamDepth = 2;
 AcceleratorOptions uniformOptions(const AcceleratorGraph &g, const AcceleratorOptions &options) {
   AcceleratorOptions uniform = options;
   for (const ir::DecodeStage &stage : g.program->stages)
-    uniform.maxLanes = std::min(uniform.maxLanes, stageLanes(stage, options.maxLanes));
+    uniform.maxLanes = std::min(uniform.maxLanes, stageLanes(stage, options.maxLanes,
+                                                             options.engine == LinearEngine::Gemv));
   return uniform;
 }
 
@@ -54,8 +56,7 @@ int64_t StageTimer::cyclesAt(int64_t cacheLength) {
     if (auto it = known_.find(cacheLength); it != known_.end())
       return it->second;
   }
-  const LoweredStage lowered =
-      lowerAcceleratorStage(g_.program->stages.at(index_), index_, options_, cacheLength);
+  const LoweredStage lowered = lowerAcceleratorStage(*g_.program, index_, options_, cacheLength);
   const ir::DataflowGraph &df = lowered.dataflow;
   std::vector<ir::StreamId> streams;
   passes::TimingGraph graph = passes::timingGraphOf(df, streams);
@@ -127,6 +128,10 @@ int64_t CacheLengthCurve::at(int64_t cacheLength) const {
 
 int64_t cacheCurveTolerance(int64_t cyclesAtLongest) {
   return cyclesAtLongest / 20000;
+}
+
+int64_t engineStepTolerance(int64_t cyclesAtLongest) {
+  return cyclesAtLongest / 2000;
 }
 
 namespace {
@@ -261,6 +266,20 @@ std::vector<int64_t> predictStepCycles(const AcceleratorGraph &g, const Accelera
     throw Error("step prediction", "layer windows",
                 "one per layer (" + std::to_string(g.layers) + "), got " +
                     std::to_string(layerWindows.size()));
+  if (!g.engine.calls.empty() && steps > 0) {
+    // A GEMV-engine design: each step is one simulation of the unrolled step; the steps'
+    // cycles are sampled like a block's cache-length curve (piecewise affine in the step).
+    EngineStepTimer timer(g, options, layerWindows, hbm);
+    const CacheLengthCurve curve =
+        sampleCacheLengthCurve([&](int64_t t) { return timer.cyclesAt(t); }, 0, steps - 1,
+                               engineStepTolerance(timer.cyclesAt(steps - 1)));
+    std::vector<int64_t> cycles;
+    for (int64_t t = 0; t < steps; ++t)
+      cycles.push_back(curve.at(t));
+    if (blockCurve)
+      *blockCurve = curve;
+    return cycles;
+  }
   // The cache lengths the steps read (step 0 reads none and is simulated as 1 row).
   auto rowsAt = [&](int64_t l, int64_t t) {
     const int64_t window = layerWindows.empty() ? 0 : layerWindows[size_t(l)];

@@ -85,6 +85,9 @@ CacheLengthCurve sampleCacheLengthCurve(const std::function<int64_t(int64_t)> &c
 /// The tolerance predictStepCycles samples the block with: 0.005 % of the cycles at the longest
 /// cache (0 below 20,000 cycles: a small block is sampled until the chords are exact).
 int64_t cacheCurveTolerance(int64_t cyclesAtLongest);
+/// The tolerance predictStepCycles samples a GEMV-engine design's steps with (each sample is a
+/// whole step): 0.05 % of the cycles of the last step (0 below 2,000 cycles).
+int64_t engineStepTolerance(int64_t cyclesAtLongest);
 
 /// Predicted cycles of steps 0 .. steps - 1. `layerWindows` holds each layer's attention sliding
 /// window (0: none; empty: no layer has one). The block's cycles come from its

@@ -8,6 +8,7 @@
 #include "model/dma_stream_model.h"
 #include "model/elementwise_model.h"
 #include "model/embedding_model.h"
+#include "model/gemv_engine_model.h"
 #include "model/linear_model.h"
 #include "model/norm_model.h"
 #include "model/rope_model.h"
@@ -214,6 +215,38 @@ KernelTiming argmaxDataTiming(const ArgmaxParams &p) {
   return t;
 }
 
+/// The shared GEMV engine's shape from a node's parameters: the joined engine's own, or a call
+/// node's (its K the longest, one x and one y port).
+numerics::GemvEngineShape gemvShapeOf(const NodeReader &r) {
+  numerics::GemvEngineShape s;
+  s.channels = r.param("Channels");
+  s.kLanes = r.param("KLanes");
+  s.segLanes = r.param("SegLanes");
+  s.lanes = r.param("Lanes");
+  s.weightBits = r.param("WBits");
+  s.activationBits = r.param("ABits");
+  const bool call = r.attribute("engine_call", 0) != 0;
+  s.maxK = r.param(call ? "K" : "MaxK");
+  s.outputBits = r.param("OutBits");
+  s.numX = call ? 1 : r.param("NumX");
+  s.numY = call ? 1 : r.param("NumY");
+  return s;
+}
+
+/// A call node of a stage graph (stage_lowering's gemvEngine mode): one invocation of the
+/// engine with its words at one a cycle; only x is a stream of the stage (the words come
+/// through the engine's channels), so the word port is left out.
+KernelTiming gemvCallTiming(const NodeReader &r) {
+  GemvEngineCall call;
+  call.k = r.param("K");
+  call.rows = r.param("NDeliver");
+  call.groupSize = r.param("GroupSize");
+  KernelTiming t = gemvEngineTiming(gemvShapeOf(r), call);
+  t.inputTokens.erase(t.inputTokens.begin() + kGemvInputSuperWords);
+  t.inputTokensNeeded.erase(t.inputTokensNeeded.begin() + kGemvInputSuperWords);
+  return t;
+}
+
 const std::vector<CatalogEntry> &catalog() {
   static const std::vector<CatalogEntry> entries = {
       entry("st_linear", linearParamsFrom, linearTiming, linearResources),
@@ -227,7 +260,13 @@ const std::vector<CatalogEntry> &catalog() {
       entry("st_activation", activationParamsOf, activationTiming, activationResources),
       entry("st_gated_activation", gatedParamsOf, gatedActivationTiming, gatedActivationResources),
       entry("st_residual_add", residualAddParamsOf, residualAddTiming, residualAddResources),
-      entry("st_argmax", argmaxParamsOf, argmaxDataTiming, argmaxResources)};
+      entry("st_argmax", argmaxParamsOf, argmaxDataTiming, argmaxResources),
+      // A stage's call node is timed as one invocation; the joined engine (its calls in
+      // sequence) is timed by the step prediction's sequenced engine, not by a KernelTiming.
+      {"st_gemv_engine", gemvCallTiming, [](const NodeReader &r) {
+         return r.attribute("engine_call", 0) != 0 ? ResourceEstimate{}
+                                                   : gemvEngineResources(gemvShapeOf(r));
+       }}};
   return entries;
 }
 

@@ -287,6 +287,59 @@ std::vector<std::vector<StreamWord>> gemvChannelWords(const QuantizedLinear &lay
   return channels;
 }
 
+namespace {
+
+/// Appends channel c's words of the invocation `p` plans (descriptor bytes given) to `bytes`.
+void appendChannel(const QuantizedLinear &layer, const GemvEngineShape &shape, const Plan &p,
+                   const uint8_t *descriptor, int64_t c, std::vector<uint8_t> &bytes) {
+  const int64_t total = gemvWordsPerChannel(p.d.k, p.layerRows, p.d.groupSize, shape) * kWordBytes;
+  const int64_t run = shape.kLanes * shape.weightBits / 8; // a W word's code bytes
+  const int64_t rowBytes = p.d.k * shape.weightBits / 8;   // a row's packed codes
+  const uint8_t *codes = layer.packedWeights.data();
+  const size_t start = bytes.size();
+  bytes.resize(start + size_t(total), 0);
+  uint8_t *at = bytes.data() + start;
+  std::memcpy(at, descriptor, kWordBytes);
+  at += kWordBytes;
+  for (int64_t b = 0; b < p.d.blocks; ++b) {
+    const int64_t row = b * p.channels + c;
+    if (b % kGemvRecordsPerWord == 0) {
+      for (int64_t i = 0; i < kGemvRecordsPerWord && b + i < p.d.blocks; ++i)
+        recordBytes(layer, p, row + i * p.channels, at + i * kRecordBytes);
+      at += kWordBytes;
+    }
+    const uint8_t *rowCodes = row < p.layerRows ? codes + row * rowBytes : nullptr;
+    for (int64_t j = 0; j < p.words; ++j) {
+      const int64_t w = b * p.words + j;
+      if (opensChunk(p, w)) {
+        // 32 mantissas from index w*KLanes/g of the channel's sequence (row after row).
+        const int64_t first = w * shape.kLanes / p.d.groupSize;
+        for (int64_t i = 0; i < kGemvMantissasPerWord; ++i) {
+          const int64_t index = first + i;
+          const int64_t mRow = (index / p.groups) * p.channels + c;
+          if (index >= p.d.blocks * p.groups || mRow >= p.layerRows)
+            continue;
+          const uint16_t m = layer.groupScales[size_t(mRow * p.groups + index % p.groups)];
+          at[2 * i] = uint8_t(m & 0xff);
+          at[2 * i + 1] = uint8_t(m >> 8);
+        }
+        at += kWordBytes;
+      }
+      if (rowCodes) // padding rows: zero codes
+        std::memcpy(at, rowCodes + j * run, size_t(run));
+      at += kWordBytes;
+    }
+  }
+}
+
+void descriptorBytes(const Plan &p, uint8_t *descriptor) {
+  const StreamWord d = gemvDescriptorWord(p.d);
+  for (int64_t i = 0; i < kWordBytes; ++i)
+    descriptor[i] = uint8_t(d[size_t(i / 4)] >> (8 * (i % 4)));
+}
+
+} // namespace
+
 void appendGemvChannelBytes(const QuantizedLinear &layer, const GemvEngineShape &shape,
                             const GemvInvocation &invocation,
                             std::vector<std::vector<uint8_t>> &channelBytes) {
@@ -296,52 +349,20 @@ void appendGemvChannelBytes(const QuantizedLinear &layer, const GemvEngineShape 
   require(int64_t(channelBytes.size()) == p.channels, kStreamWhere, "channel buffers",
           std::to_string(p.channels) + got(int64_t(channelBytes.size())));
   uint8_t descriptor[kWordBytes];
-  {
-    const StreamWord d = gemvDescriptorWord(p.d);
-    for (int64_t i = 0; i < kWordBytes; ++i)
-      descriptor[i] = uint8_t(d[size_t(i / 4)] >> (8 * (i % 4)));
-  }
-  const int64_t total = gemvWordsPerChannel(p.d.k, p.layerRows, p.d.groupSize, shape) * kWordBytes;
-  const int64_t run = shape.kLanes * shape.weightBits / 8; // a W word's code bytes
-  const int64_t rowBytes = p.d.k * shape.weightBits / 8;   // a row's packed codes
-  const uint8_t *codes = layer.packedWeights.data();
-  for (int64_t c = 0; c < p.channels; ++c) {
-    std::vector<uint8_t> &bytes = channelBytes[size_t(c)];
-    const size_t start = bytes.size();
-    bytes.resize(start + size_t(total), 0);
-    uint8_t *at = bytes.data() + start;
-    std::memcpy(at, descriptor, kWordBytes);
-    at += kWordBytes;
-    for (int64_t b = 0; b < p.d.blocks; ++b) {
-      const int64_t row = b * p.channels + c;
-      if (b % kGemvRecordsPerWord == 0) {
-        for (int64_t i = 0; i < kGemvRecordsPerWord && b + i < p.d.blocks; ++i)
-          recordBytes(layer, p, row + i * p.channels, at + i * kRecordBytes);
-        at += kWordBytes;
-      }
-      const uint8_t *rowCodes = row < p.layerRows ? codes + row * rowBytes : nullptr;
-      for (int64_t j = 0; j < p.words; ++j) {
-        const int64_t w = b * p.words + j;
-        if (opensChunk(p, w)) {
-          // 32 mantissas from index w*KLanes/g of the channel's sequence (row after row).
-          const int64_t first = w * shape.kLanes / p.d.groupSize;
-          for (int64_t i = 0; i < kGemvMantissasPerWord; ++i) {
-            const int64_t index = first + i;
-            const int64_t mRow = (index / p.groups) * p.channels + c;
-            if (index >= p.d.blocks * p.groups || mRow >= p.layerRows)
-              continue;
-            const uint16_t m = layer.groupScales[size_t(mRow * p.groups + index % p.groups)];
-            at[2 * i] = uint8_t(m & 0xff);
-            at[2 * i + 1] = uint8_t(m >> 8);
-          }
-          at += kWordBytes;
-        }
-        if (rowCodes) // padding rows: zero codes
-          std::memcpy(at, rowCodes + j * run, size_t(run));
-        at += kWordBytes;
-      }
-    }
-  }
+  descriptorBytes(p, descriptor);
+  for (int64_t c = 0; c < p.channels; ++c)
+    appendChannel(layer, shape, p, descriptor, c, channelBytes[size_t(c)]);
+}
+
+void appendGemvChannelBytes(const QuantizedLinear &layer, const GemvEngineShape &shape,
+                            const GemvInvocation &invocation, int64_t channel,
+                            std::vector<uint8_t> &bytes) {
+  const Plan p = plan(layer, shape, invocation);
+  require(channel >= 0 && channel < p.channels, kStreamWhere, "channel",
+          "0 .. " + std::to_string(p.channels - 1) + got(channel));
+  uint8_t descriptor[kWordBytes];
+  descriptorBytes(p, descriptor);
+  appendChannel(layer, shape, p, descriptor, channel, bytes);
 }
 
 } // namespace st::numerics

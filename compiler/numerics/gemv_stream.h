@@ -103,5 +103,10 @@ std::vector<std::vector<StreamWord>> gemvChannelWords(const QuantizedLinear &lay
 void appendGemvChannelBytes(const QuantizedLinear &layer, const GemvEngineShape &shape,
                             const GemvInvocation &invocation,
                             std::vector<std::vector<uint8_t>> &channelBytes);
+/// Channel `channel`'s bytes only, appended to `bytes` (the HBM image builds each channel's
+/// stream on its own thread).
+void appendGemvChannelBytes(const QuantizedLinear &layer, const GemvEngineShape &shape,
+                            const GemvInvocation &invocation, int64_t channel,
+                            std::vector<uint8_t> &bytes);
 
 } // namespace st::numerics

@@ -7,6 +7,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <queue>
 #include <tuple>
@@ -70,9 +71,36 @@ std::vector<std::vector<int64_t>> inputOrder(const model::KernelTiming &t,
   return order;
 }
 
+/// What the simulator asks of a node's run state, cycle by cycle: a kernel's (NodeRun) or a
+/// sequenced engine's (EngineRun).
+class RunState {
+public:
+  virtual ~RunState() = default;
+  virtual size_t ports() const = 0;
+  /// May port p pop a token offered in cycle `now`?
+  virtual bool wantsPopAt(size_t p, int64_t now) = 0;
+  /// The first cycle the next output may go, space aside (kNever: not before an input).
+  virtual int64_t emitReadyAt() const = 0;
+  /// Another time-based wait that ends a pop's hold (kNever: none).
+  virtual int64_t wakeAt() const { return kNever; }
+  /// The output port of the next output.
+  virtual size_t outputPort() const { return 0; }
+  virtual std::string emitBlocker(int64_t now) const = 0;
+  virtual void pop(size_t p, int64_t now) = 0;
+  virtual void emit(int64_t now) = 0;
+  virtual bool done() const = 0;
+  virtual int64_t consumed(size_t p) const = 0;
+  virtual int64_t lastEvent() const = 0;
+  virtual int64_t firstInput() const = 0;
+  virtual std::vector<int64_t> takeEmitCycles() = 0;
+  virtual std::vector<std::vector<int64_t>> takeConsumeCycles() = 0;
+  /// The kernel run behind this state, if it is one (the streaming shortcut reads it).
+  virtual class NodeRun *generic() { return nullptr; }
+};
+
 /// One node's run state under the rules of the header. Inputs and outputs are abstract: the
 /// caller says, per cycle, which ports offer a token and whether every output has a free slot.
-class NodeRun {
+class NodeRun final : public RunState {
 public:
   NodeRun(const model::KernelTiming &timing, int64_t lambda, int64_t window,
           const std::vector<std::vector<int64_t>> &order,
@@ -85,8 +113,10 @@ public:
     emitCycle_.reserve(size_t(std::max<int64_t>(0, timing.outputTokens)));
   }
 
-  size_t ports() const { return consumed_.size(); }
+  size_t ports() const override { return consumed_.size(); }
   bool isSource() const { return consumed_.empty(); }
+  bool wantsPopAt(size_t p, int64_t) override { return wantsPop(p); }
+  NodeRun *generic() override { return this; }
 
   /// May port p pop a token if one is offered? (Depends on the node's own state only.)
   bool wantsPop(size_t p) {
@@ -119,7 +149,7 @@ public:
   /// the latest of its time-based waits (pipeline lambda after its last needed input, II or rate
   /// gap after the previous output, D after the first input). kNever when it must first get
   /// tokens (or has emitted everything): only an input can change that.
-  int64_t emitReadyAt() const {
+  int64_t emitReadyAt() const override {
     const int64_t k = emitted();
     if (k >= t_.outputTokens)
       return kNever;
@@ -145,7 +175,7 @@ public:
 
   /// Why the next output cannot go in cycle `now` (space aside), or "" if it can. For a port that
   /// lacks tokens the text is "port <p>"; other reasons are plain words. (Deadlock reports.)
-  std::string emitBlocker(int64_t now) const {
+  std::string emitBlocker(int64_t now) const override {
     const int64_t k = emitted();
     if (k >= t_.outputTokens)
       return "all outputs emitted";
@@ -208,7 +238,7 @@ public:
     lastEvent_ = std::max(lastEvent_, now + count - 1);
   }
 
-  void pop(size_t p, int64_t now) {
+  void pop(size_t p, int64_t now) override {
     consumeCycle_[p].push_back(now);
     ++consumed_[p];
     if (firstInput_ < 0)
@@ -233,12 +263,12 @@ public:
     return true;
   }
 
-  void emit(int64_t now) {
+  void emit(int64_t now) override {
     emitCycle_.push_back(now);
     lastEvent_ = std::max(lastEvent_, now);
   }
 
-  bool done() const {
+  bool done() const override {
     if (emitted() < std::max<int64_t>(0, t_.outputTokens))
       return false;
     for (size_t p = 0; p < ports(); ++p)
@@ -248,14 +278,16 @@ public:
   }
 
   int64_t emitted() const { return int64_t(emitCycle_.size()); }
-  int64_t consumed(size_t p) const { return consumed_[p]; }
-  int64_t lastEvent() const { return lastEvent_; }
-  int64_t firstInput() const { return firstInput_; }
+  int64_t consumed(size_t p) const override { return consumed_[p]; }
+  int64_t lastEvent() const override { return lastEvent_; }
+  int64_t firstInput() const override { return firstInput_; }
   const std::vector<int64_t> &emitCycles() const { return emitCycle_; }
   const std::vector<std::vector<int64_t>> &consumeCycles() const { return consumeCycle_; }
   /// The recorded cycles, moved out (the run is over).
-  std::vector<int64_t> takeEmitCycles() { return std::move(emitCycle_); }
-  std::vector<std::vector<int64_t>> takeConsumeCycles() { return std::move(consumeCycle_); }
+  std::vector<int64_t> takeEmitCycles() override { return std::move(emitCycle_); }
+  std::vector<std::vector<int64_t>> takeConsumeCycles() override {
+    return std::move(consumeCycle_);
+  }
 
 private:
   const model::KernelTiming &t_;
@@ -269,6 +301,143 @@ private:
   std::vector<int64_t> emitCycle_;
   int64_t firstInput_ = -1;
   int64_t lastEvent_ = -1;
+};
+
+/// A sequenced engine's run state (SequencedEngine in the header).
+class EngineRun final : public RunState {
+public:
+  EngineRun(const SequencedEngine &e, size_t ports)
+      : e_(e), consumed_(ports, 0), consumeCycle_(ports) {}
+
+  size_t ports() const override { return consumed_.size(); }
+
+  bool wantsPopAt(size_t p, int64_t now) override {
+    if (inv_ >= e_.invocations.size())
+      return false;
+    const SequencedEngine::Invocation &inv = e_.invocations[inv_];
+    switch (phase_) {
+    case Phase::Header:
+      return p == e_.wordPort;
+    case Phase::X:
+      return p == inv.xPort;
+    case Phase::Words:
+      return p == e_.wordPort && now >= holdUntil();
+    }
+    return false;
+  }
+
+  /// The one port it takes a token from next (SIZE_MAX: none).
+  size_t wantedPort() const {
+    if (inv_ >= e_.invocations.size())
+      return SIZE_MAX;
+    return phase_ == Phase::X ? e_.invocations[inv_].xPort : e_.wordPort;
+  }
+
+  int64_t emitReadyAt() const override {
+    if (pending_.empty())
+      return kNever;
+    return emitted_ > 0 ? std::max(pending_.front().first, lastEmit_ + 1) : pending_.front().first;
+  }
+
+  int64_t wakeAt() const override {
+    const int64_t hold = phase_ == Phase::Words ? holdUntil() : kNever;
+    return hold > 0 ? hold : kNever;
+  }
+
+  size_t outputPort() const override { return pending_.empty() ? 0 : pending_.front().second; }
+
+  std::string emitBlocker(int64_t now) const override {
+    if (!pending_.empty())
+      return emitReadyAt() <= now ? "" : "pipeline";
+    if (inv_ >= e_.invocations.size())
+      return "all outputs emitted";
+    switch (phase_) {
+    case Phase::Header:
+    case Phase::Words:
+      return now >= holdUntil() ? "port " + std::to_string(e_.wordPort) : "output buffer";
+    case Phase::X:
+      return "port " + std::to_string(e_.invocations[inv_].xPort);
+    }
+    return "";
+  }
+
+  void pop(size_t p, int64_t now) override {
+    consumeCycle_[p].push_back(now);
+    ++consumed_[p];
+    if (firstInput_ < 0)
+      firstInput_ = now;
+    lastEvent_ = std::max(lastEvent_, now);
+    const SequencedEngine::Invocation &inv = e_.invocations[inv_];
+    switch (phase_) {
+    case Phase::Header:
+      words_ = 0;
+      block_ = 0;
+      xLoaded_ = 0;
+      phase_ = inv.xTokens > 0 ? Phase::X : Phase::Words;
+      return;
+    case Phase::X:
+      if (++xLoaded_ == inv.xTokens)
+        phase_ = Phase::Words;
+      return;
+    case Phase::Words:
+      ++words_;
+      if (words_ == inv.blockWords[block_]) {
+        const int64_t tokens = inv.blockTokens[block_];
+        for (int64_t t = 0; t < tokens; ++t)
+          pending_.push_back({now + e_.outputDelay + t, inv.outputPort});
+        lastBlockWord_ = now;
+        lastBlockTokens_ = tokens;
+        if (++block_ == inv.blockWords.size()) {
+          ++inv_;
+          phase_ = Phase::Header;
+        }
+      }
+      return;
+    }
+  }
+
+  void emit(int64_t now) override {
+    pending_.pop_front();
+    emitCycle_.push_back(now);
+    lastEmit_ = now;
+    ++emitted_;
+    lastEvent_ = std::max(lastEvent_, now);
+  }
+
+  bool done() const override { return inv_ >= e_.invocations.size() && pending_.empty(); }
+  int64_t consumed(size_t p) const override { return consumed_[p]; }
+  int64_t lastEvent() const override { return lastEvent_; }
+  int64_t firstInput() const override { return firstInput_; }
+  std::vector<int64_t> takeEmitCycles() override { return std::move(emitCycle_); }
+  std::vector<std::vector<int64_t>> takeConsumeCycles() override {
+    return std::move(consumeCycle_);
+  }
+
+private:
+  enum class Phase { Header, X, Words };
+
+  /// The first cycle the next word may go: a block's last word waits until the block before
+  /// has left the output buffer (its outputs, one a cycle, after its own last word).
+  int64_t holdUntil() const {
+    if (phase_ != Phase::Words || lastBlockTokens_ == 0)
+      return 0;
+    const SequencedEngine::Invocation &inv = e_.invocations[inv_];
+    if (words_ + 1 != inv.blockWords[block_])
+      return 0;
+    return lastBlockWord_ + lastBlockTokens_;
+  }
+
+  const SequencedEngine &e_;
+  std::vector<int64_t> consumed_;
+  std::vector<std::vector<int64_t>> consumeCycle_;
+  std::vector<int64_t> emitCycle_;
+  std::deque<std::pair<int64_t, size_t>> pending_; ///< outputs due: (earliest cycle, port)
+  size_t inv_ = 0, block_ = 0;
+  Phase phase_ = Phase::Header;
+  int64_t words_ = 0, xLoaded_ = 0;
+  int64_t lastBlockWord_ = 0, lastBlockTokens_ = 0;
+  int64_t lastEmit_ = -1, emitted_ = 0;
+  int64_t firstInput_ = -1, lastEvent_ = -1;
 };
 
 /// Runs one node alone with ideal inputs and a never-blocking output (skipping the cycles in
@@ -435,7 +604,15 @@ KernelCurves deriveKernelCurves(const std::string &nodeName, const model::Kernel
   return best;
 }
 
-std::vector<size_t> checkTimingGraph(const TimingGraph &g) {
+std::vector<int64_t> SequencedEngine::portOutputs() const {
+  std::vector<int64_t> tokens(outputPorts, 0);
+  for (const Invocation &inv : invocations)
+    for (int64_t t : inv.blockTokens)
+      tokens.at(inv.outputPort) += t;
+  return tokens;
+}
+
+std::vector<size_t> checkTimingGraph(const TimingGraph &g, bool allowCycles) {
   std::vector<std::vector<size_t>> inEdgeOfPort(g.nodes.size());
   for (size_t v = 0; v < g.nodes.size(); ++v)
     inEdgeOfPort[v].assign(g.nodes[v].timing.inputTokens.size(), SIZE_MAX);
@@ -451,9 +628,15 @@ std::vector<size_t> checkTimingGraph(const TimingGraph &g) {
                   "an input port of node '" + g.nodes[edge.dst].name + "' (it has " +
                       std::to_string(dst.inputTokens.size()) + "), got " +
                       std::to_string(edge.dstPort));
-    if (edge.tokens != src.outputTokens || edge.tokens != dst.inputTokens[edge.dstPort])
+    const SequencedEngine *engine = g.nodes[edge.src].engine.get();
+    if (engine ? edge.srcPort >= engine->outputPorts : edge.srcPort != 0)
+      throw Error(where, "srcPort",
+                  "an output port of node '" + g.nodes[edge.src].name + "', got " +
+                      std::to_string(edge.srcPort));
+    const int64_t srcTokens = engine ? engine->portOutputs()[edge.srcPort] : src.outputTokens;
+    if (edge.tokens != srcTokens || edge.tokens != dst.inputTokens[edge.dstPort])
       throw Error(where, "tokens",
-                  "the source's outputTokens (" + std::to_string(src.outputTokens) +
+                  "the source port's outputs (" + std::to_string(srcTokens) +
                       ") = the destination port's inputTokens (" +
                       std::to_string(dst.inputTokens[edge.dstPort]) + ") = the edge's, got " +
                       std::to_string(edge.tokens));
@@ -488,11 +671,15 @@ std::vector<size_t> checkTimingGraph(const TimingGraph &g) {
       if (e.src == v && --indegree[e.dst] == 0)
         ready.push_back(e.dst);
   }
-  if (order.size() != g.nodes.size())
-    for (size_t v = 0; v < g.nodes.size(); ++v)
+  if (order.size() != g.nodes.size()) {
+    for (size_t v = 0; v < g.nodes.size() && !allowCycles; ++v)
       if (indegree[v] != 0)
         throw Error(nodeWhere(g.nodes[v].name), "edges",
                     "an acyclic graph, got a cycle through it");
+    for (size_t v = 0; v < g.nodes.size(); ++v) // on or behind a cycle: in index order
+      if (indegree[v] != 0)
+        order.push_back(v);
+  }
   return order;
 }
 
@@ -541,8 +728,15 @@ SharedCurves sharedKernelCurves(const std::string &nodeName, const model::Kernel
 std::vector<SharedCurves> deriveAllCurves(const TimingGraph &graph) {
   std::vector<SharedCurves> curves;
   curves.reserve(graph.nodes.size());
-  for (const TimingNode &n : graph.nodes)
+  for (const TimingNode &n : graph.nodes) {
+    if (n.engine) { // its rules are its own (EngineRun)
+      auto c = std::make_shared<KernelCurves>();
+      c->needed.resize(n.timing.inputTokens.size());
+      curves.push_back(std::move(c));
+      continue;
+    }
     curves.push_back(sharedKernelCurves(n.name, n.timing));
+  }
   return curves;
 }
 
@@ -554,7 +748,10 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &graph,
 TimingSimResult simulateDataflowTiming(const TimingGraph &g,
                                        const std::vector<SharedCurves> &curves,
                                        const std::vector<int64_t> &depths) {
-  const std::vector<size_t> order = checkTimingGraph(g);
+  bool anyEngine = false;
+  for (const TimingNode &n : g.nodes)
+    anyEngine = anyEngine || n.engine != nullptr;
+  const std::vector<size_t> order = checkTimingGraph(g, anyEngine);
   if (depths.size() != g.edges.size())
     throw Error("timing simulation", "depths",
                 "one depth per edge (" + std::to_string(g.edges.size()) + "), got " +
@@ -570,23 +767,38 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
 
   const size_t nodeCount = g.nodes.size();
   std::vector<std::vector<size_t>> inEdge(nodeCount), outEdges(nodeCount);
-  for (size_t v = 0; v < nodeCount; ++v)
+  // Per node and output port, the edges out of it (a kernel has one port).
+  std::vector<std::vector<std::vector<size_t>>> portEdges(nodeCount);
+  for (size_t v = 0; v < nodeCount; ++v) {
     inEdge[v].resize(g.nodes[v].timing.inputTokens.size());
+    portEdges[v].resize(g.nodes[v].engine ? g.nodes[v].engine->outputPorts : 1);
+  }
   for (size_t e = 0; e < g.edges.size(); ++e) {
     inEdge[g.edges[e].dst][g.edges[e].dstPort] = e;
     outEdges[g.edges[e].src].push_back(e);
+    portEdges[g.edges[e].src][g.edges[e].srcPort].push_back(e);
   }
-  std::vector<NodeRun> runs;
+  std::vector<std::unique_ptr<RunState>> runs;
   runs.reserve(nodeCount);
   int64_t longestWait = 2;
   for (size_t v = 0; v < nodeCount; ++v) {
-    if (g.nodes[v].timing.inputTokens.size() > 64)
+    // A kernel's pops are a 64-bit mask; an engine pops one port a cycle (Decision::port).
+    if (g.nodes[v].timing.inputTokens.size() > 64 && !g.nodes[v].engine)
       throw Error(nodeWhere(g.nodes[v].name), "inputs", "at most 64 input ports");
     const KernelCurves &c = *curves[v];
     if (c.needed.size() != g.nodes[v].timing.inputTokens.size())
       throw Error(nodeWhere(g.nodes[v].name), "curves",
                   "curves from deriveKernelCurves (with the needed-token table)");
-    runs.emplace_back(g.nodes[v].timing, c.lambda, c.window, c.inputOrder, c.needed);
+    if (const SequencedEngine *engine = g.nodes[v].engine.get()) {
+      runs.push_back(std::make_unique<EngineRun>(*engine, g.nodes[v].timing.inputTokens.size()));
+      longestWait = std::max(longestWait, engine->outputDelay + 2);
+      for (const SequencedEngine::Invocation &inv : engine->invocations)
+        for (int64_t t : inv.blockTokens)
+          longestWait = std::max(longestWait, t + 2); // a held block's wait
+      continue;
+    }
+    runs.push_back(
+        std::make_unique<NodeRun>(g.nodes[v].timing, c.lambda, c.window, c.inputOrder, c.needed));
     const model::KernelTiming &t = g.nodes[v].timing;
     longestWait = std::max(longestWait, t.firstOutputDelay + t.gapBefore(1) + c.lambda + 2);
   }
@@ -594,8 +806,9 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
   TimingSimResult result;
   result.highWater.assign(g.edges.size(), 0);
   std::vector<int64_t> occupancy(g.edges.size(), 0);
+  // Room on every edge of the port the node's next output goes to.
   auto spaceOnAll = [&](size_t v) {
-    for (size_t e : outEdges[v])
+    for (size_t e : portEdges[v][runs[v]->outputPort()])
       if (occupancy[e] >= depths[e])
         return false;
     return true;
@@ -618,14 +831,15 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
   struct Decision {
     size_t node;
     bool emit;
-    uint64_t pops; ///< bit p: pop port p (a kernel has far fewer than 64 inputs)
+    uint64_t pops;          ///< bit p: pop port p (a kernel has far fewer than 64 inputs)
+    size_t port = SIZE_MAX; ///< an engine's one pop (it may have more than 64 ports)
   };
   std::vector<Decision> decisions;
   std::vector<size_t> pushed;
   size_t doneCount = 0;
   std::vector<char> isDone(nodeCount, 0);
   for (size_t v = 0; v < nodeCount; ++v)
-    if (runs[v].done()) {
+    if (runs[v]->done()) {
       isDone[v] = 1;
       ++doneCount;
     }
@@ -660,18 +874,27 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
     decisions.clear();
     for (size_t v : active) {
       result.nodeVisits++;
-      NodeRun &run = runs[v];
+      RunState &run = *runs[v];
       if (isDone[v])
         continue;
       const int64_t readyAt = run.emitReadyAt();
       Decision d{v, readyAt <= now && spaceOnAll(v), 0};
-      for (size_t p = 0; p < run.ports(); ++p)
-        if (occupancy[inEdge[v][p]] > 0 && run.wantsPop(p))
-          d.pops |= uint64_t(1) << p;
-      if (d.emit || d.pops)
+      if (g.nodes[v].engine) {
+        const size_t p = static_cast<EngineRun &>(run).wantedPort();
+        if (p != SIZE_MAX && occupancy[inEdge[v][p]] > 0 && run.wantsPopAt(p, now))
+          d.port = p;
+      } else {
+        for (size_t p = 0; p < run.ports(); ++p)
+          if (occupancy[inEdge[v][p]] > 0 && run.wantsPopAt(p, now))
+            d.pops |= uint64_t(1) << p;
+      }
+      if (d.emit || d.pops || d.port != SIZE_MAX) {
         decisions.push_back(d);
-      else if (readyAt != kNever && readyAt > now)
-        wakes.push({readyAt, v});
+      } else {
+        const int64_t wake = std::min(readyAt > now ? readyAt : kNever, run.wakeAt());
+        if (wake != kNever && wake > now)
+          wakes.push({wake, v});
+      }
     }
     // A source streaming into one consumer that takes a token a cycle and emits nothing, with
     // nothing else due: the same two events repeat each cycle (a GEMV's weights), so the whole
@@ -681,20 +904,22 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
       if (!src->emit)
         std::swap(src, dst);
       const size_t S = src->node, C = dst->node;
-      if (src->emit && src->pops == 0 && !dst->emit && outEdges[S].size() == 1 &&
-          runs[S].streamsEveryCycle() && g.edges[outEdges[S][0]].dst == C) {
+      NodeRun *source = runs[S]->generic(), *consumer = runs[C]->generic();
+      if (source && consumer && src->emit && src->pops == 0 && !dst->emit &&
+          outEdges[S].size() == 1 && source->streamsEveryCycle() &&
+          g.edges[outEdges[S][0]].dst == C) {
         const size_t e = outEdges[S][0], p = g.edges[e].dstPort;
-        if (dst->pops == (uint64_t(1) << p) && runs[C].othersConsumed(p)) {
-          int64_t stretch = std::min(runs[S].outputsLeft(), runs[C].aloneStretch(p, now));
+        if (dst->pops == (uint64_t(1) << p) && consumer->othersConsumed(p)) {
+          int64_t stretch = std::min(source->outputsLeft(), consumer->aloneStretch(p, now));
           if (!wakes.empty())
             stretch = std::min(stretch, wakes.top().first - now);
           if (stretch >= 2) {
-            runs[S].emitRun(now, stretch);
-            runs[C].popRun(p, now, stretch);
+            source->emitRun(now, stretch);
+            consumer->popRun(p, now, stretch);
             result.nodeVisits += 2 * stretch;
             result.highWater[e] = std::max(result.highWater[e], occupancy[e]);
             for (size_t v : {S, C})
-              if (runs[v].done() && !isDone[v]) {
+              if (runs[v]->done() && !isDone[v]) {
                 isDone[v] = 1;
                 ++doneCount;
               }
@@ -713,17 +938,24 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
     }
     pushed.clear();
     for (const Decision &d : decisions) {
-      NodeRun &run = runs[d.node];
-      for (size_t p = 0; p < run.ports(); ++p)
-        if (d.pops >> p & 1) {
-          run.pop(p, now);
-          const size_t e = inEdge[d.node][p];
-          --occupancy[e];
-          flag(g.edges[e].src); // a slot is free
-        }
+      RunState &run = *runs[d.node];
+      // The port is read before the pops: an engine's pop may queue outputs for another port.
+      const size_t port = run.outputPort();
+      auto popPort = [&](size_t p) {
+        run.pop(p, now);
+        const size_t e = inEdge[d.node][p];
+        --occupancy[e];
+        flag(g.edges[e].src); // a slot is free
+      };
+      if (d.port != SIZE_MAX)
+        popPort(d.port);
+      else
+        for (size_t p = 0; d.pops >> p; ++p)
+          if (d.pops >> p & 1)
+            popPort(p);
       if (d.emit) {
         run.emit(now);
-        for (size_t e : outEdges[d.node]) {
+        for (size_t e : portEdges[d.node][port]) {
           ++occupancy[e];
           pushed.push_back(e);
           flag(g.edges[e].dst); // a token is there
@@ -757,13 +989,13 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
     std::vector<size_t> waitsForNode(nodeCount, SIZE_MAX), waitsOnEdge(nodeCount, SIZE_MAX);
     std::vector<bool> waitsForSpace(nodeCount, false);
     for (size_t v : order) {
-      const NodeRun &run = runs[v];
+      const RunState &run = *runs[v];
       if (run.done())
         continue;
       std::string why;
       const std::string blocker = run.emitBlocker(now + 1);
       if (blocker.empty()) {
-        for (size_t e : outEdges[v])
+        for (size_t e : portEdges[v][run.outputPort()])
           if (occupancy[e] >= depths[e]) {
             why = "waits for space on edge '" + g.edges[e].name + "' (full at depth " +
                   std::to_string(depths[e]) + ")";
@@ -813,12 +1045,12 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
     return result;
   }
   int64_t last = 0;
-  for (NodeRun &run : runs) {
-    last = std::max(last, run.lastEvent());
-    result.startCycle.push_back(std::max<int64_t>(0, run.firstInput()));
-    result.doneCycle.push_back(run.lastEvent());
-    result.emitCycle.push_back(run.takeEmitCycles());
-    result.consumeCycle.push_back(run.takeConsumeCycles());
+  for (std::unique_ptr<RunState> &run : runs) {
+    last = std::max(last, run->lastEvent());
+    result.startCycle.push_back(std::max<int64_t>(0, run->firstInput()));
+    result.doneCycle.push_back(run->lastEvent());
+    result.emitCycle.push_back(run->takeEmitCycles());
+    result.consumeCycle.push_back(run->takeConsumeCycles());
   }
   result.makespan = last + 1;
   return result;

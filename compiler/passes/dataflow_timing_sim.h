@@ -45,9 +45,38 @@
 
 namespace st::passes {
 
+/// A node that runs invocations one after another on one datapath (the shared GEMV engine,
+/// docs/gemv-engine.md; model/gemv_engine_model.h has the rules this reproduces). Per
+/// invocation it takes a header token from its word port, then the invocation's x tokens from
+/// its x port (one a cycle; none when it reuses the last x), then its words (one a cycle). The
+/// last word of block b is taken no earlier than `handoff` after the previous block's last word
+/// (a block's outputs leave the output buffer one a cycle). Block b's outputs go to the
+/// invocation's output port from `outputDelay` cycles after its last word, one a cycle. Unlike a
+/// kernel node its outputs go to different ports (edges carry their port's outputs only) and it
+/// may sit on cycles of the graph (the engine's y feeds kernels whose outputs are its next x).
+struct SequencedEngine {
+  struct Invocation {
+    size_t xPort = 0;    ///< input port of its x
+    int64_t xTokens = 0; ///< 0: it reuses the x of the invocation before
+    /// Per block: the words after the header up to and including the block's last word.
+    std::vector<int64_t> blockWords;
+    std::vector<int64_t> blockTokens; ///< per block: its outputs
+    size_t outputPort = 0;
+  };
+  size_t wordPort = 0;      ///< input port of the header and words
+  size_t outputPorts = 1;   ///< output ports (each invocation names one)
+  int64_t outputDelay = 11; ///< last word of a block -> its first output
+  std::vector<Invocation> invocations;
+  /// Tokens each output port carries over the run.
+  std::vector<int64_t> portOutputs() const;
+};
+
 struct TimingNode {
   std::string name;
+  /// A kernel's timing; for a sequenced engine only inputTokens (per port) and outputTokens
+  /// (all ports) are read.
   model::KernelTiming timing;
+  std::shared_ptr<const SequencedEngine> engine; ///< set: this node is a sequenced engine
 };
 
 struct TimingEdge {
@@ -57,6 +86,8 @@ struct TimingEdge {
   size_t dstPort = 0; ///< input port of dst (index into its KernelTiming::inputTokens)
   int64_t tokens = 0; ///< tokens carried in one run: src's outputTokens, dst's inputTokens[port]
   int64_t tokenBits = 0;
+  /// Output port of src: only a sequenced engine has several (tokens is then that port's).
+  size_t srcPort = 0;
 };
 
 struct TimingGraph {
@@ -65,8 +96,10 @@ struct TimingGraph {
 };
 
 /// Checks indices, token counts against both ends' timing, that every input port has exactly one
-/// edge, and that the graph is acyclic. Returns a topological order of the nodes.
-std::vector<size_t> checkTimingGraph(const TimingGraph &graph);
+/// edge, and that the graph is acyclic (unless `allowCycles`: the graph of a design with a
+/// sequenced engine). Returns a topological order of the nodes (with cycles: an order in which
+/// each node comes after the producers it does not reach back to).
+std::vector<size_t> checkTimingGraph(const TimingGraph &graph, bool allowCycles = false);
 
 /// The node's behaviour alone with ideal inputs (every port always offers a token) and an output
 /// that never blocks, under the rules above; cycle 0 = its first input handshake.
@@ -114,7 +147,8 @@ using SharedCurves = std::shared_ptr<const KernelCurves>;
 SharedCurves sharedKernelCurves(const std::string &nodeName, const model::KernelTiming &timing);
 
 /// Simulates the graph with FIFO depths `depths` (per edge, each >= 1). `curves` are the nodes'
-/// derived curves (in node order); the overload derives them.
+/// derived curves (in node order; a sequenced engine's are not read); the overload derives them.
+/// A graph with a sequenced engine may have cycles through it.
 TimingSimResult simulateDataflowTiming(const TimingGraph &graph,
                                        const std::vector<SharedCurves> &curves,
                                        const std::vector<int64_t> &depths);

@@ -8,6 +8,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "numerics/embedding.h"
+#include "numerics/gemv_stream.h"
 #include "numerics/weight_stream.h"
 #include "plan/kernel_params.h"
 #include "support/error.h"
@@ -64,7 +65,16 @@ void placeBuffer(HbmImagePlan &plan, HbmBuffer &b) {
   const HbmDevice &device = plan.device;
   const int64_t channelBytes = device.pseudoChannelBytes;
   const int64_t size = roundUp(b.bytes(), device.alignmentBytes);
-  if (size <= channelBytes) {
+  if (b.pinnedChannel >= 0) {
+    const size_t c = static_cast<size_t>(b.pinnedChannel);
+    if (b.pinnedChannel < device.pseudoChannels && plan.channelBytes[c] == 0 &&
+        size <= channelBytes) {
+      b.address = b.pinnedChannel * channelBytes;
+      b.channels = {b.pinnedChannel};
+      plan.channelBytes[c] = size;
+      return;
+    }
+  } else if (size <= channelBytes) {
     int64_t best = -1;
     for (int64_t c = 0; c < device.pseudoChannels; ++c)
       if (plan.channelBytes[static_cast<size_t>(c)] + size <= channelBytes &&
@@ -130,9 +140,70 @@ int64_t HbmImagePlan::totalBytes() const {
   return std::accumulate(channelBytes.begin(), channelBytes.end(), int64_t(0));
 }
 
+std::string engineStreamBufferName(int64_t channel) {
+  return "engine/w" + std::to_string(channel);
+}
+
+namespace {
+
+/// The engine stream buffers of `engine`, one per pseudo-channel (hbm_plan.h).
+std::vector<HbmBuffer> engineStreamBuffers(const ir::DecodeProgram &program,
+                                           const QuantizedModel &model,
+                                           const llm::EngineUse &engine) {
+  std::vector<HbmBuffer> buffers;
+  const QuantizedModel *m = &model;
+  const llm::EngineUse *e = &engine;
+  const std::string block = program.stages.at(1).name, epilogue = program.stages.at(2).name;
+  for (int64_t c = 0; c < engine.shape.channels; ++c) {
+    HbmBuffer b;
+    b.name = engineStreamBufferName(c);
+    b.kind = "engine_stream";
+    b.stage = "engine";
+    b.op = "w" + std::to_string(c);
+    b.layers = 1;
+    b.layerBytes = engine.channelWordsPerStep() * (numerics::kGemvWordBits / 8);
+    b.pinnedChannel = c;
+    b.format = "st_gemv_engine channel stream (docs/gemv-engine.md): " +
+               std::to_string(engine.calls.size()) + " calls (block x " +
+               std::to_string(engine.layers) + ", epilogue), KLanes " +
+               std::to_string(engine.shape.kLanes) + ", " + std::to_string(engine.shape.channels) +
+               " channels";
+    b.contents = [m, e, c, block, epilogue](int64_t) {
+      std::vector<uint8_t> bytes;
+      bytes.reserve(static_cast<size_t>(e->channelWordsPerStep() * (numerics::kGemvWordBits / 8)));
+      auto append = [&](const llm::EngineCall &call, const std::string &stage, int64_t layer) {
+        numerics::GemvInvocation inv;
+        inv.xPort = call.xPort;
+        inv.reuseX = call.reuseX;
+        inv.yPort = call.yPort;
+        // Padding rows that reach y (an odd vocabulary's LM head) saturate to the most
+        // negative code, so that they never win the argmax.
+        inv.deliverPaddedRows = call.nDeliver > call.nOut;
+        inv.padding = inv.deliverPaddedRows ? numerics::GemvPaddingRecord::Saturate
+                                            : numerics::GemvPaddingRecord::Zero;
+        numerics::appendGemvChannelBytes(m->get<numerics::QuantizedLinear>(stage, layer, call.op),
+                                         e->shape, inv, c, bytes);
+      };
+      for (int64_t layer = 0; layer < e->layers; ++layer)
+        for (const llm::EngineCall &call : e->calls)
+          if (call.stage == 1)
+            append(call, block, layer);
+      for (const llm::EngineCall &call : e->calls)
+        if (call.stage == 2)
+          append(call, epilogue, 0);
+      return bytes;
+    };
+    buffers.push_back(std::move(b));
+  }
+  return buffers;
+}
+
+} // namespace
+
 HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel &model,
                           const HbmDevice &device, int64_t maxContext,
-                          const std::map<std::string, int64_t> &stageLanes) {
+                          const std::map<std::string, int64_t> &stageLanes,
+                          const llm::EngineUse *engine) {
   if (maxContext < 1 || maxContext > program.maxPositions)
     throw Error("hbm image", "max context",
                 "1 .. " + std::to_string(program.maxPositions) + " positions, got " +
@@ -143,6 +214,8 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
   plan.precision = frontend::precisionName(model.precision);
   plan.maxContext = maxContext;
   plan.ropeTables = ropeTablesOf(program, model);
+  if (engine)
+    plan.buffers = engineStreamBuffers(program, model, *engine);
   const QuantizedModel *m = &model;
   for (const ir::DecodeStage &stage : program.stages) {
     const std::string stageName = stage.name;
@@ -155,6 +228,8 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
       b.op = op.name;
       b.layers = stage.repeat;
       if (auto *l = std::get_if<numerics::QuantizedLinear>(&first.descriptor)) {
+        if (engine)
+          continue; // in the engine streams
         b.kind = "linear_weights";
         auto lanes = stageLanes.find(stage.name);
         b.linearParams = lanes == stageLanes.end()
@@ -227,7 +302,11 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
     b.layerStride = roundUp(b.layerBytes, device.alignmentBytes);
   std::vector<size_t> bySize(plan.buffers.size());
   std::iota(bySize.begin(), bySize.end(), 0);
+  // Pinned buffers first, then the rest from largest to smallest.
   std::stable_sort(bySize.begin(), bySize.end(), [&](size_t x, size_t y) {
+    const bool px = plan.buffers[x].pinnedChannel >= 0, py = plan.buffers[y].pinnedChannel >= 0;
+    if (px != py)
+      return px;
     return plan.buffers[x].bytes() > plan.buffers[y].bytes();
   });
   for (size_t index : bySize)

@@ -14,6 +14,7 @@
 
 #include "frontend/quantized_model.h"
 #include "ir/decode_program.h"
+#include "llm/gemv_engine_join.h"
 #include "model/linear_model.h"
 #include "numerics/nonlinear_tables.h"
 
@@ -33,8 +34,9 @@ HbmDevice loadHbmDevice(const std::string &constraintsPath);
 /// HBM address: channel * pseudoChannelBytes + offset). It occupies `channels` (consecutive).
 struct HbmBuffer {
   std::string name; ///< "stage/op.kind", e.g. "block/q_proj.weights"
-  /// linear_weights, embedding_table, norm_params, k_cache, v_cache; run buffers the design
-  /// writes during a run (addRunBuffer): run_tokens, run_tap
+  /// linear_weights, engine_stream (one pseudo-channel's words of every engine call of a step,
+  /// docs/gemv-engine.md), embedding_table, norm_params, k_cache, v_cache; run buffers the
+  /// design writes during a run (addRunBuffer): run_tokens, run_tap
   std::string kind;
   std::string format; ///< the element format, for people
   std::string stage, op;
@@ -48,6 +50,9 @@ struct HbmBuffer {
   /// A run buffer that keeps only the last ringSteps steps (a power of two): step t's rows at
   /// t mod ringSteps. 0: one row set per step of the whole context.
   int64_t ringSteps = 0;
+  /// The pseudo-channel the buffer must start at offset 0 of (an engine stream), or -1: placed
+  /// by the planner's rule.
+  int64_t pinnedChannel = -1;
   int64_t bytes() const { return layerStride * (layers - 1) + layerBytes; }
   /// The bytes of layer `l` (empty: zero-filled, e.g. the KV cache).
   std::function<std::vector<uint8_t>(int64_t)> contents;
@@ -81,9 +86,16 @@ struct HbmImagePlan {
 /// `stageLanes` (stage name -> codes per vector token, the e2e lowering's lane count): the
 /// linears of a stage listed there use plan::linearKernelParamsForLanes(layer, lanes), the others
 /// plan::linearKernelParamsFor(layer).
+/// With `engine` (a design whose linears run on the shared GEMV engine) the linears get no
+/// buffers of their own: pseudo-channel c holds buffer "engine/w<c>" at offset 0, the channel's
+/// words of every engine call of one decode step in program order (numerics/gemv_stream).
 HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const frontend::QuantizedModel &model,
                           const HbmDevice &device, int64_t maxContext,
-                          const std::map<std::string, int64_t> &stageLanes = {});
+                          const std::map<std::string, int64_t> &stageLanes = {},
+                          const llm::EngineUse *engine = nullptr);
+
+/// The name of the engine stream buffer of pseudo-channel `channel`.
+std::string engineStreamBufferName(int64_t channel);
 
 /// Adds a buffer that the design writes while it runs (docs/accelerator.md §4: the generated
 /// tokens, debug taps) to a plan made by planHbmImage: one zero-filled slice of

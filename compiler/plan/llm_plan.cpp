@@ -49,6 +49,13 @@ std::string bufferOf(const llm::AcceleratorGraph &g, ir::NodeId n) {
   case AcceleratorRole::KvCacheRead:
   case AcceleratorRole::KvAppend:
     return cacheBufferOf(decodeStageOf(g, n), *stageNode.tensor);
+  case AcceleratorRole::EngineStream: {
+    const auto &dmas = g.engine.channelDmas;
+    const auto it = std::find(dmas.begin(), dmas.end(), n);
+    if (it == dmas.end())
+      throw Error("llm design", "node '" + df.node(n).name + "'", "a channel DMA of the engine");
+    return engineStreamBufferName(it - dmas.begin());
+  }
   case AcceleratorRole::Tap: {
     const ir::DecodeStage &stage = decodeStageOf(g, n);
     const auto producer = stage.graph.producer(*stageNode.tensor);
@@ -130,7 +137,8 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
   for (size_t i = 0; i < d.graph.stages.size(); ++i)
     lanes[model.program.stages[i].name] = d.graph.stages[i].lanes;
   d.hbm = planHbmImage(model.program, q, loadHbmDevice(options.devicePath),
-                       options.accelerator.maxContext, lanes);
+                       options.accelerator.maxContext, lanes,
+                       d.graph.engine.calls.empty() ? nullptr : &d.graph.engine);
   llm::addRunRegions(d.hbm, model.program, q, llm::defaultRunTaps(model.program));
   HbmBuffer prompt;
   prompt.name = kPromptBuffer;

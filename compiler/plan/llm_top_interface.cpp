@@ -42,6 +42,7 @@ bool isLlmDma(AcceleratorRole r) {
   case AcceleratorRole::Tap:
   case AcceleratorRole::PromptRead:
   case AcceleratorRole::TokenWrite:
+  case AcceleratorRole::EngineStream:
     return true;
   default:
     return false;
@@ -113,9 +114,9 @@ llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
     offset += 12;
     out.dmas.push_back(std::move(port));
   }
-  if (top.args.size() > 32)
+  if (top.args.size() > 64)
     throw Error("emitter", "design '" + designName + "'",
-                "at most 32 kernel arguments (st_axi_lite_ctrl), got " +
+                "at most 64 kernel arguments (st_axi_lite_ctrl), got " +
                     std::to_string(top.args.size()));
   while ((1u << top.controlAddrBits) < offset)
     ++top.controlAddrBits;

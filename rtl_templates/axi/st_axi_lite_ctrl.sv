@@ -19,7 +19,7 @@
 //                  its IER bit is set, and toggled by a host write of 1 (write 1 to clear)
 //   0x10 ...       user arguments, in order. Argument i starts at byte offset arg_offset(i):
 //                    arg_offset(0)   = 0x10
-//                    arg_offset(i+1) = arg_offset(i) + (ArgIs64[i] ? 12 : 8)
+//                    arg_offset(i+1) = arg_offset(i) + (argument i is 64-bit ? 12 : 8)
 //                  A 64-bit argument (a pointer) takes three words: low half at arg_offset(i),
 //                  high half at +4, and a reserved word at +8. A 32-bit argument (a scalar)
 //                  takes two: its value at arg_offset(i) and a reserved word at +4. This is the
@@ -38,11 +38,13 @@ module st_axi_lite_ctrl #(
     /// Width of the byte address on s_axi_control (the register window is 2**AddrWidth bytes;
     /// Vitis allows at most 16, i.e. 64 KB). Must hold every argument register.
     parameter int unsigned AddrWidth = 12,
-    /// Number of user arguments (1..32).
+    /// Number of user arguments (1..64).
     parameter int unsigned NumArgs = 1,
-    /// Bit i set: argument i is a 64-bit pointer (12-byte stride); clear: a 32-bit scalar
-    /// (8-byte stride). Bits at and above NumArgs must be 0.
-    parameter int unsigned ArgIs64 = 0
+    /// Bit i set: argument i (0..31) is a 64-bit pointer (12-byte stride); clear: a 32-bit
+    /// scalar (8-byte stride). Bits at and above NumArgs must be 0.
+    parameter int unsigned ArgIs64 = 0,
+    /// The same for arguments 32..63 (bit i: argument 32 + i).
+    parameter int unsigned ArgIs64Hi = 0
 ) (
     input  wire                   clk_i,
     input  wire                   rst_ni,                 // synchronous, active low
@@ -80,11 +82,15 @@ module st_axi_lite_ctrl #(
 
   // ---------------------------------------------------------------------------------------------
   // The argument offset rule (see the header); evaluated only at elaboration time.
+  function automatic arg_is_64(input integer index);
+    arg_is_64 = index < 32 ? ArgIs64[index] : ArgIs64Hi[index-32];
+  endfunction
+
   function automatic [31:0] arg_offset(input integer index);
     integer j;
     arg_offset = 32'h10;
     for (j = 0; j < index; j = j + 1) begin
-      arg_offset = arg_offset + (ArgIs64[j] ? 32'd12 : 32'd8);
+      arg_offset = arg_offset + (arg_is_64(j) ? 32'd12 : 32'd8);
     end
   endfunction
 
@@ -92,11 +98,14 @@ module st_axi_lite_ctrl #(
   localparam int unsigned MapEnd = arg_offset(NumArgs);
   localparam int unsigned WordAddrWidth = AddrWidth - 2;
 
-  if (NumArgs < 1 || NumArgs > 32) begin : gen_bad_num_args
-    $fatal(1, "st_axi_lite_ctrl: NumArgs must be in 1..32");
+  if (NumArgs < 1 || NumArgs > 64) begin : gen_bad_num_args
+    $fatal(1, "st_axi_lite_ctrl: NumArgs must be in 1..64");
   end
-  if (NumArgs < 32 && (ArgIs64 >> NumArgs) != 0) begin : gen_bad_arg_is_64
-    $fatal(1, "st_axi_lite_ctrl: ArgIs64 has bits set at or above NumArgs");
+  if ((NumArgs < 32 && (ArgIs64 >> NumArgs) != 0) ||
+      (NumArgs <= 32 && ArgIs64Hi != 0) ||
+      (NumArgs > 32 && NumArgs < 64 && (ArgIs64Hi >> (NumArgs - 32)) != 0))
+  begin : gen_bad_arg_is_64
+    $fatal(1, "st_axi_lite_ctrl: ArgIs64/ArgIs64Hi have bits set at or above NumArgs");
   end
   if (AddrWidth < 5 || AddrWidth > 16 || MapEnd > (1 << AddrWidth)) begin : gen_bad_addr_width
     $fatal(1, "st_axi_lite_ctrl: AddrWidth must be in 5..16 and hold every argument register");
@@ -223,7 +232,7 @@ module st_axi_lite_ctrl #(
     assign args_o[i*64+:32] = lo_q;
     assign arg_read_lo[i*32+:32] = s_axi_control_araddr[AddrWidth-1:2] == LoWord ? lo_q : '0;
 
-    if (ArgIs64[i]) begin : gen_hi
+    if (arg_is_64(i)) begin : gen_hi
       logic [31:0] hi_q;
       always_ff @(posedge clk_i) begin
         if (!rst_ni) hi_q <= '0;

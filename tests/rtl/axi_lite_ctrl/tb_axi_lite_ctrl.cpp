@@ -24,7 +24,7 @@ constexpr uint64_t kGie = 0x04, kIer = 0x08, kIsr = 0x0C, kFirstArg = 0x10;
 /// byte offset argOffset(i); 64-bit arguments take 12 bytes, 32-bit ones 8.
 struct ArgLayout {
   unsigned numArgs;
-  uint32_t is64;
+  uint64_t is64; ///< ArgIs64 | ArgIs64Hi << 32
   bool wide(unsigned i) const { return (is64 >> i) & 1u; }
   uint64_t offset(unsigned i) const {
     uint64_t off = kFirstArg;
@@ -321,7 +321,8 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
   auto &m = h.dut();
   const unsigned addrWidth = static_cast<unsigned>(params["AddrWidth"]);
   const ArgLayout layout{static_cast<unsigned>(params["NumArgs"]),
-                         static_cast<uint32_t>(params["ArgIs64"])};
+                         static_cast<uint32_t>(params["ArgIs64"]) |
+                             uint64_t(static_cast<uint32_t>(params.get("ArgIs64Hi", 0))) << 32};
   const uint64_t seed = options.seed;
 
   AxiLitePins axi = ST_AXI_LITE_PINS(m, s_axi_control_, addrWidth);

@@ -1,0 +1,302 @@
+// Engine step prediction: one decode step of a GEMV-engine design as one timing simulation (see
+// engine_step_prediction.h).
+#include "llm/engine_step_prediction.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "model/dma_stream_model.h"
+#include "model/gemv_engine_model.h"
+#include "passes/dataflow_timing_sim.h"
+#include "passes/memory_stages.h"
+#include "passes/pass_pipeline.h"
+#include "plan/hbm_layout.h"
+#include "support/error.h"
+
+namespace st::llm {
+
+namespace {
+
+/// FIFO depth of a stream the built design does not have (none expected).
+constexpr int64_t kUnknownStreamDepth = 2;
+/// The exchanged vector between stages.
+constexpr const char *kResidual = "x";
+
+/// The design-wide options the stages were lowered with (one lane count).
+AcceleratorOptions uniformOptions(const AcceleratorGraph &g, const AcceleratorOptions &options) {
+  AcceleratorOptions uniform = options;
+  for (const ir::DecodeStage &stage : g.program->stages)
+    uniform.maxLanes = std::min(uniform.maxLanes, stageLanes(stage, options.maxLanes,
+                                                             options.engine == LinearEngine::Gemv));
+  return uniform;
+}
+
+std::string depthKey(int stage, const std::string &stream) {
+  return std::to_string(stage) + "/" + stream;
+}
+
+/// The unrolled step's timing graph under construction.
+struct StepGraph {
+  passes::TimingGraph graph;
+  std::vector<int64_t> depths;
+  std::vector<bool> dropNode, dropEdge;
+  std::vector<passes::MemoryRead> reads;
+
+  size_t addNode(std::string name, model::KernelTiming timing) {
+    graph.nodes.push_back({std::move(name), std::move(timing), nullptr});
+    dropNode.push_back(false);
+    return graph.nodes.size() - 1;
+  }
+  size_t addEdge(passes::TimingEdge e, int64_t depth) {
+    graph.edges.push_back(std::move(e));
+    depths.push_back(depth);
+    dropEdge.push_back(false);
+    return graph.edges.size() - 1;
+  }
+  /// The graph without the dropped nodes and edges (indices renumbered), and its depths.
+  void compact() {
+    std::vector<size_t> index(graph.nodes.size(), SIZE_MAX);
+    passes::TimingGraph out;
+    for (size_t v = 0; v < graph.nodes.size(); ++v)
+      if (!dropNode[v]) {
+        index[v] = out.nodes.size();
+        out.nodes.push_back(std::move(graph.nodes[v]));
+      }
+    std::vector<int64_t> outDepths;
+    for (size_t e = 0; e < graph.edges.size(); ++e) {
+      if (dropEdge[e])
+        continue;
+      passes::TimingEdge edge = graph.edges[e];
+      edge.src = index.at(edge.src);
+      edge.dst = index.at(edge.dst);
+      out.edges.push_back(edge);
+      outDepths.push_back(depths[e]);
+    }
+    for (passes::MemoryRead &r : reads)
+      r.node = index.at(r.node);
+    graph = std::move(out);
+    depths = std::move(outDepths);
+  }
+};
+
+} // namespace
+
+EngineStepTimer::EngineStepTimer(const AcceleratorGraph &g, const AcceleratorOptions &options,
+                                 std::vector<int64_t> layerWindows, const model::MemoryTiming &hbm)
+    : g_(g), options_(uniformOptions(g, options)), layerWindows_(std::move(layerWindows)),
+      hbm_(hbm) {
+  if (g.engine.calls.empty())
+    throw Error("step prediction", "design", "a GEMV engine (LinearEngine::Gemv)");
+  for (int s = 0; s < 3; ++s) {
+    const ir::DataflowGraph &sized = g.stages.at(static_cast<size_t>(s)).dataflow;
+    for (ir::StreamId id : sized.streams())
+      builtDepths_[depthKey(s, sized.stream(id).name)] = sized.stream(id).fifoDepth;
+  }
+}
+
+int64_t EngineStepTimer::cyclesAt(int64_t step) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = known_.find(step); it != known_.end())
+      return it->second;
+  }
+  // The channels fetch on while the previous step's tail runs (from the engine's last word to
+  // the next token: the LM head's last outputs, argmax, the token; the same in every step): a
+  // first simulation measures that tail, and every step starts with the words it lets the
+  // channels fetch (at most the DMA buffer and the prefetch FIFO).
+  int64_t prefetched;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    prefetched = prefetchedWords_;
+  }
+  if (prefetched < 0) {
+    const int64_t tail = simulate(step, -1);
+    const int64_t room = model::kReadDmaBufferWords + options_.engineFifoWords;
+    prefetched = std::min<int64_t>(
+        room, static_cast<int64_t>(std::floor(static_cast<double>(tail) * hbm_.wordsPerCycle())));
+    const std::lock_guard<std::mutex> lock(mutex_);
+    prefetchedWords_ = prefetched;
+  }
+  const int64_t cycles = simulate(step, prefetched);
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return known_[step] = cycles;
+}
+
+int64_t EngineStepTimer::simulate(int64_t step, int64_t prefetchedWords) const {
+  const EngineUse &use = g_.engine;
+  StepGraph sg;
+  // The engine: node 0; its word port is input 0, its x ports follow as the calls load x.
+  auto engine = std::make_shared<passes::SequencedEngine>();
+  engine->wordPort = 0;
+  engine->outputPorts = 0;
+  engine->outputDelay = model::kGemvOutputDelay;
+  const size_t engineNode = sg.addNode("gemv_engine", model::KernelTiming{});
+  std::vector<int64_t> engineInputs = {0};
+  int64_t engineOutputs = 0;
+
+  struct Instance {
+    int stage;
+    int64_t rows;
+    std::string name;
+  };
+  std::vector<Instance> instances = {{0, 1, "prologue"}};
+  for (int64_t l = 0; l < g_.layers; ++l) {
+    const int64_t window = layerWindows_.empty() ? 0 : layerWindows_[static_cast<size_t>(l)];
+    const int64_t rows = std::max<int64_t>(1, window > 0 ? std::min(step, window - 1) : step);
+    instances.push_back({1, rows, "layer" + std::to_string(l)});
+  }
+  instances.push_back({2, 1, "epilogue"});
+
+  std::map<std::pair<int, int64_t>, LoweredStage> lowered; // (stage, rows)
+  size_t previousOutput = SIZE_MAX;                        // the x output of the instance before
+  for (const Instance &inst : instances) {
+    auto key = std::make_pair(inst.stage, inst.rows);
+    if (!lowered.count(key))
+      lowered[key] = lowerAcceleratorStage(*g_.program, inst.stage, options_, inst.rows);
+    const ir::DataflowGraph &df = lowered.at(key).dataflow;
+    const ir::DecodeStage &stage = g_.program->stages.at(static_cast<size_t>(inst.stage));
+    std::vector<ir::StreamId> streams;
+    const passes::TimingGraph tg = passes::timingGraphOf(df, streams);
+    const std::vector<ir::NodeId> order = df.topologicalOrder();
+    const size_t base = sg.graph.nodes.size();
+    size_t xInput = SIZE_MAX, xOutput = SIZE_MAX;
+    for (size_t i = 0; i < order.size(); ++i) {
+      const ir::DataflowNode &node = df.node(order[i]);
+      const size_t v = sg.addNode(inst.name + "/" + tg.nodes[i].name, tg.nodes[i].timing);
+      if (node.kind == ir::NodeKind::ReadDma) {
+        const ir::ITensorType &type = node.outputs[0].type;
+        if (node.attributes.count(kAttrStageInput)) {
+          // x comes from the stage before; the token and position come on chip at once.
+          sg.graph.nodes[v].timing = model::passThroughTiming(type.numTokens(), 0);
+          if (node.tensor && stage.graph.tensor(*node.tensor).name == kResidual && inst.stage > 0) {
+            sg.graph.nodes[v].timing = model::passThroughTiming(type.numTokens());
+            xInput = v;
+          }
+          continue;
+        }
+        passes::MemoryRead r;
+        r.node = v;
+        r.words = plan::hbmLayoutOf(type).wordsStreamed();
+        r.startDelay =
+            node.attributes.count(kAttrWeightStream) ? 0 : model::memoryStartDelay(r.words, hbm_);
+        sg.reads.push_back(r);
+      } else if (node.kind == ir::NodeKind::WriteDma && node.attributes.count(kAttrStageOutput) &&
+                 node.tensor &&
+                 stage.exportedName(stage.graph.tensor(*node.tensor).name) == kResidual) {
+        // The layer loop passes x on to the next stage.
+        sg.graph.nodes[v].timing = model::passThroughTiming(node.inputs[0].type.numTokens());
+        xOutput = v;
+      }
+    }
+    for (size_t e = 0; e < tg.edges.size(); ++e) {
+      passes::TimingEdge edge = tg.edges[e];
+      edge.name = inst.name + "/" + edge.name;
+      edge.src += base;
+      edge.dst += base;
+      auto depth = builtDepths_.find(depthKey(inst.stage, df.stream(streams[e]).name));
+      sg.addEdge(edge, depth != builtDepths_.end() ? std::max<int64_t>(1, depth->second)
+                                                   : kUnknownStreamDepth);
+    }
+    if (xInput != SIZE_MAX) {
+      if (previousOutput == SIZE_MAX)
+        throw Error("step prediction", inst.name, "the x of the stage before");
+      const int64_t tokens = sg.graph.nodes[xInput].timing.inputTokens.at(0);
+      sg.addEdge({inst.name + "/x_in", previousOutput, xInput, 0, tokens, 1, 0}, 2);
+    }
+    if (xOutput != SIZE_MAX)
+      previousOutput = xOutput;
+    // The engine calls, in program order, become invocations of the one engine.
+    for (const EngineCall &call : use.calls) {
+      if (call.stage != inst.stage)
+        continue;
+      size_t callNode = SIZE_MAX;
+      for (size_t i = 0; i < order.size(); ++i)
+        if (df.node(order[i]).attributes.count(kAttrEngineCall) &&
+            df.node(order[i]).name == call.op)
+          callNode = base + i;
+      if (callNode == SIZE_MAX)
+        throw Error("step prediction", inst.name + " call '" + call.op + "'",
+                    "the call in the stage's lowering");
+      sg.dropNode[callNode] = true;
+      model::GemvEngineCall c{call.k, call.nDeliver, call.groupSize, call.reuseX};
+      const model::GemvEngineCallTiming t = model::gemvEngineCallTiming(use.shape, c);
+      passes::SequencedEngine::Invocation inv;
+      inv.xTokens = t.xTokens;
+      inv.outputPort = engine->outputPorts++;
+      for (size_t b = 0; b < t.blockSuperWords.size(); ++b) {
+        inv.blockWords.push_back(t.blockSuperWords[b] - 1);
+        inv.blockTokens.push_back(t.blockTokens[b]);
+      }
+      engineInputs[0] += t.superWords;
+      for (size_t e = 0; e < sg.graph.edges.size(); ++e) {
+        passes::TimingEdge &edge = sg.graph.edges[e];
+        if (sg.dropEdge[e])
+          continue;
+        if (edge.dst == callNode) {
+          if (call.reuseX) {
+            sg.dropEdge[e] = true; // the engine keeps the x it loaded
+          } else {
+            inv.xPort = engineInputs.size();
+            engineInputs.push_back(edge.tokens);
+            edge.dst = engineNode;
+            edge.dstPort = inv.xPort;
+          }
+        } else if (edge.src == callNode) {
+          edge.src = engineNode;
+          edge.srcPort = inv.outputPort;
+        }
+      }
+      int64_t tokens = 0;
+      for (int64_t n : inv.blockTokens)
+        tokens += n;
+      engineOutputs += tokens;
+      engine->invocations.push_back(std::move(inv));
+    }
+  }
+  // A reused x: the fork that fed the dropped call now feeds one edge fewer (forks broadcast
+  // to whatever edges they have).
+  model::KernelTiming &et = sg.graph.nodes[engineNode].timing;
+  et.inputTokens = engineInputs;
+  et.inputTokensNeeded.assign(engineInputs.size(), [](int64_t) { return int64_t(0); });
+  et.outputTokens = engineOutputs;
+  sg.graph.nodes[engineNode].engine = engine;
+  // The engine's words: the channel's prefetched words at once, the rest at the memory's rate,
+  // through the DMA's buffer and the prefetch FIFO.
+  const int64_t words = engineInputs[0];
+  const size_t wordSource = sg.addNode("engine/words", model::readDmaStreamTiming(words, words));
+  sg.addEdge({"engine/w", wordSource, engineNode, 0, words, 512, 0}, options_.engineFifoWords);
+  passes::MemoryRead wordRead;
+  wordRead.node = wordSource;
+  wordRead.words = words;
+  const double rate = hbm_.wordsPerCycle();
+  const int64_t ahead = std::max<int64_t>(0, prefetchedWords);
+  wordRead.schedule.resize(static_cast<size_t>(words));
+  for (int64_t k = 0; k < words; ++k)
+    wordRead.schedule[static_cast<size_t>(k)] =
+        k < ahead ? 0 : static_cast<int64_t>(std::ceil(static_cast<double>(k - ahead) / rate));
+  sg.reads.push_back(wordRead);
+  sg.compact();
+  // The engine's words come at their own schedule (one a cycle at most), the other reads at the
+  // memory's mean rate.
+  std::vector<passes::MemoryRead> engineWords = {sg.reads.back()};
+  sg.reads.pop_back();
+  passes::addMemoryStages(sg.graph, sg.depths, sg.reads, model::cadenceOf(hbm_.wordsPerCycle()));
+  passes::addMemoryStages(sg.graph, sg.depths, engineWords, model::Cadence{1, 1});
+  const passes::TimingSimResult r = passes::simulateDataflowTiming(sg.graph, sg.depths);
+  if (r.deadlock)
+    throw Error("step prediction", "step " + std::to_string(step),
+                "no deadlock in the timing simulation (" + r.deadlockReport + ")");
+  if (prefetchedWords >= 0)
+    return r.makespan;
+  // The tail: from the engine's last word to the end of the step.
+  size_t e = 0;
+  for (size_t v = 0; v < sg.graph.nodes.size(); ++v)
+    if (sg.graph.nodes[v].engine)
+      e = v;
+  const std::vector<int64_t> &wordsTaken = r.consumeCycle[e][0];
+  return wordsTaken.empty() ? 0 : r.makespan - 1 - wordsTaken.back();
+}
+
+} // namespace st::llm
