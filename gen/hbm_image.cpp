@@ -63,6 +63,8 @@ std::string hbmManifestJson(const plan::HbmImagePlan &plan) {
       e["row_bytes"] = b.rowBytes;
     if (b.ringSteps > 0)
       e["ring_steps"] = b.ringSteps;
+    if (b.paddedCodes > 0)
+      e["padded_codes"] = b.paddedCodes;
     e["format"] = b.format;
     if (b.kind == "linear_weights") {
       const model::LinearParams &p = b.linearParams;
@@ -161,6 +163,8 @@ plan::HbmImagePlan readHbmManifest(const std::string &path) {
       b.rowBytes = integer(e, "row_bytes", where);
     if (e.contains("ring_steps"))
       b.ringSteps = integer(e, "ring_steps", where);
+    if (e.contains("padded_codes"))
+      b.paddedCodes = integer(e, "padded_codes", where);
     const nlohmann::json &channels = field(e, "channels", where);
     if (!channels.is_array() || channels.empty())
       throw Error(path, where + "channels", "a non-empty array of channel numbers");

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -288,6 +290,16 @@ int64_t EngineStepTimer::simulate(int64_t step, int64_t prefetchedWords) const {
   if (r.deadlock)
     throw Error("step prediction", "step " + std::to_string(step),
                 "no deadlock in the timing simulation (" + r.deadlockReport + ")");
+  if (const char *dump = std::getenv("ST_STEP_SIM_DUMP"); dump && prefetchedWords >= 0) {
+    // Development aid: each edge's first and last token as its consumer took it.
+    std::ofstream out(std::string(dump) + "." + std::to_string(step));
+    for (size_t e = 0; e < sg.graph.edges.size(); ++e) {
+      const passes::TimingEdge &edge = sg.graph.edges[e];
+      const std::vector<int64_t> &c = r.consumeCycle[edge.dst][edge.dstPort];
+      out << edge.name << " " << edge.tokens << " " << (c.empty() ? -1 : c.front()) << " "
+          << (c.empty() ? -1 : c.back()) << "\n";
+    }
+  }
   if (prefetchedWords >= 0)
     return r.makespan;
   // The tail: from the engine's last word to the end of the step.

@@ -59,7 +59,15 @@ std::vector<uint8_t> tapRow(const TapRegion &r, const GoldenTrace &trace, int64_
     throw Error("run check", r.name,
                 std::to_string(r.length) + " codes per row in the golden trace, got " +
                     std::to_string(codes.size()));
-  packCodes(codes, r.bits, bytes);
+  if (r.paddedLength <= r.length) {
+    packCodes(codes, r.bits, bytes);
+    return bytes;
+  }
+  // Padding rows of an engine call saturate to the most negative code.
+  std::vector<int32_t> padded = codes;
+  padded.resize(static_cast<size_t>(r.paddedLength),
+                static_cast<int32_t>(-(int64_t(1) << (r.bits - 1))));
+  packCodes(padded, r.bits, bytes);
   return bytes;
 }
 

@@ -59,7 +59,9 @@ TapRegion tapShape(const ir::DecodeProgram &program, const frontend::QuantizedMo
       throw Error("run taps", "tap '" + r.stage + "/" + r.op + "'",
                   "codes of 8, 16 or 32 bits, got " + std::to_string(r.bits));
     r.rowsPerStep = stage.repeat;
-    r.rowBytes = roundUp(static_cast<uint64_t>(r.length) * r.bits / 8, numerics::kHbmWordBytes);
+    r.paddedLength = std::max(r.length, tap.codes);
+    r.rowBytes =
+        roundUp(static_cast<uint64_t>(r.paddedLength) * r.bits / 8, numerics::kHbmWordBytes);
     r.maxSteps = maxSteps;
     return r;
   }
@@ -147,13 +149,17 @@ void addRunRegions(plan::HbmImagePlan &plan, const ir::DecodeProgram &program,
     b.stage = r.stage;
     b.op = r.op;
     b.rowBytes = static_cast<int64_t>(r.rowBytes);
+    b.paddedCodes = r.paddedLength > r.length ? r.paddedLength : 0;
     b.layerBytes = r.maxSteps * r.rowsPerStep * b.rowBytes;
     b.ringSteps = r.ring ? r.maxSteps : 0;
     const std::string row = r.ring ? "(t mod " + std::to_string(r.maxSteps) + ")" : "t";
     b.format =
-        std::to_string(r.length) + " s" + std::to_string(r.bits) +
-        " codes per row, packed little endian, zero padded to " + std::to_string(r.rowBytes) +
-        " bytes; " +
+        std::to_string(r.length) + " s" + std::to_string(r.bits) + " codes per row" +
+        (r.paddedLength > r.length ? " and " + std::to_string(r.paddedLength - r.length) +
+                                         " padding codes (the most "
+                                         "negative code)"
+                                   : std::string()) +
+        ", packed little endian, zero padded to " + std::to_string(r.rowBytes) + " bytes; " +
         (r.perLayer() ? "row " + row + " * " + std::to_string(r.rowsPerStep) + " + layer for step t"
                       : "row " + row + " for step t") +
         (r.ring ? " (the last " + std::to_string(r.maxSteps) + " steps)" : "");
@@ -192,9 +198,11 @@ RunLayout runLayoutOf(const plan::HbmImagePlan &plan, const ir::DecodeProgram &p
                   "rows of at least " + std::to_string(r.width) + " bytes");
     layout.kv.push_back(r);
   }
-  for (const TapSpec &tap : taps) {
+  for (TapSpec tap : taps) {
+    // The image says how many codes the design writes per row (an engine's padded rows).
+    const plan::HbmBuffer &b = bufferNamed(plan, tapName(tap), kTapKind);
+    tap.codes = std::max(tap.codes, b.paddedCodes);
     TapRegion r = tapShape(program, model, tap, plan.maxContext);
-    const plan::HbmBuffer &b = bufferNamed(plan, r.name, kTapKind);
     if (b.ringSteps > 0) {
       r.maxSteps = b.ringSteps;
       r.ring = true;

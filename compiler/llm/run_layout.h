@@ -33,6 +33,9 @@ inline constexpr int64_t kTokenRowBytes = 64;
 /// One op whose output codes the design writes to HBM at every step (and run).
 struct TapSpec {
   std::string stage, op;
+  /// Codes the design writes per row when more than the op's (an engine call's padded rows,
+  /// the LM head of an odd vocabulary): the extra codes are the most negative code. 0: the op's.
+  int64_t codes = 0;
 };
 
 /// The default taps: the output ops of every stage run more than once per step (the block's
@@ -47,10 +50,12 @@ inline constexpr int64_t kTapRingBytes = int64_t(256) << 20;
 /// the ring's steps when the tap keeps only the last ones.
 struct TapRegion {
   std::string stage, op;
-  std::string name;        ///< the HBM buffer's name, "<stage>/<op>.tap"
-  int64_t length = 0;      ///< codes per row
-  unsigned bits = 16;      ///< bits per code: 8, 16 or 32
-  int64_t rowsPerStep = 1; ///< the stage's runs per step (1: one row per step)
+  std::string name;         ///< the HBM buffer's name, "<stage>/<op>.tap"
+  int64_t length = 0;       ///< codes per row
+  int64_t paddedLength = 0; ///< codes the design writes per row (>= length; the rest are the
+                            ///< most negative code)
+  unsigned bits = 16;       ///< bits per code: 8, 16 or 32
+  int64_t rowsPerStep = 1;  ///< the stage's runs per step (1: one row per step)
   uint64_t address = 0;
   uint64_t rowBytes = 0;
   int64_t maxSteps = 0;

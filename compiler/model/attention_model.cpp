@@ -28,8 +28,7 @@ void checkParams(const AttentionParams &p) {
   };
   if (p.numHeads < 1 || p.numKvHeads < 1 || p.numHeads % p.numKvHeads != 0)
     fail("numHeads must be a positive multiple of numKvHeads");
-  if (p.lanes < 1 || p.cacheLanes < 1 || p.headDim % p.lanes != 0 ||
-      p.headDim % p.cacheLanes != 0)
+  if (p.lanes < 1 || p.cacheLanes < 1 || p.headDim % p.lanes != 0 || p.headDim % p.cacheLanes != 0)
     fail("headDim must be a multiple of lanes and of cacheLanes");
   if (p.maxContext < 2)
     fail("maxContext must be >= 2");
@@ -84,6 +83,23 @@ KernelTiming attentionTiming(const AttentionParams &p) {
   t.inputTokens = {qTokens, kvTokens, kvTokens, cacheTokens, cacheTokens};
   for (int64_t tokens : t.inputTokens)
     t.inputTokensNeeded.push_back([tokens](int64_t) { return tokens; });
+  // The phases (dataflow_timing_sim.h): Load takes q, k_new and v_new, each port on its own;
+  // Score reads the cache rows one chunk a cycle from the cycle after the whole load; Value reads
+  // them from the first value issue, as long after the score pass as the softmax needs. Ranks
+  // are the cycles of the schedule, phases the order.
+  auto from = [](int64_t first, int64_t tokens) {
+    std::vector<int64_t> ranks(static_cast<size_t>(tokens));
+    for (int64_t j = 0; j < tokens; ++j)
+      ranks[static_cast<size_t>(j)] = first + j;
+    return ranks;
+  };
+  auto phase = [](int64_t value, int64_t tokens) {
+    return std::vector<int64_t>(static_cast<size_t>(tokens), value);
+  };
+  t.inputRanks = {from(0, qTokens), from(0, kvTokens), from(0, kvTokens),
+                  from(s.loadCycles, cacheTokens), from(s.firstValueIssue, cacheTokens)};
+  t.inputPhases = {phase(0, qTokens), phase(0, kvTokens), phase(0, kvTokens), phase(1, cacheTokens),
+                   phase(2, cacheTokens)};
   return t;
 }
 

@@ -49,6 +49,15 @@ struct KernelTiming {
   /// (0-based) can be emitted. A GEMV needs all of x before its first output; a norm needs
   /// its whole input vector (two passes) before output 0.
   std::vector<std::function<int64_t(int64_t k)>> inputTokensNeeded;
+  /// Per input port, per token: the cycle the kernel takes it in its own schedule (ideal inputs),
+  /// when its phases take inputs in an order the needs do not say (attention loads q, k_new and
+  /// v_new before the first cache row, although output 0 needs them all). Empty: derived from
+  /// the needs (passes/dataflow_timing_sim.h, the input-order rule).
+  std::vector<std::vector<int64_t>> inputRanks;
+  /// With inputRanks: per input port, per token, the kernel's phase (non-decreasing): a token is
+  /// taken only after every token of an earlier phase on every port (attention's score pass
+  /// after the whole load of q, k_new and v_new, which themselves come in any order).
+  std::vector<std::vector<int64_t>> inputPhases;
 };
 
 struct ResourceEstimate {

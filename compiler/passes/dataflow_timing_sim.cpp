@@ -115,7 +115,37 @@ public:
 
   size_t ports() const override { return consumed_.size(); }
   bool isSource() const { return consumed_.empty(); }
-  bool wantsPopAt(size_t p, int64_t) override { return wantsPop(p); }
+  /// wantsPop, and for a kernel that declares its own schedule (KernelTiming::inputRanks) the
+  /// ranks are cycles: a token goes no earlier than `rank difference` cycles after the token just
+  /// before it in rank order (attention's value pass waits for the softmax after its score
+  /// pass, not only for the score pass's tokens).
+  bool wantsPopAt(size_t p, int64_t now) override {
+    if (!wantsPop(p))
+      return false;
+    if (!timedRanks_)
+      return true;
+    // The gap is kept to the token just before it in rank order (of any port): the others
+    // were only waited for in the kernel's own schedule because that one was. (order_ holds
+    // the phases here; the ranks are the timing's.)
+    const std::vector<std::vector<int64_t>> &ranks = t_.inputRanks;
+    const int64_t rank = ranks[p][size_t(consumed_[p])];
+    int64_t before = -1, earliest = 0;
+    for (size_t q = 0; q < ports(); ++q) {
+      if (consumed_[q] == 0)
+        continue;
+      const int64_t last = ranks[q][size_t(consumed_[q] - 1)];
+      if (last > rank || last < before)
+        continue;
+      const int64_t at = consumeCycle_[q].back() + (rank - last);
+      earliest = last > before ? at : std::max(earliest, at);
+      before = last;
+    }
+    if (earliest <= now)
+      return true;
+    wake_ = std::min(wake_, earliest);
+    return false;
+  }
+  int64_t wakeAt() const override { return wake_; }
   NodeRun *generic() override { return this; }
 
   /// May port p pop a token if one is offered? (Depends on the node's own state only.)
@@ -230,6 +260,7 @@ public:
 
   /// Pops `count` tokens of port p in cycles now .. now + count - 1.
   void popRun(size_t p, int64_t now, int64_t count) {
+    wake_ = kNever;
     for (int64_t i = 0; i < count; ++i)
       consumeCycle_[p].push_back(now + i);
     consumed_[p] += count;
@@ -239,6 +270,7 @@ public:
   }
 
   void pop(size_t p, int64_t now) override {
+    wake_ = kNever;
     consumeCycle_[p].push_back(now);
     ++consumed_[p];
     if (firstInput_ < 0)
@@ -291,6 +323,8 @@ public:
 
 private:
   const model::KernelTiming &t_;
+  bool timedRanks_ = !t_.inputRanks.empty();
+  int64_t wake_ = kNever; ///< the earliest cycle a rank-timed pop was held to, if any
   int64_t lambda_;
   int64_t window_;
   const std::vector<std::vector<int64_t>> &order_;
@@ -444,7 +478,8 @@ private:
 /// which it only waits).
 KernelCurves runAlone(const model::KernelTiming &t, const std::vector<std::vector<int64_t>> &need,
                       int64_t lambda, int64_t window) {
-  const std::vector<std::vector<int64_t>> order = inputOrder(t, need, lambda);
+  const std::vector<std::vector<int64_t>> order =
+      t.inputRanks.empty() ? inputOrder(t, need, lambda) : t.inputPhases;
   NodeRun run(t, lambda, window, order, need);
   int64_t limit = t.totalLatency + t.outputTokens * (t.ii + 1) + 16;
   for (int64_t in : t.inputTokens)
@@ -454,13 +489,14 @@ KernelCurves runAlone(const model::KernelTiming &t, const std::vector<std::vecto
     const int64_t readyAt = run.emitReadyAt();
     bool any = readyAt <= now;
     for (size_t p = 0; p < run.ports(); ++p) {
-      pops[p] = run.wantsPop(p);
+      pops[p] = run.wantsPopAt(p, now);
       any = any || pops[p];
     }
     if (!any) { // only time can help: jump to the end of the wait (or give up)
-      if (readyAt == kNever)
+      const int64_t until = std::min(readyAt, run.wakeAt());
+      if (until == kNever || until <= now)
         break;
-      now = readyAt;
+      now = until;
       continue;
     }
     // One port streaming alone (a GEMV's weights once x is in): take its stretch at once.
@@ -552,13 +588,28 @@ KernelCurves deriveKernelCurves(const std::string &nodeName, const model::Kernel
                 "L >= D + (outputTokens - 1) * II = " +
                     std::to_string(t.firstOutputDelay + t.spanTo(t.outputTokens - 1)) + ", got " +
                     std::to_string(t.totalLatency));
+  if (!t.inputRanks.empty()) {
+    bool ok =
+        t.inputRanks.size() == t.inputTokens.size() && t.inputPhases.size() == t.inputTokens.size();
+    for (size_t p = 0; ok && p < t.inputRanks.size(); ++p)
+      ok = int64_t(t.inputRanks[p].size()) == t.inputTokens[p] &&
+           int64_t(t.inputPhases[p].size()) == t.inputTokens[p] &&
+           std::is_sorted(t.inputRanks[p].begin(), t.inputRanks[p].end()) &&
+           std::is_sorted(t.inputPhases[p].begin(), t.inputPhases[p].end());
+    if (!ok)
+      throw Error(where, "inputRanks",
+                  "per input port one non-decreasing rank and phase per token, or none");
+  }
   const std::vector<std::vector<int64_t>> need = neededTable(t);
 
   // lambda: D minus the cycle at which output 0's inputs are all in when fed ideally.
   int64_t lastNeededForFirst = 0;
   if (t.outputTokens > 0)
     for (size_t p = 0; p < t.inputTokens.size(); ++p)
-      lastNeededForFirst = std::max(lastNeededForFirst, need[p][0] - 1);
+      if (need[p][0] > 0)
+        lastNeededForFirst = std::max(
+            lastNeededForFirst,
+            t.inputRanks.empty() ? need[p][0] - 1 : t.inputRanks[p][size_t(need[p][0] - 1)]);
   const int64_t lambda = t.inputTokens.empty() ? 0 : t.firstOutputDelay - lastNeededForFirst;
   if (!t.inputTokens.empty() && t.outputTokens > 0 && lambda < 1)
     throw Error(where, "firstOutputDelay",
@@ -707,7 +758,8 @@ SharedCurves sharedKernelCurves(const std::string &nodeName, const model::Kernel
         const model::KernelTiming &t = e.timing;
         if (t.ii != timing.ii || t.rateTokens != timing.rateTokens ||
             t.rateCycles != timing.rateCycles || t.inputTokens != timing.inputTokens ||
-            t.notBefore != timing.notBefore)
+            t.notBefore != timing.notBefore || t.inputRanks != timing.inputRanks ||
+            t.inputPhases != timing.inputPhases)
           continue;
         if (needed.empty() && !timing.inputTokens.empty())
           needed = neededTable(timing);

@@ -50,6 +50,9 @@ struct HbmBuffer {
   /// A run buffer that keeps only the last ringSteps steps (a power of two): step t's rows at
   /// t mod ringSteps. 0: one row set per step of the whole context.
   int64_t ringSteps = 0;
+  /// A tap whose rows hold more codes than its op's (an engine's padded LM head; the extra
+  /// codes are the most negative code): the codes per row. 0: the op's.
+  int64_t paddedCodes = 0;
   /// The pseudo-channel the buffer must start at offset 0 of (an engine stream), or -1: placed
   /// by the planner's rule.
   int64_t pinnedChannel = -1;

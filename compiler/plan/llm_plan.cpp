@@ -139,7 +139,15 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
   d.hbm = planHbmImage(model.program, q, loadHbmDevice(options.devicePath),
                        options.accelerator.maxContext, lanes,
                        d.graph.engine.calls.empty() ? nullptr : &d.graph.engine);
-  llm::addRunRegions(d.hbm, model.program, q, llm::defaultRunTaps(model.program));
+  // A tap of an engine call that delivers padded rows (an odd vocabulary's LM head) writes them.
+  std::vector<llm::TapSpec> taps = llm::defaultRunTaps(model.program);
+  for (llm::TapSpec &tap : taps)
+    for (const llm::EngineCall &call : d.graph.engine.calls)
+      if (call.nDeliver > call.nOut &&
+          model.program.stages.at(static_cast<size_t>(call.stage)).name == tap.stage &&
+          call.op == tap.op)
+        tap.codes = call.nDeliver;
+  llm::addRunRegions(d.hbm, model.program, q, taps);
   HbmBuffer prompt;
   prompt.name = kPromptBuffer;
   prompt.kind = "run_prompt";
