@@ -18,7 +18,8 @@
 // its tokens when the descriptor follows it back to back; no constraint without one. Every
 // super-word other than a block's last W goes in the cycle after the previous one; a block's
 // last W waits until the previous block's n tokens leave the output buffer by its hand-off, so
-// when the weights are the bottleneck (Q(b) - Q(b-1) >= n(b-1), every full-size shape)
+// when the weights are the bottleneck (Q(b) - Q(b-1) >= n(b-1) and X + Q(0) >= n(-1) - 1:
+// every full-size shape, n <= 4 and G >= 7)
 //   F(b) = X + Q(b) and the engine takes one super-word per cycle from X + 1 to F(B-1).
 // Output token k of block b needs X x tokens and 1 + Q(b) super-words (D included).
 #pragma once

@@ -102,8 +102,11 @@ module st_gemv_channel #(
   logic [NSeg*ScaledBits-1:0] scaled;
   for (genvar s = 0; s < NSeg; s++) begin : gen_seg
     logic [MantBits-1:0] m1_q, m2_q, m3_q;
-    // chunk[mant_idx]: a tree of 2:1 muxes, one level per index bit (32 -> 1).
+    // chunk[mant_idx]: a tree of 2:1 muxes, one level per index bit (32 -> 1). Its levels and
+    // the per-lane signals below are not traced: with 32 channels of 128 lanes their trace code
+    // took most of the Verilated model's compile time (w1_q, x_i and the sums are traced).
     logic [MantBits-1:0] mant_sel;
+    /* verilator tracing_off */
     wire [4:0] idx = mant_idx_i[s*5+:5];
     for (genvar lv = 0; lv <= 5; lv++) begin : gen_level
       logic [(32>>lv)*MantBits-1:0] v;
@@ -117,6 +120,7 @@ module st_gemv_channel #(
         end
       end
     end
+    /* verilator tracing_on */
     assign mant_sel = gen_level[5].v;
     always_ff @(posedge clk_i) begin
       if (w_take_i) m1_q <= grouped_i ? mant_sel : 16'd1;
@@ -128,6 +132,7 @@ module st_gemv_channel #(
 
     // R2: products
     logic [SegLanes*ProdBits-1:0] prods;
+    /* verilator tracing_off */
     for (genvar l = 0; l < SegLanes; l++) begin : gen_lane
       localparam int unsigned Lane = s * SegLanes + l;
       wire signed [WBits-1:0] w_code = w1_q[Lane*WBits+:WBits];
@@ -138,6 +143,7 @@ module st_gemv_channel #(
       end
       assign prods[l*ProdBits+:ProdBits] = prod_q;
     end
+    /* verilator tracing_on */
 
     // R3: the segment's exact sum
     logic signed [SegBits-1:0] seg_d, seg_q;

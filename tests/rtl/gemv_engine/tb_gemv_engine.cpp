@@ -4,6 +4,8 @@
 //     layers, N not a multiple of Channels, blocks bound by the output) shows exactly the cycles
 //     of st::model::gemvEngineSequenceTiming: every descriptor, x token, block's last weight
 //     word and y token, and each y token after the inputs the model says it needs;
+//  1b. with every y port blocked, the next call's descriptor and x are taken once the previous
+//     call's weights are in (also while the pipeline waits for the output buffer);
 //  2. bit-exactness: --tokens random invocations (random K, N, group size, out bits, bias,
 //     mantissas, shifts, x reuse, x and y port, padding rows with zero or saturating records;
 //     one layer in 8 at the code extremes so that outputs saturate, one in 8 with tiny codes so
@@ -555,6 +557,56 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
   std::printf("timing: %zu calls, %lld super-words in %lld cycles, every handshake at the "
               "model's cycle\n",
               timed.size(), (long long)timedWords, (long long)timedCycles);
+
+  // ---- 1b. the next call's descriptor and x load while the outputs cannot leave -----------------
+  {
+    // The y ports stay blocked until the next call's x is all taken (as when y computes x through
+    // a kernel with a short FIFO). Once the first call's weight words are all in, the engine must
+    // take the next descriptor and x while the first call's blocks wait in the output stages,
+    // also while the pipeline stops with a finished block waiting for the output buffer. First
+    // calls of 1..4 words per row and 1..8 blocks put that stop before, at and after the next
+    // descriptor; those whose weights cannot all go in while y is blocked are only drained.
+    int64_t checked = 0, shapes = 0;
+    for (int64_t words = 1; words <= std::min<int64_t>(4, s.maxK / s.kLanes); ++words)
+      for (int64_t blocks = 1; blocks <= 8; ++blocks) {
+        for (auto &k : sinks)
+          k->setReadyProbability(0.0);
+        const size_t yBefore = yLog.cycles.size(), xBefore = xLog.cycles.size();
+        const size_t wBefore = wDriver.fires.size();
+        const Call first = makeCall(s, {words * s.kLanes, blocks * s.channels, 0, false},
+                                    LayerKind::Random, previousX, rng);
+        enqueue(first);
+        const Call next =
+            makeCall(s, {s.kLanes, s.lanes, 0, false}, LayerKind::Random, previousX, rng);
+        enqueue(next);
+        const size_t wFirst =
+            wBefore +
+            size_t(num::gemvWordsPerChannel(first.descriptor.k, first.descriptor.rows, 0, s));
+        for (int i = 0; i < 400 && wDriver.fires.size() < wFirst; ++i)
+          h.step();
+        ++shapes;
+        if (wDriver.fires.size() >= wFirst) {
+          const size_t xWanted =
+              xBefore + size_t(first.descriptor.k / s.lanes + next.descriptor.k / s.lanes);
+          for (int i = 0; i < 400 && xLog.cycles.size() < xWanted; ++i)
+            h.step();
+          if (xLog.cycles.size() < xWanted)
+            h.fail("drain: the next call's x was not taken while y was blocked (first call: " +
+                   std::to_string(words) + " words per row, " + std::to_string(blocks) +
+                   " blocks)");
+          if (yLog.cycles.size() != yBefore)
+            h.fail("a y token left while no y port was ready");
+          ++checked;
+        }
+        for (auto &k : sinks)
+          k->setReadyProbability(1.0);
+        run(100000);
+      }
+    std::printf(
+        "drain: in %lld of %lld shapes the first call's weights went in with y blocked, and "
+        "the next call's descriptor and x were taken\n",
+        (long long)checked, (long long)shapes);
+  }
 
   // ---- 2. random calls under random backpressure ------------------------------------------------
   const TrafficPhase phases[] = {{"free flow", 1.0, 1.0, 1.0},
