@@ -62,7 +62,7 @@ struct CompileOptions {
   std::string precision = "w4a8";
   int64_t maxContext = 0; ///< 0: min(max_position_embeddings, kDefaultMaxContext)
   int64_t maxLanes = 8;
-  std::string engine = "per-op";
+  std::string engine = "gemv";
   bool randomWeights = false;
   bool quiet = false;
   std::string timings;
@@ -317,8 +317,9 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
              ->check(CLI::PositiveNumber);
          app.add_option("--engine", o->engine,
                         "Model directory: gemv (every linear on one GEMV engine fed by all HBM "
-                        "pseudo-channels, docs/gemv-engine.md) or per-op (one st_linear each)")
-             ->default_val("per-op");
+                        "pseudo-channels, docs/gemv-engine.md) or per-op (one st_linear and "
+                        "weight DMA each: the v1 design)")
+             ->default_val("gemv");
          app.add_flag("--quiet", o->quiet, "Print nothing but errors (no per-phase progress)");
          app.add_option("--timings", o->timings,
                         "Model directory: write each phase's wall time and peak RSS as JSON here");

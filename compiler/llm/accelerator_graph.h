@@ -34,10 +34,10 @@ LinearEngine parseLinearEngine(const std::string &text, const std::string &field
 struct AcceleratorOptions {
   numerics::Precision precision = numerics::Precision::W4A8;
   int64_t maxLanes = 8;
-  LinearEngine engine = LinearEngine::PerOp;
-  /// The engine's pseudo-channels (one weight read DMA each) and the depth in 512-bit words of
-  /// each channel's prefetch FIFO, which lets the weights stream on while the engine waits for
-  /// its x (norms, attention).
+  LinearEngine engine = LinearEngine::Gemv;
+  /// The engine's pseudo-channels (one weight read DMA each) and the most 512-bit words each
+  /// channel's prefetch FIFO holds (it lets the weights stream on while the engine waits for its
+  /// x: norms, attention); never more than a step's words of the channel.
   int64_t engineChannels = 32;
   int64_t engineFifoWords = 1024;
   /// Rows of every KV-cache region: the longest context (prompt + generated) a run may use.

@@ -115,7 +115,7 @@ int64_t EngineStepTimer::cyclesAt(int64_t step) {
   }
   if (prefetched < 0) {
     const int64_t tail = simulate(step, -1);
-    const int64_t room = model::kReadDmaBufferWords + options_.engineFifoWords;
+    const int64_t room = model::kReadDmaBufferWords + engineFifoDepth(g_.engine, options_);
     prefetched = std::min<int64_t>(
         room, static_cast<int64_t>(std::floor(static_cast<double>(tail) * hbm_.wordsPerCycle())));
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -268,7 +268,8 @@ int64_t EngineStepTimer::simulate(int64_t step, int64_t prefetchedWords) const {
   // through the DMA's buffer and the prefetch FIFO.
   const int64_t words = engineInputs[0];
   const size_t wordSource = sg.addNode("engine/words", model::readDmaStreamTiming(words, words));
-  sg.addEdge({"engine/w", wordSource, engineNode, 0, words, 512, 0}, options_.engineFifoWords);
+  sg.addEdge({"engine/w", wordSource, engineNode, 0, words, 512, 0},
+             engineFifoDepth(use, options_));
   passes::MemoryRead wordRead;
   wordRead.node = wordSource;
   wordRead.words = words;

@@ -67,6 +67,10 @@ bool dropForkOutputs(ir::DataflowGraph &df, ir::NodeId f, const std::set<unsigne
 
 } // namespace
 
+int64_t engineFifoDepth(const EngineUse &engine, const AcceleratorOptions &options) {
+  return std::max<int64_t>(2, std::min(options.engineFifoWords, engine.channelWordsPerStep()));
+}
+
 int64_t EngineUse::channelWordsPerStep() const {
   int64_t words = 0;
   for (const EngineCall &c : calls)
@@ -241,7 +245,7 @@ void joinGemvEngine(AcceleratorGraph &g,
     g.nodes[d] = {AcceleratorRole::EngineStream, -1, 0, 1};
     const ir::StreamId s = df.connect({d, 0}, {engine.node, numX + static_cast<unsigned>(ch)},
                                       "gemv_w" + std::to_string(ch));
-    df.stream(s).fifoDepth = options.engineFifoWords;
+    df.stream(s).fifoDepth = engineFifoDepth(engine, options);
     engine.channelDmas.push_back(d);
   }
   g.engine = std::move(engine);

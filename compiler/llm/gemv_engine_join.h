@@ -58,6 +58,10 @@ numerics::GemvEngineShape gemvEngineShapeOf(const ir::DecodeProgram &program,
                                             numerics::Precision precision, int64_t lanes,
                                             int64_t channels);
 
+/// Depth of each channel's prefetch FIFO: options.engineFifoWords, at most a step's words of the
+/// channel (a tiny model's whole step), at least 2.
+int64_t engineFifoDepth(const EngineUse &engine, const AcceleratorOptions &options);
+
 /// Replaces the call nodes of `g` (joined ids in `joinedOf`: (stage, stage node) -> node) with
 /// one engine, its channel DMAs and prefetch FIFOs (depth options.engineFifoWords). Sets
 /// g.engine. Throws st::Error when no call exists or a call's stream is not as lowered.

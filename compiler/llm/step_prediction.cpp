@@ -130,8 +130,8 @@ int64_t cacheCurveTolerance(int64_t cyclesAtLongest) {
   return cyclesAtLongest / 20000;
 }
 
-int64_t engineStepTolerance(int64_t cyclesAtLongest) {
-  return cyclesAtLongest / 2000;
+int64_t engineStepTolerance(int64_t cyclesAtShortest) {
+  return cyclesAtShortest / 2000;
 }
 
 namespace {
@@ -242,13 +242,15 @@ std::map<int64_t, int64_t> sandwichedSamples(const std::function<int64_t(int64_t
 } // namespace
 
 CacheLengthCurve sampleCacheLengthCurve(const std::function<int64_t(int64_t)> &cyclesAt,
-                                        int64_t first, int64_t last, int64_t tolerance) {
+                                        int64_t first, int64_t last, int64_t tolerance,
+                                        CurveSampling sampling) {
   if (first > last)
     throw Error("step prediction",
                 "cache lengths " + std::to_string(first) + " .. " + std::to_string(last),
                 "a non-empty range");
   const std::map<int64_t, int64_t> samples =
-      tolerance > 0 && last - first >= 8 ? sandwichedSamples(cyclesAt, first, last, tolerance)
+      sampling == CurveSampling::Sandwich && tolerance > 0 && last - first >= 8
+          ? sandwichedSamples(cyclesAt, first, last, tolerance)
                                          : bisectedSamples(cyclesAt, first, last, tolerance);
   CacheLengthCurve curve;
   curve.samples.assign(samples.begin(), samples.end());
@@ -268,14 +270,19 @@ std::vector<int64_t> predictStepCycles(const AcceleratorGraph &g, const Accelera
                     std::to_string(layerWindows.size()));
   if (!g.engine.calls.empty() && steps > 0) {
     // A GEMV-engine design: each step is one simulation of the unrolled step; the steps'
-    // cycles are sampled like a block's cache-length curve (piecewise affine in the step).
+    // cycles are sampled like a block's cache-length curve (piecewise affine in the step, up to
+    // the channels' cadence: bisection).
+    // Step 0 reads no row and is simulated as step 1 (one row): the curve starts at step 1, so
+    // that its flat first piece is not a chord's error.
     EngineStepTimer timer(g, options, layerWindows, hbm);
+    const int64_t first = std::min<int64_t>(1, steps - 1);
     const CacheLengthCurve curve =
-        sampleCacheLengthCurve([&](int64_t t) { return timer.cyclesAt(t); }, 0, steps - 1,
-                               engineStepTolerance(timer.cyclesAt(steps - 1)));
+        sampleCacheLengthCurve([&](int64_t t) { return timer.cyclesAt(t); }, first, steps - 1,
+                               engineStepTolerance(timer.cyclesAt(first)),
+                               CurveSampling::Bisection);
     std::vector<int64_t> cycles;
     for (int64_t t = 0; t < steps; ++t)
-      cycles.push_back(curve.at(t));
+      cycles.push_back(curve.at(std::max(t, first)));
     if (blockCurve)
       *blockCurve = curve;
     return cycles;

@@ -70,24 +70,35 @@ int64_t stageCyclesAt(const AcceleratorGraph &g, const AcceleratorOptions &optio
 ///    two end tangents, so the chord is within the tolerance wherever its distance to the
 ///    tangents at their crossing is. Else the pair of lengths at the crossing is sampled and
 ///    splits the interval (the midpoint, if the slopes fit neither shape).
-///  - tolerance 0 (small blocks, sampled until the chords are exact): bisection. Both ends, then
-///    the midpoint of every interval whose midpoint misses the chord, recursively; where such a
-///    function meets its chord at the midpoint it is affine.
+///  - tolerance 0 (small blocks, sampled until the chords are exact), or CurveSampling::Bisection:
+///    bisection. Both ends, then the midpoint of every interval whose midpoint misses the chord
+///    by more than the tolerance, recursively; where such a function meets its chord at the
+///    midpoint it is affine.
+/// Sandwiching needs exact local slopes. A GEMV-engine step is affine per piece only on average:
+/// its slope per cached row alternates by a few percent (the channels' word rate is a cadence,
+/// e.g. 1032, 984, 1032 cycles a row on GPT-2 Medium), which makes every tangent test fail and
+/// sandwiching sample 135 of 1024 steps; bisection takes a few dozen and still meets the chord
+/// within the tolerance where it is checked (unit test against fresh simulations).
 /// Each round's lengths are simulated in parallel.
 struct CacheLengthCurve {
   std::vector<std::pair<int64_t, int64_t>> samples; ///< (cache length, cycles), ascending
   /// The cycles at `cacheLength` (first <= cacheLength <= last sample).
   int64_t at(int64_t cacheLength) const;
 };
+enum class CurveSampling {
+  Sandwich, ///< exact slopes (a per-op block): sandwiching when tolerance > 0
+  Bisection ///< slopes with a cadence (a GEMV-engine step): bisection at any tolerance
+};
 CacheLengthCurve sampleCacheLengthCurve(const std::function<int64_t(int64_t)> &cyclesAt,
-                                        int64_t first, int64_t last, int64_t tolerance);
+                                        int64_t first, int64_t last, int64_t tolerance,
+                                        CurveSampling sampling = CurveSampling::Sandwich);
 
 /// The tolerance predictStepCycles samples the block with: 0.005 % of the cycles at the longest
 /// cache (0 below 20,000 cycles: a small block is sampled until the chords are exact).
 int64_t cacheCurveTolerance(int64_t cyclesAtLongest);
 /// The tolerance predictStepCycles samples a GEMV-engine design's steps with (each sample is a
-/// whole step): 0.05 % of the cycles of the last step (0 below 2,000 cycles).
-int64_t engineStepTolerance(int64_t cyclesAtLongest);
+/// whole step): 0.05 % of the cycles of the shortest step, step 1 (0 below 2,000 cycles).
+int64_t engineStepTolerance(int64_t cyclesAtShortest);
 
 /// Predicted cycles of steps 0 .. steps - 1. `layerWindows` holds each layer's attention sliding
 /// window (0: none; empty: no layer has one). The block's cycles come from its

@@ -15,15 +15,14 @@ add_test(NAME e2e.fault.residual_bypass_deadlocks
     --stream block_fork_in_x.out1_to_attn_residual.a --depth 2
     --producer block_fork_in_x --consumer block_attn_residual --expect deadlock
     --work ${CMAKE_CURRENT_BINARY_DIR}/fault_residual_bypass)
-# down_proj's input (LP: 38): a matrix-vector product consumes its input as it comes, so at 2
-# the design still decodes bit-exactly. (On this fixture it is not even slower: in RTL that FIFO
-# never holds more than one token. The only FIFOs that fill, the two residual bypasses at 23,
-# are at their exact minimum: one less deadlocks.)
+# down_proj's input, an x port of the shared GEMV engine (LP: 48): the engine loads the whole
+# vector into its x buffer as it comes before it multiplies, so at 2 the design still decodes
+# bit-exactly.
 add_test(NAME e2e.fault.down_proj_input_bit_exact
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/run_fault_test.py
     --streamtensor $<TARGET_FILE:streamtensor> --model ${st_fault_model}
     --stream block_gated_to_down_proj --depth 2
-    --producer block_gated --consumer block_down_proj --expect bit_exact
+    --producer block_gated --consumer gemv_engine --expect bit_exact
     --work ${CMAKE_CURRENT_BINARY_DIR}/fault_down_proj_input)
 set_tests_properties(e2e.fault.residual_bypass_deadlocks e2e.fault.down_proj_input_bit_exact
   PROPERTIES LABELS e2e TIMEOUT 1800 COST 120 FAIL_REGULAR_EXPRESSION "FAIL:")

@@ -30,6 +30,8 @@ def fail(message):
 def compile_design(args, out, forced):
     cmd = [args.streamtensor, "compile", args.model, "--precision", args.precision,
            "--target", "u55c", "-o", out]
+    if args.engine:
+        cmd += ["--engine", args.engine]
     if forced:
         cmd += ["--fifo-depth", f"{args.stream}={args.depth}"]
     rc, log = run(cmd)
@@ -71,6 +73,7 @@ def main():
     p.add_argument("--streamtensor", required=True)
     p.add_argument("--model", required=True, help="a fixture model directory")
     p.add_argument("--precision", default="w4a8")
+    p.add_argument("--engine", help="compile --engine (default: the compiler's)")
     p.add_argument("--stream", required=True, help="the stream whose FIFO is forced")
     p.add_argument("--depth", type=int, default=2)
     p.add_argument("--producer", required=True, help="the stream's producer kernel")

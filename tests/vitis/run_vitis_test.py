@@ -76,8 +76,12 @@ def parse_top(sv_path):
                          header):
         maxi.append(m.group(3))
     ctrl = re.search(r"st_axi_lite_ctrl\s*#\(\s*\.AddrWidth\((\d+)\),\s*\.NumArgs\((\d+)\),"
-                     r"\s*\.ArgIs64\(32'h([0-9a-fA-F]+)\)", text)
+                     r"\s*\.ArgIs64\(32'h([0-9a-fA-F]+)\)"
+                     r"(?:,\s*\.ArgIs64Hi\(32'h([0-9a-fA-F]+)\))?", text)
     addr_bits, num_args, is64 = int(ctrl.group(1)), int(ctrl.group(2)), int(ctrl.group(3), 16)
+    # Arguments 32..63 (a top with more than 32 arguments: the GEMV engine's 32 channel DMAs).
+    if ctrl.group(4):
+        is64 |= int(ctrl.group(4), 16) << 32
     # st_axi_lite_ctrl's layout: argument i at 0x10 + sum of earlier strides (12 for a 64-bit
     # argument, 8 for a 32-bit one).
     offsets, offset = [], 0x10

@@ -3,6 +3,7 @@
 // (grows with the cache, stops growing on a sliding-window layer, slower memory is slower) and the
 // per-run means sim prints beside the measured cycles.
 #include "llm/step_prediction.h"
+#include "llm/engine_step_prediction.h"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 
 #include "frontend/decode_builder.h"
 #include "model/dma_stream_model.h"
+#include "plan/llm_plan.h"
 #include "passes/memory_stages.h"
 #include "support/error.h"
 
@@ -185,6 +187,7 @@ TEST(StepPrediction, SampledBlockCurveEqualsTheSimulationOnEveryFixture) {
     SCOPED_TRACE(fixture);
     const frontend::LoadedModel m = loadFixture(fixture);
     AcceleratorOptions o;
+    o.engine = LinearEngine::PerOp; // the v1 design's block (the engine's steps: below)
     o.maxContext = m.program.maxPositions;
     const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
     expectCurveMatchesSimulation(g, o, o.maxContext - 1, 24);
@@ -196,9 +199,66 @@ TEST(StepPrediction, SampledBlockCurveEqualsTheSimulationAtFullSize) {
   const frontend::LoadedModel m = frontend::loadModel(std::string(ST_CONFIG_DIR) + "/gpt2-medium",
                                                       frontend::WeightSource::ShapeOnly);
   AcceleratorOptions o;
+  o.engine = LinearEngine::PerOp;
   o.maxContext = 1024;
   const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
   expectCurveMatchesSimulation(g, o, o.maxContext - 1, 20);
+}
+
+/// A GEMV-engine design's step table (predictStepCycles: sampled steps, chords between) against
+/// a fresh timing simulation of the whole step at `steps` steps spread over the context.
+void expectEngineStepsMatchSimulation(const AcceleratorGraph &g, const AcceleratorOptions &o,
+                                      const std::vector<int64_t> &windows, int steps) {
+  const model::MemoryTiming hbm;
+  CacheLengthCurve curve;
+  const std::vector<int64_t> table = predictStepCycles(g, o, windows, o.maxContext, hbm, &curve);
+  ASSERT_EQ(static_cast<int64_t>(table.size()), o.maxContext);
+  EngineStepTimer fresh(g, o, windows, hbm);
+  double worst = 0;
+  int between = 0;
+  for (int i = 0; i < steps; ++i) {
+    // Step 0 and 1 (both ends of the curve's flat first piece), then an odd stride.
+    const int64_t t = i < 2 ? i : (int64_t(i) * 7919) % o.maxContext;
+    bool isSample = false;
+    for (const auto &[step, cycles] : curve.samples)
+      isSample = isSample || step == t;
+    between += isSample ? 0 : 1;
+    const int64_t exact = fresh.cyclesAt(t);
+    if (isSample) {
+      EXPECT_EQ(table[size_t(t)], exact) << "sampled step " << t;
+    }
+    const double error = std::abs(double(table[size_t(t)] - exact)) / double(exact);
+    worst = std::max(worst, error);
+    EXPECT_LE(error, 0.005) << "step " << t << ": table " << table[size_t(t)] << ", simulation "
+                            << exact;
+  }
+  EXPECT_GE(between, steps / 2) << "most checked steps must lie between samples";
+  std::printf("engine steps: %zu samples over 0..%lld; %d steps checked (%d between samples), "
+              "largest error %.4f %%\n",
+              curve.samples.size(), (long long)(o.maxContext - 1), steps, between, 100 * worst);
+}
+
+TEST(StepPrediction, EngineStepTableEqualsTheSimulationOnEveryFixture) {
+  for (const char *fixture : {"gpt2_tiny", "llama_tiny_gqa", "qwen2_tiny_mqa", "gemma3_tiny"}) {
+    SCOPED_TRACE(fixture);
+    const frontend::LoadedModel m = loadFixture(fixture);
+    AcceleratorOptions o;
+    o.engine = LinearEngine::Gemv;
+    o.maxContext = m.program.maxPositions;
+    const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
+    expectEngineStepsMatchSimulation(g, o, plan::layerWindowsOf(m.program), 24);
+  }
+}
+
+TEST(StepPrediction, EngineStepTableEqualsTheSimulationAtFullSize) {
+  // GPT-2 Medium (shapes only) on the engine: 117 k cycles at step 0, 1.13 M at step 1023.
+  const frontend::LoadedModel m = frontend::loadModel(std::string(ST_CONFIG_DIR) + "/gpt2-medium",
+                                                      frontend::WeightSource::ShapeOnly);
+  AcceleratorOptions o;
+  o.engine = LinearEngine::Gemv;
+  o.maxContext = 1024;
+  const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
+  expectEngineStepsMatchSimulation(g, o, {}, 20);
 }
 
 TEST(StepPrediction, SandwichSamplingFindsTheKinkOfAConcaveBlock) {
