@@ -286,7 +286,7 @@ int64_t EngineStepTimer::simulate(int64_t step, int64_t prefetchedWords) const {
   std::vector<passes::MemoryRead> engineWords = {sg.reads.back()};
   sg.reads.pop_back();
   passes::addMemoryStages(sg.graph, sg.depths, sg.reads, model::cadenceOf(hbm_.wordsPerCycle()));
-  passes::addMemoryStages(sg.graph, sg.depths, engineWords, model::Cadence{1, 1});
+  passes::addMemoryStages(sg.graph, sg.depths, engineWords, model::cadenceOf(rate));
   const passes::TimingSimResult r = passes::simulateDataflowTiming(sg.graph, sg.depths);
   if (r.deadlock)
     throw Error("step prediction", "step " + std::to_string(step),
