@@ -104,29 +104,12 @@ int64_t EngineStepTimer::cyclesAt(int64_t step) {
     if (auto it = known_.find(step); it != known_.end())
       return it->second;
   }
-  // The channels fetch on while the previous step's tail runs (from the engine's last word to
-  // the next token: the LM head's last outputs, argmax, the token; the same in every step): a
-  // first simulation measures that tail, and every step starts with the words it lets the
-  // channels fetch (at most the DMA buffer and the prefetch FIFO).
-  int64_t prefetched;
-  {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    prefetched = prefetchedWords_;
-  }
-  if (prefetched < 0) {
-    const int64_t tail = simulate(step, -1);
-    const int64_t room = model::kReadDmaBufferWords + engineFifoDepth(g_.engine, options_);
-    prefetched = std::min<int64_t>(
-        room, static_cast<int64_t>(std::floor(static_cast<double>(tail) * hbm_.wordsPerCycle())));
-    const std::lock_guard<std::mutex> lock(mutex_);
-    prefetchedWords_ = prefetched;
-  }
-  const int64_t cycles = simulate(step, prefetched);
+  const int64_t cycles = simulate(step);
   const std::lock_guard<std::mutex> lock(mutex_);
   return known_[step] = cycles;
 }
 
-int64_t EngineStepTimer::simulate(int64_t step, int64_t prefetchedWords) const {
+int64_t EngineStepTimer::simulate(int64_t step) const {
   const EngineUse &use = g_.engine;
   StepGraph sg;
   // The engine: node 0; its word port is input 0, its x ports follow as the calls load x.
@@ -264,8 +247,11 @@ int64_t EngineStepTimer::simulate(int64_t step, int64_t prefetchedWords) const {
   et.inputTokensNeeded.assign(engineInputs.size(), [](int64_t) { return int64_t(0); });
   et.outputTokens = engineOutputs;
   sg.graph.nodes[engineNode].engine = engine;
-  // The engine's words: the channel's prefetched words at once, the rest at the memory's rate,
-  // through the DMA's buffer and the prefetch FIFO.
+  // The engine's words: from the step's start at the memory's rate, through the DMA's buffer
+  // and the prefetch FIFO. The rate is a cadence between consecutive words, so a channel the
+  // full FIFO stopped restarts at its rate (no credit for the stall). The words the channels
+  // fetched in the previous step's tail (argmax, token, embedding: at most the buffer and the
+  // FIFO, about 0.2 % of a full-size step) are not counted: docs/decisions.md.
   const int64_t words = engineInputs[0];
   const size_t wordSource = sg.addNode("engine/words", model::readDmaStreamTiming(words, words));
   sg.addEdge({"engine/w", wordSource, engineNode, 0, words, 512, 0},
@@ -273,25 +259,14 @@ int64_t EngineStepTimer::simulate(int64_t step, int64_t prefetchedWords) const {
   passes::MemoryRead wordRead;
   wordRead.node = wordSource;
   wordRead.words = words;
-  const double rate = hbm_.wordsPerCycle();
-  const int64_t ahead = std::max<int64_t>(0, prefetchedWords);
-  wordRead.schedule.resize(static_cast<size_t>(words));
-  for (int64_t k = 0; k < words; ++k)
-    wordRead.schedule[static_cast<size_t>(k)] =
-        k < ahead ? 0 : static_cast<int64_t>(std::ceil(static_cast<double>(k - ahead) / rate));
   sg.reads.push_back(wordRead);
   sg.compact();
-  // The engine's words come at their own schedule (one a cycle at most), the other reads at the
-  // memory's mean rate.
-  std::vector<passes::MemoryRead> engineWords = {sg.reads.back()};
-  sg.reads.pop_back();
   passes::addMemoryStages(sg.graph, sg.depths, sg.reads, model::cadenceOf(hbm_.wordsPerCycle()));
-  passes::addMemoryStages(sg.graph, sg.depths, engineWords, model::cadenceOf(rate));
   const passes::TimingSimResult r = passes::simulateDataflowTiming(sg.graph, sg.depths);
   if (r.deadlock)
     throw Error("step prediction", "step " + std::to_string(step),
                 "no deadlock in the timing simulation (" + r.deadlockReport + ")");
-  if (const char *dump = std::getenv("ST_STEP_SIM_DUMP"); dump && prefetchedWords >= 0) {
+  if (const char *dump = std::getenv("ST_STEP_SIM_DUMP")) {
     // Development aid: each edge's first and last token as its consumer took it.
     std::ofstream out(std::string(dump) + "." + std::to_string(step));
     for (size_t e = 0; e < sg.graph.edges.size(); ++e) {
@@ -301,15 +276,7 @@ int64_t EngineStepTimer::simulate(int64_t step, int64_t prefetchedWords) const {
           << (c.empty() ? -1 : c.back()) << "\n";
     }
   }
-  if (prefetchedWords >= 0)
-    return r.makespan;
-  // The tail: from the engine's last word to the end of the step.
-  size_t e = 0;
-  for (size_t v = 0; v < sg.graph.nodes.size(); ++v)
-    if (sg.graph.nodes[v].engine)
-      e = v;
-  const std::vector<int64_t> &wordsTaken = r.consumeCycle[e][0];
-  return wordsTaken.empty() ? 0 : r.makespan - 1 - wordsTaken.back();
+  return r.makespan;
 }
 
 } // namespace st::llm

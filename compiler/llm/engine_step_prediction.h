@@ -6,10 +6,9 @@
 // sequenced engine node (passes::SequencedEngine, the rules of model/gemv_engine_model.h) in
 // program order, with the x loads and reuse of the built engine (g.engine). The engine's words
 // come from one source at the testbench memory's mean word rate per pseudo-channel (the
-// channels stream in lockstep) through the DMA's buffer and the prefetch FIFO; the words the
-// channel fetched while the previous step's tail ran (argmax, token, embedding, first norm) are
-// there from the start. Other HBM reads are the memory and DMA stages of model/memory_read_model.h,
-// as in step_prediction.h; FIFO depths are the built design's.
+// channels stream in lockstep) through the DMA's buffer and the prefetch FIFO. Other HBM reads are
+// the memory and DMA stages of model/memory_read_model.h, as in step_prediction.h; FIFO depths are
+// the built design's.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +31,7 @@ public:
   int64_t cyclesAt(int64_t step);
 
 private:
-  int64_t simulate(int64_t step, int64_t prefetchedWords) const;
+  int64_t simulate(int64_t step) const;
 
   const AcceleratorGraph &g_;
   AcceleratorOptions options_;
@@ -40,7 +39,6 @@ private:
   model::MemoryTiming hbm_;
   std::map<std::string, int64_t> builtDepths_; ///< stage stream name -> depth, per stage
   std::map<int64_t, int64_t> known_;
-  int64_t prefetchedWords_ = -1; ///< words fetched in the step before's tail (once measured)
   std::mutex mutex_;
 };
 

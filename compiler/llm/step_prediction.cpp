@@ -251,7 +251,7 @@ CacheLengthCurve sampleCacheLengthCurve(const std::function<int64_t(int64_t)> &c
   const std::map<int64_t, int64_t> samples =
       sampling == CurveSampling::Sandwich && tolerance > 0 && last - first >= 8
           ? sandwichedSamples(cyclesAt, first, last, tolerance)
-                                         : bisectedSamples(cyclesAt, first, last, tolerance);
+          : bisectedSamples(cyclesAt, first, last, tolerance);
   CacheLengthCurve curve;
   curve.samples.assign(samples.begin(), samples.end());
   return curve;
@@ -276,10 +276,9 @@ std::vector<int64_t> predictStepCycles(const AcceleratorGraph &g, const Accelera
     // that its flat first piece is not a chord's error.
     EngineStepTimer timer(g, options, layerWindows, hbm);
     const int64_t first = std::min<int64_t>(1, steps - 1);
-    const CacheLengthCurve curve =
-        sampleCacheLengthCurve([&](int64_t t) { return timer.cyclesAt(t); }, first, steps - 1,
-                               engineStepTolerance(timer.cyclesAt(first)),
-                               CurveSampling::Bisection);
+    const CacheLengthCurve curve = sampleCacheLengthCurve(
+        [&](int64_t t) { return timer.cyclesAt(t); }, first, steps - 1,
+        engineStepTolerance(timer.cyclesAt(first)), CurveSampling::Bisection);
     std::vector<int64_t> cycles;
     for (int64_t t = 0; t < steps; ++t)
       cycles.push_back(curve.at(std::max(t, first)));

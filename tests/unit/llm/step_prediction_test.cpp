@@ -2,8 +2,8 @@
 // the testbench memory's mean behaviour, the cached-row rule, the per-step table of a fixture
 // (grows with the cache, stops growing on a sliding-window layer, slower memory is slower) and the
 // per-run means sim prints beside the measured cycles.
-#include "llm/step_prediction.h"
 #include "llm/engine_step_prediction.h"
+#include "llm/step_prediction.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 
 #include "frontend/decode_builder.h"
 #include "model/dma_stream_model.h"
-#include "plan/llm_plan.h"
 #include "passes/memory_stages.h"
+#include "plan/llm_plan.h"
 #include "support/error.h"
 
 namespace st::llm {
