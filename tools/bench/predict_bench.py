@@ -58,7 +58,8 @@ def main():
     total_cycles = r.get("cycles") or 0
     gbps = hbm_bytes / (total_cycles / 250e6) / 1e9 if total_cycles else 0
     figures = {"config": name, "precision": args.precision, "engine": args.engine,
-               "tokens": args.tokens, "measured_cycles": measured,
+               "tokens": args.tokens, "max_context": int(args.max_context),
+               "measured_cycles": measured,
                "predicted_cycles": predicted, "measured_over_predicted": ratio,
                "prompt_step_measured": r["prompt_cycles_per_token"],
                "prompt_step_predicted": r["predicted_prompt_cycles_per_token"],
