@@ -106,13 +106,15 @@ Plan plan(const QuantizedLinear &layer, const GemvEngineShape &s, const GemvInvo
           "none or " + std::to_string(n) + " values" + got(int64_t(layer.bias.size())));
   require(layer.outputScales.size() == layer.rows, kStreamWhere, "outputScales",
           std::to_string(n) + " multipliers" + got(int64_t(layer.outputScales.size())));
+  // Per row: the messages are built only for a row that fails (plan runs once per channel).
   for (size_t r = 0; r < layer.rows; ++r) {
     const int64_t b = layer.bias.empty() ? 0 : layer.bias[r];
-    require(b >= -(int64_t(1) << 47) && b < (int64_t(1) << 47), kStreamWhere,
-            "bias[" + std::to_string(r) + "]", "a value that fits s48" + got(b));
-    require(
-        layer.outputScales[r].mantissa < (uint32_t(1) << 24) && layer.outputScales[r].shift < 64,
-        kStreamWhere, "outputScales[" + std::to_string(r) + "]", "a u24 mantissa and a u6 shift");
+    if (b < -(int64_t(1) << 47) || b >= (int64_t(1) << 47))
+      require(false, kStreamWhere, "bias[" + std::to_string(r) + "]",
+              "a value that fits s48" + got(b));
+    if (layer.outputScales[r].mantissa >= (uint32_t(1) << 24) || layer.outputScales[r].shift >= 64)
+      require(false, kStreamWhere, "outputScales[" + std::to_string(r) + "]",
+              "a u24 mantissa and a u6 shift");
   }
   require(inv.xPort >= 0 && inv.xPort < s.numX, kStreamWhere, "x port",
           "0 .. NumX - 1 = " + std::to_string(s.numX - 1) + got(inv.xPort));
