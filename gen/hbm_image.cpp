@@ -5,11 +5,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <numeric>
 #include <set>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
@@ -18,6 +16,7 @@
 #include "numerics/table_export.h"
 #include "numerics/weight_stream.h"
 #include "plan/kernel_params.h"
+#include "support/bulk_file.h"
 #include "support/error.h"
 #include "support/parallel.h"
 
@@ -201,29 +200,16 @@ void writeHbmImage(const plan::HbmImagePlan &plan, const std::string &directory)
   namespace fs = std::filesystem;
   fs::create_directories(directory);
   const int64_t channelBytes = plan.device.pseudoChannelBytes;
-  // Every used channel's file, created at its size (zero regions stay sparse holes).
-  std::vector<int> files(static_cast<size_t>(plan.device.pseudoChannels), -1);
-  std::vector<std::string> paths(files.size());
-  struct Closer {
-    std::vector<int> &fds;
-    ~Closer() {
-      for (int fd : fds)
-        if (fd >= 0)
-          ::close(fd);
-    }
-  } closer{files};
+  // Every used channel's file, created at its size (zero regions stay sparse holes), written
+  // past the page cache where the filesystem allows (support/bulk_file.h).
+  std::vector<std::unique_ptr<BulkFile>> files(static_cast<size_t>(plan.device.pseudoChannels));
   for (int64_t c = 0; c < plan.device.pseudoChannels; ++c) {
     if (plan.channelBytes[static_cast<size_t>(c)] <= 0)
       continue;
     char name[32];
     std::snprintf(name, sizeof name, "hbm_pc%02lld.bin", static_cast<long long>(c));
-    const std::string path = directory + "/" + name;
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 ||
-        ::ftruncate(fd, static_cast<off_t>(plan.channelBytes[static_cast<size_t>(c)])) != 0)
-      throw Error(path, "file", "a writable HBM image file");
-    files[static_cast<size_t>(c)] = fd;
-    paths[static_cast<size_t>(c)] = path;
+    files[static_cast<size_t>(c)] = std::make_unique<BulkFile>(
+        directory + "/" + name, plan.channelBytes[static_cast<size_t>(c)]);
   }
   // One task per layer of every buffer with contents, largest first, spread over the cores:
   // each builds its layer's bytes and writes them with one pwrite per channel it touches, so
@@ -256,17 +242,11 @@ void writeHbmImage(const plan::HbmImagePlan &plan, const std::string &directory)
       while (done < bytes.size()) {
         const int64_t c = address / channelBytes, offset = address % channelBytes;
         const size_t n = std::min(bytes.size() - done, static_cast<size_t>(channelBytes - offset));
-        const int fd = c < plan.device.pseudoChannels ? files[static_cast<size_t>(c)] : -1;
-        size_t written = 0;
-        while (fd >= 0 && written < n) {
-          const ssize_t w = ::pwrite(fd, bytes.data() + done + written, n - written,
-                                     static_cast<off_t>(offset + static_cast<int64_t>(written)));
-          if (w <= 0)
-            break;
-          written += static_cast<size_t>(w);
-        }
-        if (written != n)
-          throw Error(directory, "channel " + std::to_string(c), "a successful write");
+        BulkFile *file =
+            c < plan.device.pseudoChannels ? files[static_cast<size_t>(c)].get() : nullptr;
+        if (!file)
+          throw Error(directory, "channel " + std::to_string(c), "a channel with a file");
+        file->write(offset, bytes.data() + done, n);
         done += n;
         address += static_cast<int64_t>(n);
       }
@@ -277,13 +257,9 @@ void writeHbmImage(const plan::HbmImagePlan &plan, const std::string &directory)
   for (const LayerTask &task : tasks)
     if (task.error)
       std::rethrow_exception(task.error);
-  for (size_t c = 0; c < files.size(); ++c)
-    if (files[c] >= 0) {
-      const int fd = files[c];
-      files[c] = -1;
-      if (::close(fd) != 0)
-        throw Error(paths[c], "file", "a successful write");
-    }
+  for (std::unique_ptr<BulkFile> &file : files)
+    if (file)
+      file->close();
   for (const plan::RopeOpTables &r : plan.ropeTables)
     numerics::writeRopePhaseFile(r.tables, directory + "/" + ropeFileName(r.stage, r.op));
   std::ofstream out(directory + "/manifest.json");
