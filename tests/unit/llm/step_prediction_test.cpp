@@ -194,15 +194,23 @@ TEST(StepPrediction, SampledBlockCurveEqualsTheSimulationOnEveryFixture) {
   }
 }
 
-TEST(StepPrediction, SampledBlockCurveEqualsTheSimulationAtFullSize) {
-  // GPT-2 Medium (shapes only): a 175 k-cycle block over 1023 cache lengths.
-  const frontend::LoadedModel m = frontend::loadModel(std::string(ST_CONFIG_DIR) + "/gpt2-medium",
-                                                      frontend::WeightSource::ShapeOnly);
+/// Full-size GPT-2 Medium (shapes only), and the options of its design at context 1024.
+frontend::LoadedModel gpt2MediumShapes() {
+  return frontend::loadModel(std::string(ST_CONFIG_DIR) + "/gpt2-medium",
+                             frontend::WeightSource::ShapeOnly);
+}
+AcceleratorOptions fullSizeOptions(LinearEngine engine) {
   AcceleratorOptions o;
-  o.engine = LinearEngine::PerOp;
+  o.engine = engine;
   o.maxContext = 1024;
-  const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
-  expectCurveMatchesSimulation(g, o, o.maxContext - 1, 20);
+  return o;
+}
+
+TEST(StepPrediction, SampledBlockCurveEqualsTheSimulationAtFullSize) {
+  // A 175 k-cycle block over 1023 cache lengths.
+  const frontend::LoadedModel m = gpt2MediumShapes();
+  const AcceleratorOptions o = fullSizeOptions(LinearEngine::PerOp);
+  expectCurveMatchesSimulation(buildAcceleratorGraph(m.program, o), o, o.maxContext - 1, 20);
 }
 
 /// A GEMV-engine design's step table (predictStepCycles: sampled steps, chords between) against
@@ -251,14 +259,10 @@ TEST(StepPrediction, EngineStepTableEqualsTheSimulationOnEveryFixture) {
 }
 
 TEST(StepPrediction, EngineStepTableEqualsTheSimulationAtFullSize) {
-  // GPT-2 Medium (shapes only) on the engine: 117 k cycles at step 0, 1.13 M at step 1023.
-  const frontend::LoadedModel m = frontend::loadModel(std::string(ST_CONFIG_DIR) + "/gpt2-medium",
-                                                      frontend::WeightSource::ShapeOnly);
-  AcceleratorOptions o;
-  o.engine = LinearEngine::Gemv;
-  o.maxContext = 1024;
-  const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
-  expectEngineStepsMatchSimulation(g, o, {}, 20);
+  // On the engine: 117 k cycles at step 0, 1.13 M at step 1023.
+  const frontend::LoadedModel m = gpt2MediumShapes();
+  const AcceleratorOptions o = fullSizeOptions(LinearEngine::Gemv);
+  expectEngineStepsMatchSimulation(buildAcceleratorGraph(m.program, o), o, {}, 20);
 }
 
 TEST(StepPrediction, SandwichSamplingFindsTheKinkOfAConcaveBlock) {
