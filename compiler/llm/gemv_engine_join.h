@@ -63,7 +63,7 @@ numerics::GemvEngineShape gemvEngineShapeOf(const ir::DecodeProgram &program,
 int64_t engineFifoDepth(const EngineUse &engine, const AcceleratorOptions &options);
 
 /// Replaces the call nodes of `g` (joined ids in `joinedOf`: (stage, stage node) -> node) with
-/// one engine, its channel DMAs and prefetch FIFOs (depth options.engineFifoWords). Sets
+/// one engine, its channel DMAs and prefetch FIFOs (depth engineFifoDepth). Sets
 /// g.engine. Throws st::Error when no call exists or a call's stream is not as lowered.
 void joinGemvEngine(AcceleratorGraph &g,
                     const std::map<std::pair<int, ir::NodeId>, ir::NodeId> &joinedOf,

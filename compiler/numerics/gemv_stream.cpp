@@ -110,11 +110,11 @@ Plan plan(const QuantizedLinear &layer, const GemvEngineShape &s, const GemvInvo
   for (size_t r = 0; r < layer.rows; ++r) {
     const int64_t b = layer.bias.empty() ? 0 : layer.bias[r];
     if (b < -(int64_t(1) << 47) || b >= (int64_t(1) << 47))
-      require(false, kStreamWhere, "bias[" + std::to_string(r) + "]",
-              "a value that fits s48" + got(b));
+      throw Error(kStreamWhere, "bias[" + std::to_string(r) + "]",
+                  "a value that fits s48" + got(b));
     if (layer.outputScales[r].mantissa >= (uint32_t(1) << 24) || layer.outputScales[r].shift >= 64)
-      require(false, kStreamWhere, "outputScales[" + std::to_string(r) + "]",
-              "a u24 mantissa and a u6 shift");
+      throw Error(kStreamWhere, "outputScales[" + std::to_string(r) + "]",
+                  "a u24 mantissa and a u6 shift");
   }
   require(inv.xPort >= 0 && inv.xPort < s.numX, kStreamWhere, "x port",
           "0 .. NumX - 1 = " + std::to_string(s.numX - 1) + got(inv.xPort));
