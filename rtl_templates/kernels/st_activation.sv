@@ -15,9 +15,9 @@
 //
 // Pipeline (Depth = 8 registers from input handshake to output handshake with ideal streams):
 // 1 code * mantissa, 2 rounding shift + sat32, 3-5 st_activation_unit, 6 g * mantissa,
-// 7 rounding shift + saturation, 8 output register slice (st_skid_buffer). All stages advance
-// together while the register slice can take a token (its registered ready), so a stall costs no
-// throughput and ready_o is a flop output.
+// 7 rounding shift + saturation, 8 output register slice (st_skid_buffer); stages 6-8 and the
+// valid bits are st_scale_output. All stages advance together while the register slice can take
+// a token (its registered ready), so a stall costs no throughput and ready_o is a flop output.
 `default_nettype none
 
 module st_activation #(
@@ -59,33 +59,26 @@ module st_activation #(
   end
 
   localparam int unsigned InProductBits = InBits + 25;   // signed code * unsigned 24-bit
-  localparam int unsigned OutProductBits = 32 + 25;      // signed Q.11 * unsigned 24-bit
   localparam int unsigned Stages = 7;                    // before the register slice
 
-  // ---- control: one valid bit per stage, all stages advance together -------------------------
-  logic advance;  // the register slice can take a token this cycle
-  logic [Stages-1:0] valid_q;
+  logic advance;  // all stages advance: the register slice can take a token this cycle
   assign ready_o = advance;
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) valid_q <= '0;
-    else if (advance) valid_q <= {valid_q[Stages-2:0], valid_i};
-  end
 
   // ---- scales travel with their token (not reset) ---------------------------------------------
   logic [5:0] in_shift1_q;
   logic [23:0] out_mantissa_q[1:5];
-  logic [5:0] out_shift_q[1:6];
+  logic [5:0] out_shift_q[1:5];
   always_ff @(posedge clk_i) begin
     if (advance) begin
       in_shift1_q <= in_shift_i;
       out_mantissa_q[1] <= out_mantissa_i;
       out_shift_q[1] <= out_shift_i;
       for (int unsigned s = 2; s <= 5; s++) out_mantissa_q[s] <= out_mantissa_q[s-1];
-      for (int unsigned s = 2; s <= 6; s++) out_shift_q[s] <= out_shift_q[s-1];
+      for (int unsigned s = 2; s <= 5; s++) out_shift_q[s] <= out_shift_q[s-1];
     end
   end
 
-  logic [Lanes*OutBits-1:0] result_q;
+  logic [Lanes*32-1:0] activated;  // stage 5: g per lane
 
   for (genvar lane = 0; lane < Lanes; lane++) begin : gen_lane
     // stage 1: code * inputToFixed mantissa
@@ -112,7 +105,6 @@ module st_activation #(
     end
 
     // stages 3-5: the function
-    logic [31:0] activated;
     st_activation_unit #(
         .Function (Function),
         .TableFile(TableFile)
@@ -120,43 +112,28 @@ module st_activation #(
         .clk_i   (clk_i),
         .enable_i(advance),
         .x_i     (fixed_q),
-        .y_o     (activated)
+        .y_o     (activated[lane*32+:32])
     );
-
-    // stage 6: g * fixedToOutput mantissa
-    logic signed [OutProductBits-1:0] out_product_q;
-    always_ff @(posedge clk_i) begin
-      if (advance)
-        out_product_q <= OutProductBits'($signed(activated)) * $signed({1'b0, out_mantissa_q[5]});
-    end
-
-    // stage 7: round, shift and saturate to the output codes
-    logic [OutBits-1:0] code;
-    st_round_shift #(
-        .InWidth (OutProductBits),
-        .OutWidth(OutBits)
-    ) u_to_code (
-        .value_i(out_product_q),
-        .shift_i(out_shift_q[6]),
-        .value_o(code)
-    );
-    always_ff @(posedge clk_i) begin
-      if (advance) result_q[lane*OutBits+:OutBits] <= code;
-    end
   end
 
-  // ---- output register slice ------------------------------------------------------------------
-  st_skid_buffer #(
-      .Width(Lanes * OutBits)
-  ) u_output_slice (
-      .clk_i  (clk_i),
-      .rst_ni (rst_ni),
-      .valid_i(valid_q[Stages-1]),
-      .ready_o(advance),
-      .data_i (result_q),
-      .valid_o(valid_o),
-      .ready_i(ready_i),
-      .data_o (data_o)
+  // ---- stage 6 g * fixedToOutput mantissa, 7 rounding shift + saturation, 8 register slice ---
+  st_scale_output #(
+      .Lanes   (Lanes),
+      .InBits  (32),
+      .OutBits (OutBits),
+      .Multiply(1),
+      .Stages  (Stages)
+  ) u_scale_output (
+      .clk_i     (clk_i),
+      .rst_ni    (rst_ni),
+      .valid_i   (valid_i),
+      .advance_o (advance),
+      .value_i   (activated),
+      .mantissa_i(out_mantissa_q[5]),
+      .shift_i   (out_shift_q[5]),
+      .valid_o   (valid_o),
+      .ready_i   (ready_i),
+      .data_o    (data_o)
   );
 
 endmodule

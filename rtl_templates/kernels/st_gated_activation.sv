@@ -17,8 +17,8 @@
 //
 // Pipeline (Depth = 9 with ideal streams): 1 code * mantissa (both), 2 rounding shift + sat32,
 // 3-5 st_activation_unit on the gate (up travels beside it), 6 g * u, 7 * mantissa, 8 rounding
-// shift + saturation, 9 output register slice (st_skid_buffer). All stages advance together
-// while the slice's registered ready is high.
+// shift + saturation, 9 output register slice (st_skid_buffer); stages 7-9 and the valid bits
+// are st_scale_output. All stages advance together while the slice's registered ready is high.
 `default_nettype none
 
 module st_gated_activation #(
@@ -66,24 +66,18 @@ module st_gated_activation #(
 
   localparam int unsigned InProductBits = InBits + 25;     // signed code * unsigned 24-bit
   localparam int unsigned GatedBits = 64;                  // s32 * s32
-  localparam int unsigned OutProductBits = GatedBits + 25; // * unsigned 24-bit
   localparam int unsigned Stages = 8;                      // before the register slice
 
-  // ---- control: join the two inputs, one valid bit per stage --------------------------------
-  logic advance;  // the register slice can take a token this cycle
+  // ---- control: join the two inputs ----------------------------------------------------------
+  logic advance;  // all stages advance: the register slice can take a token this cycle
   wire take = gate_valid_i && up_valid_i && advance;
   assign gate_ready_o = advance && up_valid_i;
   assign up_ready_o = advance && gate_valid_i;
-  logic [Stages-1:0] valid_q;
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) valid_q <= '0;
-    else if (advance) valid_q <= {valid_q[Stages-2:0], take};
-  end
 
   // ---- scales travel with their token (not reset) ---------------------------------------------
   logic [5:0] gate_shift1_q, up_shift1_q;
   logic [23:0] product_mantissa_q[1:6];
-  logic [5:0] product_shift_q[1:7];
+  logic [5:0] product_shift_q[1:6];
   always_ff @(posedge clk_i) begin
     if (advance) begin
       gate_shift1_q <= gate_shift_i;
@@ -91,11 +85,11 @@ module st_gated_activation #(
       product_mantissa_q[1] <= product_mantissa_i;
       product_shift_q[1] <= product_shift_i;
       for (int unsigned s = 2; s <= 6; s++) product_mantissa_q[s] <= product_mantissa_q[s-1];
-      for (int unsigned s = 2; s <= 7; s++) product_shift_q[s] <= product_shift_q[s-1];
+      for (int unsigned s = 2; s <= 6; s++) product_shift_q[s] <= product_shift_q[s-1];
     end
   end
 
-  logic [Lanes*OutBits-1:0] result_q;
+  logic [Lanes*GatedBits-1:0] gated_q;  // stage 6: g * u per lane
 
   for (genvar lane = 0; lane < Lanes; lane++) begin : gen_lane
     // stage 1: codes * mantissas
@@ -150,43 +144,31 @@ module st_gated_activation #(
     );
 
     // stage 6: g * u (Q.22, exact in 64 bits)
-    logic signed [GatedBits-1:0] gated_q;
-    // stage 7: * productToOutput mantissa
-    logic signed [OutProductBits-1:0] out_product_q;
     always_ff @(posedge clk_i) begin
-      if (advance) begin
-        gated_q <= GatedBits'($signed(activated)) * GatedBits'($signed(up_fixed_q[5]));
-        out_product_q <= OutProductBits'(gated_q) * $signed({1'b0, product_mantissa_q[6]});
-      end
-    end
-
-    // stage 8: round, shift and saturate to the output codes
-    logic [OutBits-1:0] code;
-    st_round_shift #(
-        .InWidth (OutProductBits),
-        .OutWidth(OutBits)
-    ) u_to_code (
-        .value_i(out_product_q),
-        .shift_i(product_shift_q[7]),
-        .value_o(code)
-    );
-    always_ff @(posedge clk_i) begin
-      if (advance) result_q[lane*OutBits+:OutBits] <= code;
+      if (advance)
+        gated_q[lane*GatedBits+:GatedBits] <=
+            GatedBits'($signed(activated)) * GatedBits'($signed(up_fixed_q[5]));
     end
   end
 
-  // ---- output register slice ------------------------------------------------------------------
-  st_skid_buffer #(
-      .Width(Lanes * OutBits)
-  ) u_output_slice (
-      .clk_i  (clk_i),
-      .rst_ni (rst_ni),
-      .valid_i(valid_q[Stages-1]),
-      .ready_o(advance),
-      .data_i (result_q),
-      .valid_o(valid_o),
-      .ready_i(ready_i),
-      .data_o (data_o)
+  // ---- stage 7 * productToOutput mantissa, 8 rounding shift + saturation, 9 register slice ---
+  st_scale_output #(
+      .Lanes   (Lanes),
+      .InBits  (GatedBits),
+      .OutBits (OutBits),
+      .Multiply(1),
+      .Stages  (Stages)
+  ) u_scale_output (
+      .clk_i     (clk_i),
+      .rst_ni    (rst_ni),
+      .valid_i   (take),
+      .advance_o (advance),
+      .value_i   (gated_q),
+      .mantissa_i(product_mantissa_q[6]),
+      .shift_i   (product_shift_q[6]),
+      .valid_o   (valid_o),
+      .ready_i   (ready_i),
+      .data_o    (data_o)
   );
 
 endmodule

@@ -12,7 +12,7 @@
 //
 // Pipeline (Depth = 3 with ideal streams): 1 value * mantissa, 2 rounding shift + saturation,
 // 3 output register slice (st_skid_buffer); all stages advance while the slice's registered
-// ready is high.
+// ready is high. The whole pipeline is st_scale_output.
 `default_nettype none
 
 module st_requantize #(
@@ -43,58 +43,24 @@ module st_requantize #(
     $fatal(1, "st_requantize: InBits must be 2 .. 48 and OutBits 2 .. 32");
   end
 
-  localparam int unsigned ProductBits = InBits + 25;  // signed value * unsigned 24-bit
-  localparam int unsigned Stages = 2;                 // before the register slice
-
-  logic advance;  // the register slice can take a token this cycle
-  logic [Stages-1:0] valid_q;
-  assign ready_o = advance;
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) valid_q <= '0;
-    else if (advance) valid_q <= {valid_q[Stages-2:0], valid_i};
-  end
-
-  logic [5:0] shift1_q;  // travels with its token (not reset)
-  always_ff @(posedge clk_i) begin
-    if (advance) shift1_q <= shift_i;
-  end
-
-  logic [Lanes*OutBits-1:0] result_q;
-
-  for (genvar lane = 0; lane < Lanes; lane++) begin : gen_lane
-    // stage 1: value * mantissa
-    logic signed [ProductBits-1:0] product_q;
-    always_ff @(posedge clk_i) begin
-      if (advance)
-        product_q <= ProductBits'($signed(data_i[lane*InBits+:InBits])) *
-                     $signed({1'b0, mantissa_i});
-    end
-    // stage 2: round, shift, saturate
-    logic [OutBits-1:0] code;
-    st_round_shift #(
-        .InWidth (ProductBits),
-        .OutWidth(OutBits)
-    ) u_to_code (
-        .value_i(product_q),
-        .shift_i(shift1_q),
-        .value_o(code)
-    );
-    always_ff @(posedge clk_i) begin
-      if (advance) result_q[lane*OutBits+:OutBits] <= code;
-    end
-  end
-
-  st_skid_buffer #(
-      .Width(Lanes * OutBits)
-  ) u_output_slice (
-      .clk_i  (clk_i),
-      .rst_ni (rst_ni),
-      .valid_i(valid_q[Stages-1]),
-      .ready_o(advance),
-      .data_i (result_q),
-      .valid_o(valid_o),
-      .ready_i(ready_i),
-      .data_o (data_o)
+  // Stage 1 value * mantissa, stage 2 rounding shift + saturation, then the register slice.
+  st_scale_output #(
+      .Lanes   (Lanes),
+      .InBits  (InBits),
+      .OutBits (OutBits),
+      .Multiply(1),
+      .Stages  (2)
+  ) u_scale_output (
+      .clk_i     (clk_i),
+      .rst_ni    (rst_ni),
+      .valid_i   (valid_i),
+      .advance_o (ready_o),
+      .value_i   (data_i),
+      .mantissa_i(mantissa_i),
+      .shift_i   (shift_i),
+      .valid_o   (valid_o),
+      .ready_i   (ready_i),
+      .data_o    (data_o)
   );
 
 endmodule

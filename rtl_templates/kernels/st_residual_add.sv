@@ -18,7 +18,8 @@
 // The scales (ResidualAddScales) are inputs sampled with each token pair at its handshake.
 //
 // Pipeline (Depth = 5 with ideal streams): 1 operand order + products, 2 sign of the sum, 3
-// alignment shift, 4 add + rounding shift + saturation, 5 output register slice (st_skid_buffer).
+// alignment shift, 4 add + rounding shift + saturation, 5 output register slice (st_skid_buffer);
+// stages 4-5 and the valid bits are st_scale_output (without its multiply).
 `default_nettype none
 
 module st_residual_add #(
@@ -61,16 +62,11 @@ module st_residual_add #(
   localparam int unsigned ProductBits = CodeBits + 25;  // signed code * unsigned 24-bit
   localparam int unsigned Stages = 4;                   // before the register slice
 
-  // ---- control: join the two inputs, one valid bit per stage --------------------------------
-  logic advance;  // the register slice can take a token this cycle
+  // ---- control: join the two inputs ----------------------------------------------------------
+  logic advance;  // all stages advance: the register slice can take a token this cycle
   wire take = a_valid_i && b_valid_i && advance;
   assign a_ready_o = advance && b_valid_i;
   assign b_ready_o = advance && a_valid_i;
-  logic [Stages-1:0] valid_q;
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) valid_q <= '0;
-    else if (advance) valid_q <= {valid_q[Stages-2:0], take};
-  end
 
   // ---- shift bookkeeping (shared by the lanes, travels with the token; not reset) ------------
   wire swap = b_shift_i > a_shift_i;  // b has the larger shift: it becomes P
@@ -89,7 +85,7 @@ module st_residual_add #(
     end
   end
 
-  logic [Lanes*OutBits-1:0] result_q;
+  logic [Lanes*(ProductBits+3)-1:0] sums;  // stage 3: t + Q per lane
 
   for (genvar lane = 0; lane < Lanes; lane++) begin : gen_lane
     // stage 1: operand order and the two products
@@ -133,35 +129,29 @@ module st_residual_add #(
       end
     end
 
-    // stage 4: y = floor((t + Q + 2^(sq-1)) / 2^sq), saturated
-    wire signed [ProductBits+2:0] sum = (ProductBits + 3)'(t_q) + (ProductBits + 3)'(q3_q);
-    logic [OutBits-1:0] code;
-    st_round_shift #(
-        .InWidth          (ProductBits + 3),
-        .OutWidth         (OutBits),
-        .SymmetricRounding(0)
-    ) u_to_code (
-        .value_i(sum),
-        .shift_i(q_shift_q[3]),
-        .value_o(code)
-    );
-    always_ff @(posedge clk_i) begin
-      if (advance) result_q[lane*OutBits+:OutBits] <= code;
-    end
+    assign sums[lane*(ProductBits+3)+:ProductBits+3] =
+        (ProductBits + 3)'(t_q) + (ProductBits + 3)'(q3_q);
   end
 
-  // ---- output register slice ------------------------------------------------------------------
-  st_skid_buffer #(
-      .Width(Lanes * OutBits)
-  ) u_output_slice (
-      .clk_i  (clk_i),
-      .rst_ni (rst_ni),
-      .valid_i(valid_q[Stages-1]),
-      .ready_o(advance),
-      .data_i (result_q),
-      .valid_o(valid_o),
-      .ready_i(ready_i),
-      .data_o (data_o)
+  // ---- stage 4 y = floor((t + Q + 2^(sq-1)) / 2^sq), saturated; 5 register slice -----------
+  st_scale_output #(
+      .Lanes            (Lanes),
+      .InBits           (ProductBits + 3),
+      .OutBits          (OutBits),
+      .Multiply         (0),
+      .SymmetricRounding(0),
+      .Stages           (Stages)
+  ) u_scale_output (
+      .clk_i     (clk_i),
+      .rst_ni    (rst_ni),
+      .valid_i   (take),
+      .advance_o (advance),
+      .value_i   (sums),
+      .mantissa_i(24'd0),
+      .shift_i   (q_shift_q[3]),
+      .valid_o   (valid_o),
+      .ready_i   (ready_i),
+      .data_o    (data_o)
   );
 
 endmodule

@@ -1,0 +1,130 @@
+// st_scale_output: the output end of the element-wise kernels (st_activation,
+// st_gated_activation, st_requantize, st_residual_add): per lane the FixedScale applied to a
+// signed value, then the token leaves through the output register slice,
+//   y = sat_OutBits(round(x * mantissa / 2^shift))       Multiply = 1
+//   y = sat_OutBits(round(x / 2^shift))                  Multiply = 0
+// (st_round_shift: round half away from zero, or half up with SymmetricRounding = 0). It also
+// keeps the valid bit of every pipeline stage of the kernel: all Stages registers before the
+// slice advance together on advance_o, the slice's registered ready, so a stall costs no
+// throughput and the kernel's input ready is a flop output.
+//
+// Stages of the kernel that are registers here: with Multiply = 1, stage Stages - 1 (the product
+// x * mantissa, exact in InBits + 25 bits) and stage Stages (rounding shift + saturation into the
+// result register); with Multiply = 0, stage Stages only. Then the register slice
+// (st_skid_buffer). value_i, mantissa_i and shift_i belong to the token in the stage before
+// (stage 0 is the input handshake); valid_i is the kernel's input token, taken into stage 1.
+// Lanes are packed as the kernels' streams: lane i at bits [i*Bits +: Bits].
+`default_nettype none
+
+module st_scale_output #(
+    /// Elements per token (>= 1).
+    parameter int unsigned Lanes = 4,
+    /// Width of each signed lane value (>= 2).
+    parameter int unsigned InBits = 32,
+    /// Signed output code width (2 .. 32).
+    parameter int unsigned OutBits = 8,
+    /// 1: multiply by mantissa_i in a stage of its own before the rounding; 0: round only.
+    parameter int unsigned Multiply = 1,
+    /// 1: round half away from zero; 0: round half up.
+    parameter int unsigned SymmetricRounding = 1,
+    /// Registers of the kernel before the output slice, the ones here included (>= 2).
+    parameter int unsigned Stages = 2
+) (
+    input  wire                      clk_i,
+    input  wire                      rst_ni,      // synchronous, active low
+    input  wire                      valid_i,     // a token enters stage 1 (when advance_o)
+    output logic                     advance_o,   // every stage of the kernel advances
+    input  wire  [ Lanes*InBits-1:0] value_i,     // signed lane values
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire  [             23:0] mantissa_i,  // u24; unused when Multiply = 0
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  wire  [              5:0] shift_i,
+    output logic                     valid_o,
+    input  wire                      ready_i,
+    output logic [Lanes*OutBits-1:0] data_o
+);
+
+  if (Lanes < 1) begin : gen_bad_lanes
+    $fatal(1, "st_scale_output: Lanes must be >= 1");
+  end
+  if (InBits < 2 || OutBits < 2 || OutBits > 32) begin : gen_bad_bits
+    $fatal(1, "st_scale_output: InBits must be >= 2 and OutBits 2 .. 32");
+  end
+  if (Multiply > 1 || Stages < 2) begin : gen_bad_stages
+    $fatal(1, "st_scale_output: Multiply must be 0 or 1 and Stages >= 2");
+  end
+
+  localparam int unsigned ProductBits = InBits + 25;  // signed value * unsigned 24-bit
+  localparam int unsigned RoundBits = (Multiply != 0) ? ProductBits : InBits;
+
+  // ---- control: one valid bit per stage, all stages advance together -------------------------
+  logic advance;  // the register slice can take a token this cycle
+  logic [Stages-1:0] valid_q;
+  assign advance_o = advance;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) valid_q <= '0;
+    else if (advance) valid_q <= {valid_q[Stages-2:0], valid_i};
+  end
+
+  // ---- the values to round, and their shift ---------------------------------------------------
+  logic [Lanes*RoundBits-1:0] round_value;
+  logic [5:0] round_shift;
+
+  if (Multiply != 0) begin : gen_multiply
+    logic [5:0] shift_q;  // travels with its token (not reset)
+    always_ff @(posedge clk_i) begin
+      if (advance) shift_q <= shift_i;
+    end
+    assign round_shift = shift_q;
+
+    for (genvar lane = 0; lane < Lanes; lane++) begin : gen_lane
+      // value * mantissa
+      logic signed [ProductBits-1:0] product_q;
+      always_ff @(posedge clk_i) begin
+        if (advance)
+          product_q <= ProductBits'($signed(value_i[lane*InBits+:InBits])) *
+                       $signed({1'b0, mantissa_i});
+      end
+      assign round_value[lane*RoundBits+:RoundBits] = product_q;
+    end
+  end else begin : gen_no_multiply
+    assign round_value = value_i;
+    assign round_shift = shift_i;
+  end
+
+  // ---- rounding shift and saturation into the result register ---------------------------------
+  logic [Lanes*OutBits-1:0] result_q;
+
+  for (genvar lane = 0; lane < Lanes; lane++) begin : gen_lane
+    logic [OutBits-1:0] code;
+    st_round_shift #(
+        .InWidth          (RoundBits),
+        .OutWidth         (OutBits),
+        .SymmetricRounding(SymmetricRounding)
+    ) u_to_code (
+        .value_i(round_value[lane*RoundBits+:RoundBits]),
+        .shift_i(round_shift),
+        .value_o(code)
+    );
+    always_ff @(posedge clk_i) begin
+      if (advance) result_q[lane*OutBits+:OutBits] <= code;
+    end
+  end
+
+  // ---- output register slice ------------------------------------------------------------------
+  st_skid_buffer #(
+      .Width(Lanes * OutBits)
+  ) u_output_slice (
+      .clk_i  (clk_i),
+      .rst_ni (rst_ni),
+      .valid_i(valid_q[Stages-1]),
+      .ready_o(advance),
+      .data_i (result_q),
+      .valid_o(valid_o),
+      .ready_i(ready_i),
+      .data_o (data_o)
+  );
+
+endmodule
+
+`default_nettype wire
