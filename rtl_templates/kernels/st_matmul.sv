@@ -14,8 +14,9 @@
 //
 // Pipeline: 1 the TM*TN dot products of TK terms (exact, registered), 2 the accumulator (exact,
 // AccBits wide) and, on the last pair of a C tile, the saturated C tile into the result register,
-// 3 the output register slice (st_skid_buffer). With ideal streams pair j of a C tile is taken in
-// cycle j and the C tile leaves in cycle KTiles + 2 (compiler/model/matmul_model.h).
+// 3 the output register slice (st_skid_buffer); stages 1-3 are st_accumulate_emit, shared with
+// st_reduce. With ideal streams pair j of a C tile is taken in cycle j and the C tile leaves in
+// cycle KTiles + 2 (compiler/model/matmul_model.h).
 `default_nettype none
 
 module st_matmul #(
@@ -67,35 +68,19 @@ module st_matmul #(
   localparam int unsigned BExt = BBits + ((BSigned != 0) ? 0 : 1);
   localparam int unsigned DotBits = AExt + BExt + $clog2(TK);
   localparam int unsigned AccBits = DotBits + $clog2(KTiles);
-  localparam int unsigned CountBits = (KTiles > 1) ? $clog2(KTiles) : 1;
   localparam int unsigned Cells = TM * TN;
 
-  // ---- control: join A and B; stage 1 valid, stage 2 valid (a finished C tile) ----------------
+  // ---- control: join A and B -----------------------------------------------------------------
   logic advance;  // the register slice can take a token this cycle
   wire take = a_valid_i && b_valid_i && advance;
   assign a_ready_o = advance && b_valid_i;
   assign b_ready_o = advance && a_valid_i;
 
-  logic dot_valid_q, result_valid_q;
-  logic [CountBits-1:0] pair_q;  // pair index (within its C tile) of the dot products in stage 1
-  wire last_pair = (KTiles == 1) || (pair_q == CountBits'(KTiles - 1));
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      dot_valid_q <= 1'b0;
-      result_valid_q <= 1'b0;
-      pair_q <= '0;
-    end else if (advance) begin
-      dot_valid_q <= take;
-      result_valid_q <= dot_valid_q && last_pair;
-      if (dot_valid_q) pair_q <= last_pair ? '0 : pair_q + CountBits'(1);
-    end
-  end
-
-  logic [Cells*OutBits-1:0] result_q;
+  // ---- stage 1 input: sum_k A[m][k] * B[k][n], exact ---------------------------------------
+  logic [Cells*DotBits-1:0] dots;
 
   for (genvar m = 0; m < TM; m++) begin : gen_row
     for (genvar n = 0; n < TN; n++) begin : gen_col
-      // stage 1: sum_k A[m][k] * B[k][n], exact
       logic signed [DotBits-1:0] dot;
       always_comb begin
         dot = '0;
@@ -108,45 +93,28 @@ module st_matmul #(
                       DotBits'($signed({BSigned != 0 && b_code[BBits-1], b_code}));
         end
       end
-      logic signed [DotBits-1:0] dot_q;
-      always_ff @(posedge clk_i) begin
-        if (advance && take) dot_q <= dot;
-      end
-
-      // stage 2: accumulate; on the last pair saturate the exact sum into the result register
-      logic signed [AccBits-1:0] acc_q;
-      wire signed [AccBits-1:0] sum =
-          ((pair_q == '0) ? AccBits'(0) : acc_q) + AccBits'(dot_q);
-      logic [OutBits-1:0] code;
-      st_saturate #(
-          .InBits   (AccBits),
-          .OutBits  (OutBits),
-          .OutSigned(OutSigned)
-      ) u_saturate (
-          .value_i(sum),
-          .code_o (code)
-      );
-      always_ff @(posedge clk_i) begin
-        if (advance && dot_valid_q) begin
-          acc_q <= sum;
-          if (last_pair) result_q[(m*TN+n)*OutBits+:OutBits] <= code;
-        end
-      end
+      assign dots[(m*TN+n)*DotBits+:DotBits] = dot;
     end
   end
 
-  // ---- output register slice ------------------------------------------------------------------
-  st_skid_buffer #(
-      .Width(Cells * OutBits)
-  ) u_output_slice (
-      .clk_i  (clk_i),
-      .rst_ni (rst_ni),
-      .valid_i(result_valid_q),
-      .ready_o(advance),
-      .data_i (result_q),
-      .valid_o(valid_o),
-      .ready_i(ready_i),
-      .data_o (data_o)
+  // ---- stages 1-2 and the output register slice: sum over the KTiles pairs, saturate, emit ----
+  st_accumulate_emit #(
+      .Cells    (Cells),
+      .PartBits (DotBits),
+      .AccBits  (AccBits),
+      .OutBits  (OutBits),
+      .OutSigned(OutSigned),
+      .Count    (KTiles),
+      .Combiner (0)
+  ) u_accumulate (
+      .clk_i    (clk_i),
+      .rst_ni   (rst_ni),
+      .take_i   (take),
+      .advance_o(advance),
+      .part_i   (dots),
+      .valid_o  (valid_o),
+      .ready_i  (ready_i),
+      .data_o   (data_o)
   );
 
 endmodule

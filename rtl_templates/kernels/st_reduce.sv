@@ -10,9 +10,10 @@
 //
 // Pipeline: 1 the combination over r within the token (exact, registered), 2 the running
 // combination over tokens (exact, AccBits wide) and, on the last token of an output, the
-// saturated results into the result register, 3 the output register slice (st_skid_buffer).
-// With ideal streams input token j of an output is taken in cycle j and the output leaves in
-// cycle Tokens + 2 (compiler/model/reduce_model.h).
+// saturated results into the result register, 3 the output register slice (st_skid_buffer);
+// stages 1-3 are st_accumulate_emit, shared with st_matmul. With ideal streams input token j of
+// an output is taken in cycle j and the output leaves in cycle Tokens + 2
+// (compiler/model/reduce_model.h).
 `default_nettype none
 
 module st_reduce #(
@@ -61,35 +62,17 @@ module st_reduce #(
   localparam int unsigned InExt = InBits + ((InSigned != 0) ? 0 : 1);
   localparam int unsigned PartBits = IsMax ? InExt : InExt + $clog2(ReduceLanes);
   localparam int unsigned AccBits = IsMax ? InExt : PartBits + $clog2(Tokens);
-  localparam int unsigned CountBits = (Tokens > 1) ? $clog2(Tokens) : 1;
   localparam int unsigned Cells = OuterLanes * InnerLanes;
 
-  // ---- control: stage 1 valid, stage 2 valid (a finished output token) --------------------------
   logic advance;  // the register slice can take a token this cycle
   wire take = valid_i && advance;
   assign ready_o = advance;
 
-  logic part_valid_q, result_valid_q;
-  logic [CountBits-1:0] token_q;  // token index (within its output) of the partials in stage 1
-  wire first_token = (token_q == '0);
-  wire last_token = (Tokens == 1) || (token_q == CountBits'(Tokens - 1));
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      part_valid_q <= 1'b0;
-      result_valid_q <= 1'b0;
-      token_q <= '0;
-    end else if (advance) begin
-      part_valid_q <= take;
-      result_valid_q <= part_valid_q && last_token;
-      if (part_valid_q) token_q <= last_token ? '0 : token_q + CountBits'(1);
-    end
-  end
-
-  logic [Cells*OutBits-1:0] result_q;
+  // ---- stage 1 input: combine the ReduceLanes elements of each (o, i) in the token, exact -----
+  logic [Cells*PartBits-1:0] parts;
 
   for (genvar o = 0; o < OuterLanes; o++) begin : gen_outer
     for (genvar i = 0; i < InnerLanes; i++) begin : gen_inner
-      // stage 1: combine the ReduceLanes elements of this (o, i) in the token, exact
       logic signed [PartBits-1:0] part;
       always_comb begin
         part = '0;
@@ -103,47 +86,28 @@ module st_reduce #(
           else part = part + element;
         end
       end
-      logic signed [PartBits-1:0] part_q;
-      always_ff @(posedge clk_i) begin
-        if (take) part_q <= part;
-      end
-
-      // stage 2: combine over tokens; on the last token saturate into the result register
-      logic signed [AccBits-1:0] acc_q;
-      wire signed [AccBits-1:0] part_wide = AccBits'(part_q);
-      wire signed [AccBits-1:0] combined =
-          first_token ? part_wide :
-          IsMax ? ((part_wide > acc_q) ? part_wide : acc_q) : acc_q + part_wide;
-      logic [OutBits-1:0] code;
-      st_saturate #(
-          .InBits   (AccBits),
-          .OutBits  (OutBits),
-          .OutSigned(OutSigned)
-      ) u_saturate (
-          .value_i(combined),
-          .code_o (code)
-      );
-      always_ff @(posedge clk_i) begin
-        if (advance && part_valid_q) begin
-          acc_q <= combined;
-          if (last_token) result_q[(o*InnerLanes+i)*OutBits+:OutBits] <= code;
-        end
-      end
+      assign parts[(o*InnerLanes+i)*PartBits+:PartBits] = part;
     end
   end
 
-  // ---- output register slice ------------------------------------------------------------------
-  st_skid_buffer #(
-      .Width(Cells * OutBits)
-  ) u_output_slice (
-      .clk_i  (clk_i),
-      .rst_ni (rst_ni),
-      .valid_i(result_valid_q),
-      .ready_o(advance),
-      .data_i (result_q),
-      .valid_o(valid_o),
-      .ready_i(ready_i),
-      .data_o (data_o)
+  // ---- stages 1-2 and the output register slice: combine over Tokens, saturate, emit ---------
+  st_accumulate_emit #(
+      .Cells    (Cells),
+      .PartBits (PartBits),
+      .AccBits  (AccBits),
+      .OutBits  (OutBits),
+      .OutSigned(OutSigned),
+      .Count    (Tokens),
+      .Combiner (Combiner)
+  ) u_accumulate (
+      .clk_i    (clk_i),
+      .rst_ni   (rst_ni),
+      .take_i   (take),
+      .advance_o(advance),
+      .part_i   (parts),
+      .valid_o  (valid_o),
+      .ready_i  (ready_i),
+      .data_o   (data_o)
   );
 
 endmodule
