@@ -3,8 +3,10 @@
 // A start handshake latches the loop configuration (see st_addr_gen: base address, per-loop trip
 // counts and signed byte strides, loop 0 outermost). The word addresses of the iteration space
 // are merged into INCR bursts (st_axi_burst_former: runs of consecutive words, at most
-// MaxBurstLen beats, never across a 4 KB page) and issued on the AR channel; the returned words
-// leave on data_o in address-sequence order, one per cycle when memory and consumer keep up.
+// MaxBurstLen beats, never across a 4 KB page) and issued on the AR channel (address generation,
+// burst forming, AR and the start/done control are st_axi_burst_cmd, shared with
+// st_axi_write_dma); the returned words leave on data_o in address-sequence order, one per
+// cycle when memory and consumer keep up.
 // done_o pulses once the last word has left; error_o (sticky until the next start) tells that
 // some beat came back with a response other than OKAY (its data is still delivered).
 //
@@ -79,112 +81,66 @@ module st_axi_read_dma #(
   if (DataWidth < 8 || DataWidth > 1024 || (DataWidth & (DataWidth - 1)) != 0) begin : gen_bad_dw
     $fatal(1, "st_axi_read_dma: DataWidth must be a power of two in 8..1024");
   end
-  if (IdWidth < 1) begin : gen_bad_id
-    $fatal(1, "st_axi_read_dma: IdWidth must be >= 1");
-  end
-  if (MaxOutstanding < 1) begin : gen_bad_outstanding
-    $fatal(1, "st_axi_read_dma: MaxOutstanding must be >= 1");
-  end
-
-  logic busy_q, gen_done_q, error_q, done_q;
-  wire start = start_valid_i && !busy_q;
 
   // ---------------------------------------------------------------------------------------
-  // Addresses -> bursts
+  // Addresses -> bursts -> AR (st_axi_burst_cmd): a burst is loaded into the AR register only
+  // with buffer credit for all its beats and fewer than MaxOutstanding bursts in flight.
   // ---------------------------------------------------------------------------------------
-  logic gen_valid, gen_ready, gen_last, gen_done;
-  logic [AddrWidth-1:0] gen_addr;
-  logic gen_start_ready;
-
-  st_addr_gen #(
-      .NumLoops (NumLoops),
-      .AddrWidth(AddrWidth)
-  ) i_addr_gen (
-      .clk_i,
-      .rst_ni,
-      .start_valid_i(start),
-      .start_ready_o(gen_start_ready),
-      .base_addr_i,
-      .trip_counts_i,
-      .strides_i,
-      .valid_o      (gen_valid),
-      .ready_i      (gen_ready),
-      .addr_o       (gen_addr),
-      .last_o       (gen_last),
-      .done_o       (gen_done)
-  );
-
-  logic burst_valid, burst_ready, former_idle;
-  logic [AddrWidth-1:0] burst_addr;
-  logic [7:0] burst_len;
-
-  st_axi_burst_former #(
-      .AddrWidth  (AddrWidth),
-      .WordBytes  (WordBytes),
-      .MaxBurstLen(MaxBurstLen)
-  ) i_burst_former (
-      .clk_i,
-      .rst_ni,
-      .valid_i(gen_valid),
-      .ready_o(gen_ready),
-      .addr_i (gen_addr),
-      .last_i (gen_last),
-      .valid_o(burst_valid),
-      .ready_i(burst_ready),
-      .addr_o (burst_addr),
-      .len_o  (burst_len),
-      .idle_o (former_idle)
-  );
-
-  // ---------------------------------------------------------------------------------------
-  // AR channel: a burst is loaded into the AR register only with buffer credit for all its
-  // beats and fewer than MaxOutstanding bursts in flight.
-  // ---------------------------------------------------------------------------------------
-  logic ar_valid_q;
-  logic [AddrWidth-1:0] ar_addr_q;
-  logic [7:0] ar_len_q;
   logic [CreditWidth-1:0] credit_q;  // buffer words neither buffered nor reserved
-  logic [OutstandingWidth-1:0] outstanding_q;  // bursts loaded into AR and not yet complete
+  logic [OutstandingWidth-1:0] outstanding;  // bursts loaded into AR and not yet complete
+  /* verilator lint_off UNUSEDSIGNAL */
+  // Only its low CreditWidth bits count: a burst never has more beats than the buffer holds.
+  logic [7:0] burst_len;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic ar_load;
 
   wire [CreditWidth-1:0] burst_beats = CreditWidth'(burst_len) + CreditWidth'(1);
-  assign burst_ready = (!ar_valid_q || m_axi_arready) && credit_q >= burst_beats &&
-      outstanding_q < OutstandingWidth'(MaxOutstanding);
-  wire ar_load = burst_valid && burst_ready;
-
   wire r_beat = m_axi_rvalid && m_axi_rready;
   wire r_burst_done = r_beat && m_axi_rlast;
   wire word_out = valid_o && ready_i;
 
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      ar_valid_q <= 1'b0;
-      credit_q <= CreditWidth'(BufferDepth);
-      outstanding_q <= '0;
-    end else begin
-      if (ar_load) ar_valid_q <= 1'b1;
-      else if (m_axi_arready) ar_valid_q <= 1'b0;
-      credit_q <= credit_q - (ar_load ? burst_beats : '0) + CreditWidth'(word_out);
-      outstanding_q <= outstanding_q + OutstandingWidth'(ar_load) -
-          OutstandingWidth'(r_burst_done);
-    end
-  end
+  st_axi_burst_cmd #(
+      .NumLoops      (NumLoops),
+      .AddrWidth     (AddrWidth),
+      .WordBytes     (WordBytes),
+      .IdWidth       (IdWidth),
+      .MaxBurstLen   (MaxBurstLen),
+      .MaxOutstanding(MaxOutstanding)
+  ) i_cmd (
+      .clk_i,
+      .rst_ni,
+      .start_valid_i,
+      .start_ready_o,
+      .base_addr_i,
+      .trip_counts_i,
+      .strides_i,
+      .done_o,
+      .error_o,
+      .issue_ok_i   (credit_q >= burst_beats),
+      .burst_len_o  (burst_len),
+      .burst_load_o (ar_load),
+      .burst_done_i (r_burst_done),
+      .resp_valid_i (r_beat),
+      .resp_i       (m_axi_rresp),
+      // done when every reserved word has been delivered
+      .drained_i    (credit_q == CreditWidth'(BufferDepth)),
+      .outstanding_o(outstanding),
+      .ax_id_o      (m_axi_arid),
+      .ax_addr_o    (m_axi_araddr),
+      .ax_len_o     (m_axi_arlen),
+      .ax_size_o    (m_axi_arsize),
+      .ax_burst_o   (m_axi_arburst),
+      .ax_lock_o    (m_axi_arlock),
+      .ax_cache_o   (m_axi_arcache),
+      .ax_prot_o    (m_axi_arprot),
+      .ax_valid_o   (m_axi_arvalid),
+      .ax_ready_i   (m_axi_arready)
+  );
 
   always_ff @(posedge clk_i) begin
-    if (ar_load) begin
-      ar_addr_q <= burst_addr;
-      ar_len_q <= burst_len;
-    end
+    if (!rst_ni) credit_q <= CreditWidth'(BufferDepth);
+    else credit_q <= credit_q - (ar_load ? burst_beats : '0) + CreditWidth'(word_out);
   end
-
-  assign m_axi_arid = '0;
-  assign m_axi_araddr = ar_addr_q;
-  assign m_axi_arlen = ar_len_q;
-  assign m_axi_arsize = 3'($clog2(WordBytes));
-  assign m_axi_arburst = 2'b01;  // INCR
-  assign m_axi_arlock = 1'b0;
-  assign m_axi_arcache = 4'b0011;  // normal, non-cacheable, bufferable
-  assign m_axi_arprot = 3'b000;
-  assign m_axi_arvalid = ar_valid_q;
 
   // ---------------------------------------------------------------------------------------
   // R channel -> data buffer -> data_o. Credit makes room for every beat in advance.
@@ -214,50 +170,13 @@ module st_axi_read_dma #(
       .limit_i    ('0)
   );
 
-  // ---------------------------------------------------------------------------------------
-  // Control: done when the generator has finished and every reserved word has been delivered.
-  // ---------------------------------------------------------------------------------------
-  wire finished = busy_q && gen_done_q && former_idle && !ar_valid_q &&
-      credit_q == CreditWidth'(BufferDepth);
-
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      busy_q <= 1'b0;
-      gen_done_q <= 1'b0;
-      error_q <= 1'b0;
-      done_q <= 1'b0;
-    end else begin
-      done_q <= 1'b0;
-      if (start) begin
-        busy_q <= 1'b1;
-        gen_done_q <= 1'b0;
-        error_q <= 1'b0;
-      end else begin
-        if (gen_done) gen_done_q <= 1'b1;
-        if (r_beat && m_axi_rresp != 2'b00) error_q <= 1'b1;
-        if (finished) begin
-          busy_q <= 1'b0;
-          done_q <= 1'b1;
-        end
-      end
-    end
-  end
-
-  assign start_ready_o = !busy_q;
-  assign done_o = done_q;
-  assign error_o = error_q;
-
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
       // Credit guarantees room: the buffer never refuses a returned beat.
       if (r_beat) assert (buffer_ready);
       // No data without a burst in flight; every burst used ID 0.
-      if (r_beat) assert (outstanding_q != '0 && m_axi_rid == '0);
-      // The generator is idle whenever this DMA is.
-      if (start) assert (gen_start_ready);
-      // Word-aligned addresses only.
-      if (gen_valid) assert (gen_addr % AddrWidth'(WordBytes) == '0);
+      if (r_beat) assert (outstanding != '0 && m_axi_rid == '0);
     end
   end
 `endif

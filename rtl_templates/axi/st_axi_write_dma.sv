@@ -12,7 +12,9 @@
 // iteration space has points are accepted; data_i is not accepted while no burst is open.
 //
 // AW may run ahead of its W data (up to MaxOutstanding bursts); W never runs ahead of AW, and
-// W leaves through a register slice (st_skid_buffer), AW from a register.
+// W leaves through a register slice (st_skid_buffer), AW from a register. Address generation,
+// burst forming, AW and the start/done control are st_axi_burst_cmd, shared with
+// st_axi_read_dma.
 //
 // Timing: as for st_axi_read_dma, the first AW goes out once its addresses are merged (up to
 // MaxBurstLen cycles after the start), then one word per cycle; N contiguous words with a fixed
@@ -79,105 +81,53 @@ module st_axi_write_dma #(
   if (DataWidth < 8 || DataWidth > 1024 || (DataWidth & (DataWidth - 1)) != 0) begin : gen_bad_dw
     $fatal(1, "st_axi_write_dma: DataWidth must be a power of two in 8..1024");
   end
-  if (IdWidth < 1) begin : gen_bad_id
-    $fatal(1, "st_axi_write_dma: IdWidth must be >= 1");
-  end
-  if (MaxOutstanding < 1) begin : gen_bad_outstanding
-    $fatal(1, "st_axi_write_dma: MaxOutstanding must be >= 1");
-  end
-
-  logic busy_q, gen_done_q, error_q, done_q;
-  wire start = start_valid_i && !busy_q;
 
   // ---------------------------------------------------------------------------------------
-  // Addresses -> bursts
+  // Addresses -> bursts -> AW (st_axi_burst_cmd): a burst is loaded into the AW register, and
+  // its length queued for W, while fewer than MaxOutstanding bursts wait for their B response.
   // ---------------------------------------------------------------------------------------
-  logic gen_valid, gen_ready, gen_last, gen_done;
-  logic [AddrWidth-1:0] gen_addr;
-  logic gen_start_ready;
+  logic [OutstandingWidth-1:0] outstanding;  // bursts loaded into AW, B not yet back
+  logic [7:0] burst_len;
+  logic aw_load, lens_ready;
+  wire b_beat = m_axi_bvalid && m_axi_bready;
 
-  st_addr_gen #(
-      .NumLoops (NumLoops),
-      .AddrWidth(AddrWidth)
-  ) i_addr_gen (
+  st_axi_burst_cmd #(
+      .NumLoops      (NumLoops),
+      .AddrWidth     (AddrWidth),
+      .WordBytes     (WordBytes),
+      .IdWidth       (IdWidth),
+      .MaxBurstLen   (MaxBurstLen),
+      .MaxOutstanding(MaxOutstanding)
+  ) i_cmd (
       .clk_i,
       .rst_ni,
-      .start_valid_i(start),
-      .start_ready_o(gen_start_ready),
+      .start_valid_i,
+      .start_ready_o,
       .base_addr_i,
       .trip_counts_i,
       .strides_i,
-      .valid_o      (gen_valid),
-      .ready_i      (gen_ready),
-      .addr_o       (gen_addr),
-      .last_o       (gen_last),
-      .done_o       (gen_done)
+      .done_o,
+      .error_o,
+      .issue_ok_i   (lens_ready),
+      .burst_len_o  (burst_len),
+      .burst_load_o (aw_load),
+      .burst_done_i (b_beat),
+      .resp_valid_i (b_beat),
+      .resp_i       (m_axi_bresp),
+      // done when every response is back (a response follows the last W beat of its burst)
+      .drained_i    (outstanding == '0),
+      .outstanding_o(outstanding),
+      .ax_id_o      (m_axi_awid),
+      .ax_addr_o    (m_axi_awaddr),
+      .ax_len_o     (m_axi_awlen),
+      .ax_size_o    (m_axi_awsize),
+      .ax_burst_o   (m_axi_awburst),
+      .ax_lock_o    (m_axi_awlock),
+      .ax_cache_o   (m_axi_awcache),
+      .ax_prot_o    (m_axi_awprot),
+      .ax_valid_o   (m_axi_awvalid),
+      .ax_ready_i   (m_axi_awready)
   );
-
-  logic burst_valid, burst_ready, former_idle;
-  logic [AddrWidth-1:0] burst_addr;
-  logic [7:0] burst_len;
-
-  st_axi_burst_former #(
-      .AddrWidth  (AddrWidth),
-      .WordBytes  (WordBytes),
-      .MaxBurstLen(MaxBurstLen)
-  ) i_burst_former (
-      .clk_i,
-      .rst_ni,
-      .valid_i(gen_valid),
-      .ready_o(gen_ready),
-      .addr_i (gen_addr),
-      .last_i (gen_last),
-      .valid_o(burst_valid),
-      .ready_i(burst_ready),
-      .addr_o (burst_addr),
-      .len_o  (burst_len),
-      .idle_o (former_idle)
-  );
-
-  // ---------------------------------------------------------------------------------------
-  // AW channel: a burst is loaded into the AW register, and its length queued for W, while
-  // fewer than MaxOutstanding bursts wait for their B response.
-  // ---------------------------------------------------------------------------------------
-  logic aw_valid_q;
-  logic [AddrWidth-1:0] aw_addr_q;
-  logic [7:0] aw_len_q;
-  logic [OutstandingWidth-1:0] outstanding_q;  // bursts loaded into AW, B not yet back
-  logic lens_ready;
-
-  assign burst_ready = (!aw_valid_q || m_axi_awready) && lens_ready &&
-      outstanding_q < OutstandingWidth'(MaxOutstanding);
-  wire aw_load = burst_valid && burst_ready;
-  wire b_beat = m_axi_bvalid && m_axi_bready;
-
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      aw_valid_q <= 1'b0;
-      outstanding_q <= '0;
-    end else begin
-      if (aw_load) aw_valid_q <= 1'b1;
-      else if (m_axi_awready) aw_valid_q <= 1'b0;
-      outstanding_q <= outstanding_q + OutstandingWidth'(aw_load) - OutstandingWidth'(b_beat);
-    end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (aw_load) begin
-      aw_addr_q <= burst_addr;
-      aw_len_q <= burst_len;
-    end
-  end
-
-  assign m_axi_awid = '0;
-  assign m_axi_awaddr = aw_addr_q;
-  assign m_axi_awlen = aw_len_q;
-  assign m_axi_awsize = 3'($clog2(WordBytes));
-  assign m_axi_awburst = 2'b01;  // INCR
-  assign m_axi_awlock = 1'b0;
-  assign m_axi_awcache = 4'b0011;  // normal, non-cacheable, bufferable
-  assign m_axi_awprot = 3'b000;
-  assign m_axi_awvalid = aw_valid_q;
 
   // ---------------------------------------------------------------------------------------
   // W channel: the lengths of issued bursts, in order, cut data_i into bursts with WLAST.
@@ -185,7 +135,7 @@ module st_axi_write_dma #(
   logic lens_valid, lens_pop;
   logic [7:0] lens_len;
   /* verilator lint_off UNUSEDSIGNAL */
-  // Occupancy outputs of the length queue: outstanding_q already bounds it.
+  // Occupancy outputs of the length queue: the outstanding count already bounds it.
   logic [$clog2(MaxOutstanding+1)-1:0] lens_count, lens_max_count;
   /* verilator lint_on UNUSEDSIGNAL */
 
@@ -236,52 +186,16 @@ module st_axi_write_dma #(
 
   assign m_axi_wstrb = '1;
 
-  // ---------------------------------------------------------------------------------------
-  // B channel and control: done when the generator has finished, every burst was issued and
-  // every response is back (a response follows the last W beat of its burst).
-  // ---------------------------------------------------------------------------------------
+  // B channel: responses only count down outstanding bursts and flag errors (st_axi_burst_cmd).
   assign m_axi_bready = 1'b1;
-
-  wire finished = busy_q && gen_done_q && former_idle && !aw_valid_q && outstanding_q == '0;
-
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      busy_q <= 1'b0;
-      gen_done_q <= 1'b0;
-      error_q <= 1'b0;
-      done_q <= 1'b0;
-    end else begin
-      done_q <= 1'b0;
-      if (start) begin
-        busy_q <= 1'b1;
-        gen_done_q <= 1'b0;
-        error_q <= 1'b0;
-      end else begin
-        if (gen_done) gen_done_q <= 1'b1;
-        if (b_beat && m_axi_bresp != 2'b00) error_q <= 1'b1;
-        if (finished) begin
-          busy_q <= 1'b0;
-          done_q <= 1'b1;
-        end
-      end
-    end
-  end
-
-  assign start_ready_o = !busy_q;
-  assign done_o = done_q;
-  assign error_o = error_q;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
       // No response without a burst waiting for one; every burst used ID 0.
-      if (b_beat) assert (outstanding_q != '0 && m_axi_bid == '0);
-      // The length queue never overflows: outstanding_q bounds it.
+      if (b_beat) assert (outstanding != '0 && m_axi_bid == '0);
+      // The length queue never overflows: the outstanding count bounds it.
       if (aw_load) assert (lens_ready);
-      // The generator is idle whenever this DMA is.
-      if (start) assert (gen_start_ready);
-      // Word-aligned addresses only.
-      if (gen_valid) assert (gen_addr % AddrWidth'(WordBytes) == '0);
     end
   end
 `endif
