@@ -1,7 +1,8 @@
 // Verilator test of st_residual_add: timing against residualAddTiming, then >= 1,000 random
 // vector pairs with extreme codes and scale pairs covering equal shifts, shift 0 on both, one
-// shift 0 with the other large, shift differences up to 63, and saturating outputs, bit-exact
-// against st::numerics::residualAdd under random backpressure on both inputs and the output.
+// shift 0 with the other large, shift differences up to 63, exact ties at the last rounding
+// and saturating outputs, bit-exact against st::numerics::residualAdd under random backpressure
+// on both inputs and the output.
 // --compare-synth REPORT prints the resource estimate beside Yosys.
 #include <cstring>
 
@@ -22,10 +23,15 @@ namespace {
 /// (s_a, s_b, s_out): multipliers 0.5 and 0.25, and 0.5 and 1 (rounding ties), typical
 /// residual s16 + s8, equal scales (d = 0), b far finer than a (large
 /// d), a below 2^-40 of the output (shift 63), both >= 2^23 (s = 0), a >= 2^23 with b small
-/// (sq = 0, d > 0), outputs saturating.
+/// (sq = 0, d > 0), outputs saturating, and b's shift 1 beside a's 25 (sq = 1, d = 24): there a
+/// negative sum whose fraction is zero or above one half reaches the last rounding
+/// (st_scale_output) as an exact tie, where only round half up gives the golden result (b = 0
+/// keeps the output in range). The first two sets' ties never reach it: the sign correction
+/// X = P - 1 moves a negative tie off the half.
 const double kScaleTriples[][3] = {{0.5, 0.25, 1.0},    {0.5, 1.0, 1.0},   {0.01, 0.5, 0.02},
                                    {1.0, 1.0, 1.0},     {1e-3, 10.0, 1.0}, {1e-13, 1.0, 1.0},
-                                   {1.0e7, 1.5e7, 1.0}, {1.0e7, 0.3, 1.0}, {0.3, 0.7, 0.001}};
+                                   {1.0e7, 1.5e7, 1.0}, {1.0e7, 0.3, 1.0}, {0.3, 0.7, 0.001},
+                                   {0.3, 5.0e6, 1.0}};
 
 model::ResidualAddParams modelParams(const Params &params, int64_t n) {
   model::ResidualAddParams p;
