@@ -523,8 +523,11 @@ int main(int argc, char **argv) {
     for (unsigned i = 0; i < k::kNumArgs; ++i) {
       const k::KernelArg &a = k::kArgs[i];
       if (a.kind == k::ArgKind::Scalar) {
-        run.set_arg(static_cast<int>(i), static_cast<uint32_t>(i == kPromptArg ? prompt.size()
-                                                                               : steps));
+        // n_prompt, n_steps; first_step 0: a fresh decode from position 0.
+        run.set_arg(static_cast<int>(i),
+                    static_cast<uint32_t>(i == kPromptArg  ? prompt.size()
+                                          : i == kStepsArg ? static_cast<size_t>(steps)
+                                                           : 0));
         continue;
       }
       views[i] = xrt::bo(channels[kPlacement[i].channel], a.bytes > 0 ? a.bytes : kIdRowBytes,

@@ -26,8 +26,8 @@ LlmRunManifest loadLlmRunManifest(const std::string &path) {
       m.files.push_back(
           {(dir / f.at("path").get<std::string>()).string(), f.at("address").get<uint64_t>()});
     for (const auto &a : j.at("args"))
-      m.args.push_back({a.at("name").get<std::string>(), 0u,
-                        a.at("pointer").get<bool>(), a.value("address", uint64_t{0})});
+      m.args.push_back({a.at("name").get<std::string>(), 0u, a.at("pointer").get<bool>(),
+                        a.value("address", uint64_t{0})});
     for (const auto &r : j.at("dump"))
       m.dump.push_back({r.at("name").get<std::string>(), r.at("address").get<uint64_t>(),
                         r.at("bytes").get<uint64_t>()});
@@ -44,8 +44,7 @@ LlmRunManifest loadLlmRunManifest(const std::string &path) {
 void applyLlmArgRegisters(LlmRunManifest &manifest, const std::vector<ArgRegister> &registers) {
   if (registers.size() != manifest.args.size())
     throw TestFailure("the kernel header has " + std::to_string(registers.size()) +
-                      " arguments, the testbench manifest " +
-                      std::to_string(manifest.args.size()));
+                      " arguments, the testbench manifest " + std::to_string(manifest.args.size()));
   for (size_t i = 0; i < registers.size(); ++i) {
     if (registers[i].name != manifest.args[i].name)
       throw TestFailure("argument " + std::to_string(i) + ": '" + registers[i].name +
@@ -53,6 +52,34 @@ void applyLlmArgRegisters(LlmRunManifest &manifest, const std::vector<ArgRegiste
                         "' in the testbench manifest");
     manifest.args[i].offset = registers[i].offset;
   }
+}
+
+std::vector<PreloadRegion> readPreloadFile(const std::string &path) {
+  const std::vector<uint8_t> data = readBinaryFile(path);
+  std::vector<PreloadRegion> regions;
+  auto u64At = [&](size_t at) {
+    uint64_t v = 0;
+    for (int b = 0; b < 8; ++b)
+      v |= uint64_t{data[at + static_cast<size_t>(b)]} << (8 * b);
+    return v;
+  };
+  for (size_t at = 0; at < data.size();) {
+    if (data.size() - at < 16)
+      throw TestFailure(path + ": a truncated region header at byte " + std::to_string(at));
+    PreloadRegion r;
+    r.address = u64At(at);
+    const uint64_t bytes = u64At(at + 8);
+    at += 16;
+    if (bytes > data.size() - at)
+      throw TestFailure(path + ": region at byte " + std::to_string(at - 16) + " holds " +
+                        std::to_string(bytes) + " bytes, the file " +
+                        std::to_string(data.size() - at) + " more");
+    r.bytes.assign(data.begin() + static_cast<std::ptrdiff_t>(at),
+                   data.begin() + static_cast<std::ptrdiff_t>(at + bytes));
+    at += bytes;
+    regions.push_back(std::move(r));
+  }
+  return regions;
 }
 
 std::vector<char *> parseLlmRunOptions(int argc, char **argv, LlmRunOptions &run) {
@@ -77,6 +104,10 @@ std::vector<char *> parseLlmRunOptions(int argc, char **argv, LlmRunOptions &run
           run.prompt.push_back(static_cast<uint32_t>(std::stoul(id)));
       } else if (a == "--new-tokens") {
         run.newTokens = std::stoll(value());
+      } else if (a == "--first-step") {
+        run.firstStep = std::stoll(value());
+      } else if (a == "--preload") {
+        run.preload = value();
       } else if (a == "--latency") {
         run.hbm.readLatency = static_cast<unsigned>(std::stoul(value()));
       } else if (a == "--jitter") {

@@ -2,16 +2,20 @@
 // generated main() binds the Verilated top's AXI ports; this file does the rest, like a host
 // program: it loads the HBM image (tb/llm_run.json, written by `streamtensor compile`: the channel
 // files and their addresses, the arguments, the run buffers) into the HBM model, writes
-// the prompt ids (one u32 per 64-byte row), programs n_prompt, n_steps and every pointer through
-// AXI4-Lite at the offsets of the generated kernel header (include/<design>_kernel.h, the host
-// program's; main() passes them in), starts the kernel and waits for ap_done: at most --timeout
-// cycles, after which the run is a timeout ("timeout": true) unless the watchdog found a
-// deadlock first. It records the cycle at which each decode step ends (the last write beat of that
-// step's logits row) and each generated token leaves (its write beat), then dumps the regions the
-// compiler checks (tokens, KV caches, debug taps) as <name>.bin into --output-dir and prints one
-// JSON line: {"cycles", "step_end_cycles", "token_cycles", "deadlock", "timeout", "hbm_bytes_read",
-// "hbm_bytes_written", "dumped"}. The bit-exact check against the golden model is the
-// compiler's (`streamtensor sim`), which knows the model.
+// the prompt ids (one u32 per 64-byte row), programs n_prompt, n_steps, first_step and every
+// pointer through AXI4-Lite at the offsets of the generated kernel header
+// (include/<design>_kernel.h, the host program's; main() passes them in), starts the kernel and
+// waits for ap_done: at most --timeout cycles, after which the run is a timeout ("timeout": true)
+// unless the watchdog found a deadlock first. It records the cycle at which each decode step ends
+// (the last write beat of that step's logits row) and each generated token leaves (its write beat),
+// then dumps the regions the compiler checks (tokens, KV caches, debug taps) as <name>.bin into
+// --output-dir and prints one JSON line: {"cycles", "step_end_cycles", "token_cycles", "deadlock",
+// "timeout", "hbm_bytes_read", "hbm_bytes_written", "dumped"}. The bit-exact check against the
+// golden model is the compiler's (`streamtensor sim`), which knows the model.
+//
+// A run may resume at step S (--first-step S, `sim --kv-prefill`): --preload names a file of
+// regions written into the HBM model before the start (the golden KV rows of positions < S),
+// the prompt ids are those of steps S .. S+P-1, and n_steps = S + P + new tokens - 1.
 //
 // HBM timing is randomized from the seed (latency jitter, random ready on every channel:
 // tb/hbm_model.h, the same HBM model as a graph design's run).
@@ -59,7 +63,7 @@ struct LlmRunManifest {
     bool pointer = true;
     uint64_t address = 0;
   };
-  std::vector<Arg> args;      ///< n_prompt, n_steps, then one pointer per AXI master (pin order)
+  std::vector<Arg> args; ///< n_prompt, n_steps, first_step, a pointer per AXI master (pin order)
   uint64_t promptAddress = 0; ///< one u32 id per 64-byte row
   int64_t maxContext = 0;
   struct Region {
@@ -84,14 +88,27 @@ struct LlmRunOptions {
   std::string outputDir = ".";
   std::vector<uint32_t> prompt;
   int64_t newTokens = 1;
-  HbmTiming hbm; ///< --latency, --jitter, --ready-probability
+  int64_t firstStep = 0; ///< --first-step: the run's first step S (the prompt's first position)
+  std::string preload;   ///< --preload: regions written before the start (readPreloadFile)
+  HbmTiming hbm;         ///< --latency, --jitter, --ready-probability
   uint64_t timeoutCycles = 20000000;
 };
 
 /// Parses the options above out of argv (--manifest, --output-dir, --prompt-ids 1,2,3,
-/// --new-tokens N, --latency, --jitter, --ready-probability, --timeout) and returns the rest for
-/// parseTestOptions. Exits 2 with a message on a malformed value.
+/// --new-tokens N, --first-step S, --preload FILE, --latency, --jitter, --ready-probability,
+/// --timeout) and returns the rest for parseTestOptions. Exits 2 with a message on a malformed
+/// value.
 std::vector<char *> parseLlmRunOptions(int argc, char **argv, LlmRunOptions &options);
+
+/// A region of a --preload file: `bytes` at HBM `address`.
+struct PreloadRegion {
+  uint64_t address = 0;
+  std::vector<uint8_t> bytes;
+};
+/// Reads a --preload file: records of a u64 address, a u64 byte count (both little endian) and
+/// the bytes, back to back (what `streamtensor sim --kv-prefill` writes). Throws TestFailure on a
+/// truncated file.
+std::vector<PreloadRegion> readPreloadFile(const std::string &path);
 
 /// Records the cycle of every write beat with WLAST on one AXI master (a generated token ends
 /// there), or with `beatsPerEvent` > 0 of every beatsPerEvent-th write beat (a step's logits
@@ -136,12 +153,13 @@ int runLlm(int argc, char **argv, const std::vector<ArgRegister> &argRegisters,
     applyLlmArgRegisters(manifest, argRegisters);
     result["top"] = manifest.top;
     const int64_t promptLength = static_cast<int64_t>(run.prompt.size());
-    const int64_t steps = promptLength + run.newTokens - 1;
-    if (promptLength < 1 || run.newTokens < 1 || steps > manifest.maxContext)
-      throw TestFailure("--prompt-ids and --new-tokens: expected at least one id each and at "
-                        "most " +
+    const int64_t runSteps = promptLength + run.newTokens - 1; // steps S .. S + runSteps - 1
+    const int64_t steps = run.firstStep + runSteps;            // n_steps: counted from step 0
+    if (promptLength < 1 || run.newTokens < 1 || run.firstStep < 0 || steps > manifest.maxContext)
+      throw TestFailure("--first-step, --prompt-ids and --new-tokens: expected at least one id "
+                        "each and at most " +
                         std::to_string(manifest.maxContext) +
-                        " steps (prompt + new tokens - 1, the design's max context)");
+                        " steps (first step + prompt + new tokens - 1, the design's max context)");
     Harness<Model> h(options, [](Model &m) { return ClockReset{&m.ap_clk, &m.ap_rst_n}; });
     AxiLiteMaster host("host", controlPins(h.dut()), options.seed * 7 + 1);
     const std::vector<AxiPins> pins = masterPins(h.dut());
@@ -171,6 +189,9 @@ int runLlm(int argc, char **argv, const std::vector<ArgRegister> &argRegisters,
       const std::vector<uint8_t> data = readBinaryFile(f.path);
       hbm.storage().write(f.address, data.data(), data.size());
     }
+    if (!run.preload.empty())
+      for (const PreloadRegion &r : readPreloadFile(run.preload))
+        hbm.storage().write(r.address, r.bytes.data(), r.bytes.size());
     for (int64_t i = 0; i < promptLength; ++i) {
       uint8_t id[4];
       for (int b = 0; b < 4; ++b)
@@ -179,9 +200,10 @@ int runLlm(int argc, char **argv, const std::vector<ArgRegister> &argRegisters,
     }
     h.reset();
     for (const auto &a : manifest.args) {
-      const uint64_t value = a.pointer              ? a.address
-                             : a.name == "n_prompt" ? static_cast<uint64_t>(promptLength)
-                                                    : static_cast<uint64_t>(steps);
+      const uint64_t value = a.pointer                ? a.address
+                             : a.name == "n_prompt"   ? static_cast<uint64_t>(promptLength)
+                             : a.name == "first_step" ? static_cast<uint64_t>(run.firstStep)
+                                                      : static_cast<uint64_t>(steps);
       host.write32(h, a.offset, static_cast<uint32_t>(value));
       if (a.pointer)
         host.write32(h, a.offset + 4, static_cast<uint32_t>(value >> 32));
@@ -192,7 +214,7 @@ int runLlm(int argc, char **argv, const std::vector<ArgRegister> &argRegisters,
     if (!manifest.streams.empty()) {
       std::vector<ProbedStream> probed = manifest.streams;
       for (size_t i = 0; i < probed.size(); ++i)
-        probed[i].tokens *= manifest.runsPerStep.at(i) * static_cast<uint64_t>(steps);
+        probed[i].tokens *= manifest.runsPerStep.at(i) * static_cast<uint64_t>(runSteps);
       profiler = std::make_unique<StreamProfiler>(
           probed, *h.dut().contextp(), std::string(h.dut().hierName()) + "." + manifest.top);
       h.add(*profiler);

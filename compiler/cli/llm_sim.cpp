@@ -1,6 +1,8 @@
 // `streamtensor sim` on an LLM design directory (see llm_sim.h).
 #include "cli/llm_sim.h"
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -53,9 +55,27 @@ int64_t vocabSizeOf(const nlohmann::json &design) {
   return frontend::readModelConfig(design.at("model_dir").get<std::string>()).vocabSize;
 }
 
+/// The steps of a run: the design decodes steps first .. total - 1, its prompt ids being those
+/// of steps first .. promptEnd - 1; the golden model decodes every step from 0.
+struct RunSteps {
+  int64_t first = 0;     ///< S: --kv-prefill (0: a fresh decode)
+  int64_t promptEnd = 0; ///< max(prompt length, S + 1)
+  int64_t total = 0;     ///< T = promptEnd + tokens - 1
+  int64_t designPrompt() const { return promptEnd - first; }
+  int64_t designSteps() const { return total - first; }
+};
+
+RunSteps runStepsOf(const LlmSimOptions &o) {
+  RunSteps r;
+  r.first = o.kvPrefill;
+  r.promptEnd = std::max(static_cast<int64_t>(o.prompt.size()), o.kvPrefill + 1);
+  r.total = r.promptEnd + o.newTokens - 1;
+  return r;
+}
+
 /// Rejects a run the design cannot take, before the testbench is built: an empty prompt, a
-/// prompt id outside [0, vocab_size) or more steps (prompt + tokens - 1) than the design's
-/// max_context positions of KV cache.
+/// prompt id outside [0, vocab_size), a negative --kv-prefill or more steps (prompt, or prefill
+/// + 1, + tokens - 1) than the design's max_context positions of KV cache.
 void checkRunFits(const fs::path &designFile, const nlohmann::json &design,
                   const LlmSimOptions &o) {
   if (o.prompt.empty())
@@ -69,13 +89,16 @@ void checkRunFits(const fs::path &designFile, const nlohmann::json &design,
                       designFile.string() + ")");
   if (o.newTokens < 1)
     throw Error("--tokens", std::to_string(o.newTokens), "at least 1");
+  if (o.kvPrefill < 0)
+    throw Error("--kv-prefill", std::to_string(o.kvPrefill), "a position >= 0");
   const int64_t maxContext = design.at("max_context").get<int64_t>();
-  const int64_t promptLength = static_cast<int64_t>(o.prompt.size());
-  if (promptLength + o.newTokens - 1 > maxContext)
+  const RunSteps steps = runStepsOf(o);
+  if (steps.total > maxContext)
     throw Error("--tokens", std::to_string(o.newTokens),
-                "prompt length " + std::to_string(promptLength) + " + tokens - 1 <= max_context " +
+                "max(prompt length " + std::to_string(o.prompt.size()) + ", kv-prefill " +
+                    std::to_string(o.kvPrefill) + " + 1) + tokens - 1 <= max_context " +
                     std::to_string(maxContext) + " of " + designFile.string() + ", i.e. at most " +
-                    std::to_string(maxContext - promptLength + 1) + " tokens");
+                    std::to_string(maxContext - steps.promptEnd + 1) + " tokens");
 }
 
 /// The testbench's last JSON line.
@@ -88,17 +111,13 @@ nlohmann::json lastJsonLine(const std::string &out) {
   return nlohmann::json::parse(last);
 }
 
-/// What the golden model says about the run, checked against the testbench's dump.
-struct GoldenCheck {
-  std::vector<int64_t> golden;
-  std::vector<int64_t> tokens;
-  std::optional<llm::RunMismatch> mismatch;
-  double predictedCyclesPerStep = 0;
+/// The golden model's run of steps 0 .. T-1 and the design's HBM layout to check it in.
+struct GoldenRun {
+  llm::GoldenTrace trace;
+  llm::RunLayout layout;
 };
 
-GoldenCheck checkAgainstGolden(const fs::path &dir, const nlohmann::json &design,
-                               const nlohmann::json &manifest, const LlmSimOptions &o,
-                               const fs::path &dumpDir) {
+GoldenRun runGolden(const fs::path &dir, const nlohmann::json &design, const LlmSimOptions &o) {
   const std::string modelDir = design.at("model_dir").get<std::string>();
   const bool randomWeights = design.value("random_weights", false);
   const frontend::LoadedModel model =
@@ -114,13 +133,28 @@ GoldenCheck checkAgainstGolden(const fs::path &dir, const nlohmann::json &design
       frontend::quantizeModel(model.program, model.weights, precision, calibration);
   const plan::HbmImagePlan plan = gen::readHbmManifest((dir / "hbm" / "manifest.json").string());
   const std::vector<llm::TapSpec> taps = llm::defaultRunTaps(model.program);
-  const llm::RunLayout layout = llm::runLayoutOf(plan, model.program, q, taps);
+  const RunSteps steps = runStepsOf(o);
+  GoldenRun g{llm::runGoldenTrace(model.program, q, o.prompt,
+                                  steps.total - static_cast<int64_t>(o.prompt.size()) + 1,
+                                  plan.maxContext, taps),
+              llm::runLayoutOf(plan, model.program, q, taps)};
+  return g;
+}
+
+/// What the golden model says about the run, checked against the testbench's dump.
+struct GoldenCheck {
+  std::vector<int64_t> golden;
+  std::vector<int64_t> tokens;
+  std::optional<llm::RunMismatch> mismatch;
+};
+
+GoldenCheck checkAgainstGolden(const GoldenRun &g, const nlohmann::json &manifest,
+                               const LlmSimOptions &o, const fs::path &dumpDir) {
+  const RunSteps steps = runStepsOf(o);
   GoldenCheck c;
-  c.predictedCyclesPerStep =
-      readJson(dir / "report.json").at("predicted_cycles_per_step").get<double>();
-  const llm::GoldenTrace trace =
-      llm::runGoldenTrace(model.program, q, o.prompt, o.newTokens, plan.maxContext, taps);
-  c.golden = trace.generated;
+  // The design's k-th generated id is the argmax of step promptEnd - 1 + k.
+  const int64_t skipped = steps.promptEnd - static_cast<int64_t>(g.trace.prompt.size());
+  c.golden.assign(g.trace.generated.begin() + skipped, g.trace.generated.end());
   llm::RegionMemory memory;
   for (const auto &r : manifest.at("dump")) {
     const fs::path file = dumpDir / (r.at("name").get<std::string>() + ".bin");
@@ -131,12 +165,30 @@ GoldenCheck checkAgainstGolden(const fs::path &dir, const nlohmann::json &design
   }
   for (int64_t k = 0; k < o.newTokens; ++k) {
     const std::vector<uint8_t> id =
-        memory.read(layout.tokensAddress + static_cast<uint64_t>(k) * layout.tokensStride, 4);
+        memory.read(g.layout.tokensAddress + static_cast<uint64_t>(k) * g.layout.tokensStride, 4);
     c.tokens.push_back(int64_t{id[0]} | int64_t{id[1]} << 8 | int64_t{id[2]} << 16 |
                        int64_t{id[3]} << 24);
   }
-  c.mismatch = llm::firstMismatch(trace, layout, memory.reader());
+  c.mismatch = llm::firstMismatch(g.trace, g.layout, memory.reader(), steps.first);
   return c;
+}
+
+/// Writes the --preload file of a run resuming at step S: the golden KV rows of positions
+/// 0 .. S-1 of every cache and layer (llm::kvPrefillRegions), as the testbench reads them.
+void writePreloadFile(const fs::path &file, const GoldenRun &g, int64_t firstStep) {
+  std::ofstream out(file, std::ios::binary);
+  auto u64 = [&](uint64_t v) {
+    for (int b = 0; b < 8; ++b)
+      out.put(static_cast<char>(v >> (8 * b)));
+  };
+  for (const llm::CheckedRegion &r : llm::kvPrefillRegions(g.layout, g.trace, firstStep)) {
+    u64(r.address);
+    u64(r.bytes.size());
+    out.write(reinterpret_cast<const char *>(r.bytes.data()),
+              static_cast<std::streamsize>(r.bytes.size()));
+  }
+  if (!out)
+    throw Error(file.string(), "file", "a writable file for the KV prefill");
 }
 
 /// The step prediction of report.json (llm/step_prediction.h) for this run, into `result`:
@@ -147,8 +199,9 @@ std::string addStepPrediction(const fs::path &dir, const LlmSimOptions &o, nlohm
   if (!report.contains("step_prediction"))
     return "";
   const nlohmann::json &table = report.at("step_prediction");
+  const RunSteps steps = runStepsOf(o);
   const llm::RunPrediction p = llm::predictRun(table.at("step_cycles").get<std::vector<int64_t>>(),
-                                               static_cast<int64_t>(o.prompt.size()), o.newTokens);
+                                               steps.designPrompt(), o.newTokens, steps.first);
   result["predicted_step_cycles"] = p.stepCycles;
   result["predicted_prompt_cycles_per_token"] = p.promptCyclesPerToken;
   result["predicted_cycles_per_token"] = p.generatedCyclesPerToken;
@@ -169,19 +222,20 @@ std::string addStepPrediction(const fs::path &dir, const LlmSimOptions &o, nlohm
 }
 
 /// The run's cycle budget when --timeout is 0: kBudgetFactor x the cycles report.json predicts
-/// for steps 0 .. P + N - 2 (its step table, or the one figure per step of an older design),
+/// for the run's steps S .. T-1 (its step table, or the one figure per step of an older design),
 /// plus kBudgetSlack for the AXI-Lite programming and the poll.
 uint64_t runBudgetCycles(const fs::path &dir, const LlmSimOptions &o) {
   const nlohmann::json report = readJson(dir / "report.json");
-  const int64_t steps = static_cast<int64_t>(o.prompt.size()) + o.newTokens - 1;
+  const RunSteps steps = runStepsOf(o);
   double predicted = 0;
   if (report.contains("step_prediction")) {
     const std::vector<int64_t> table =
         report.at("step_prediction").at("step_cycles").get<std::vector<int64_t>>();
-    for (int64_t t = 0; t < steps && t < static_cast<int64_t>(table.size()); ++t)
+    for (int64_t t = steps.first; t < steps.total && t < static_cast<int64_t>(table.size()); ++t)
       predicted += static_cast<double>(table[static_cast<size_t>(t)]);
   } else {
-    predicted = report.at("predicted_cycles_per_step").get<double>() * static_cast<double>(steps);
+    predicted = report.at("predicted_cycles_per_step").get<double>() *
+                static_cast<double>(steps.designSteps());
   }
   return static_cast<uint64_t>(predicted) * kBudgetFactor + kBudgetSlack;
 }
@@ -218,6 +272,11 @@ int runLlmSim(const LlmSimOptions &o) {
     checkRunFits(dir / "design.json", design, o);
     std::string log;
     const bool trace = !o.trace.empty();
+    using Clock = std::chrono::steady_clock;
+    auto secondsSince = [](Clock::time_point t) {
+      return std::chrono::duration<double>(Clock::now() - t).count();
+    };
+    const Clock::time_point buildStart = Clock::now();
     if (!buildTestbench(tb.string(), log, trace)) {
       std::cerr << log;
       throw Error(o.design, "testbench build", "the generated testbench to build (log above)");
@@ -226,9 +285,19 @@ int runLlmSim(const LlmSimOptions &o) {
     fs::remove_all(dump);
     fs::create_directories(dump);
     const std::string top = design.at("top").get<std::string>();
+    // The golden run first: a prefilled run needs its KV rows and the ids it resumes with.
+    const double buildSeconds = secondsSince(buildStart);
+    const RunSteps steps = runStepsOf(o);
+    const Clock::time_point goldenStart = Clock::now();
+    const GoldenRun golden = runGolden(dir, design, o);
+    const double goldenSeconds = secondsSince(goldenStart);
     std::ostringstream ids;
-    for (size_t i = 0; i < o.prompt.size(); ++i)
-      ids << (i ? "," : "") << o.prompt[i];
+    for (int64_t t = steps.first; t < steps.promptEnd; ++t)
+      ids << (t > steps.first ? "," : "") << golden.trace.steps[static_cast<size_t>(t)].token;
+    const fs::path preload = dir / "sim" / "kv_prefill.bin";
+    fs::remove(preload);
+    if (steps.first > 0)
+      writePreloadFile(preload, golden, steps.first);
     const uint64_t budget = o.timeout > 0 ? o.timeout : runBudgetCycles(dir, o);
     std::ostringstream cmd;
     cmd << shellQuote((fs::path(testbenchBuildDir(tb.string(), trace)) / ("tb_" + top)).string())
@@ -237,12 +306,16 @@ int runLlmSim(const LlmSimOptions &o) {
         << o.newTokens << " --seed " << o.seed << " --latency " << o.latency << " --jitter "
         << o.jitter << " --ready-probability " << o.readyProbability << " --timeout " << budget
         << " --watchdog " << o.watchdog;
+    if (steps.first > 0)
+      cmd << " --first-step " << steps.first << " --preload " << shellQuote(preload.string());
     if (trace) {
       fs::create_directories(fs::path(o.trace).parent_path());
       cmd << " --trace " << shellQuote(o.trace);
     }
     std::string out;
+    const Clock::time_point runStart = Clock::now();
     const int rc = runCapture(cmd.str() + " 2>&1", out);
+    const double runSeconds = secondsSince(runStart);
     nlohmann::json run;
     try {
       run = lastJsonLine(out);
@@ -259,6 +332,11 @@ int runLlmSim(const LlmSimOptions &o) {
     result["top"] = top;
     result["seed"] = o.seed;
     result["prompt"] = o.prompt;
+    result["kv_prefill"] = steps.first;
+    // Wall time: the testbench build (0 when up to date), the golden model's run (every step from
+    // 0) and the Verilator run of the design's steps.
+    result["wall_seconds"] = {
+        {"testbench_build", buildSeconds}, {"golden", goldenSeconds}, {"simulation", runSeconds}};
     result["deadlock"] = deadlock;
     result["timeout"] = timedOut;
     result["budget_cycles"] = budget;
@@ -266,11 +344,10 @@ int runLlmSim(const LlmSimOptions &o) {
       result["error"] = run["error"];
     addObservations(result, run);
     GoldenCheck check;
-    if (timedOut)
-      check.predictedCyclesPerStep =
-          readJson(dir / "report.json").at("predicted_cycles_per_step").get<double>();
-    else
-      check = checkAgainstGolden(dir, design, manifest, o, dump);
+    if (!timedOut)
+      check = checkAgainstGolden(golden, manifest, o, dump);
+    const double predictedPerStep =
+        readJson(dir / "report.json").at("predicted_cycles_per_step").get<double>();
     result["tokens"] = check.tokens;
     result["golden_tokens"] = check.golden;
     const bool exact = !deadlock && !timedOut && !run.contains("error") && !check.mismatch;
@@ -279,20 +356,22 @@ int runLlmSim(const LlmSimOptions &o) {
       result["first_mismatch"] = check.mismatch->toString();
     // Cycles per step: each step ends with the last beat of its logits row.
     const std::vector<uint64_t> ends = run.value("step_end_cycles", std::vector<uint64_t>{});
-    const int64_t p = static_cast<int64_t>(o.prompt.size());
-    const int64_t steps = p + o.newTokens - 1;
+    // The design's steps: its prompt steps S .. promptEnd - 1, then the generated ones.
+    const int64_t p = steps.designPrompt();
+    const int64_t runSteps = steps.designSteps();
     if (timedOut)
       result["completed_steps"] = ends.size();
-    if (static_cast<int64_t>(ends.size()) == steps) {
+    if (static_cast<int64_t>(ends.size()) == runSteps) {
       result["step_end_cycles"] = ends;
       result["prompt_cycles_per_token"] = static_cast<double>(ends[p - 1]) / static_cast<double>(p);
-      if (steps > p)
+      if (runSteps > p)
         result["generated_cycles_per_token"] =
-            static_cast<double>(ends[steps - 1] - ends[p - 1]) / static_cast<double>(steps - p);
+            static_cast<double>(ends[runSteps - 1] - ends[p - 1]) /
+            static_cast<double>(runSteps - p);
       result["cycles_per_token"] =
-          static_cast<double>(ends[steps - 1]) / static_cast<double>(steps);
+          static_cast<double>(ends[runSteps - 1]) / static_cast<double>(runSteps);
     }
-    result["predicted_cycles_per_token"] = check.predictedCyclesPerStep;
+    result["predicted_cycles_per_token"] = predictedPerStep;
     const std::string predicted = addStepPrediction(dir, o, result);
     const uint64_t cycles = run.value("cycles", uint64_t{0});
     const uint64_t bytes =
@@ -322,7 +401,11 @@ int runLlmSim(const LlmSimOptions &o) {
                     : timedOut ? "TIMEOUT"
                     : deadlock ? "DEADLOCK"
                                : "MISMATCH")
-                << " over " << steps << " steps (seed " << o.seed << ")\n  tokens: ";
+                << " over " << runSteps << " steps";
+      if (steps.first > 0)
+        std::cout << " from position " << steps.first << " (KV rows 0.." << steps.first - 1
+                  << " prefilled)";
+      std::cout << " (seed " << o.seed << ")\n  tokens: ";
       for (int64_t t : check.tokens)
         std::cout << t << " ";
       std::cout << "\n  golden: ";
@@ -342,7 +425,7 @@ int runLlmSim(const LlmSimOptions &o) {
         std::cout << "  DEADLOCK: ap_done never came (" << run.value("error", "") << ")\n";
       if (timedOut)
         std::cout << "  TIMEOUT: no ap_done within " << budget
-                  << " cycles while streams kept moving; " << ends.size() << " of " << steps
+                  << " cycles while streams kept moving; " << ends.size() << " of " << runSteps
                   << " steps finished (not a deadlock: rerun with a larger --timeout)\n";
       if (result.contains("watchdog"))
         std::cout << "  watchdog: " << result["watchdog"].value("summary", std::string()) << "\n";

@@ -23,6 +23,10 @@ struct LlmSimOptions {
   std::string design;
   std::vector<int64_t> prompt;
   int64_t newTokens = 16;
+  /// --kv-prefill P (0: off): the testbench starts at step P over the golden model's KV rows of
+  /// positions 0 .. P-1; the design decodes the prompt ids of positions P .. (at least the golden
+  /// token of position P) and then newTokens tokens.
+  int64_t kvPrefill = 0;
   bool json = false;
   uint64_t seed = 1;
   std::string trace;         ///< non-empty: the FST to write (absolute), traced build

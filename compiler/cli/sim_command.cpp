@@ -59,6 +59,7 @@ struct SimOptions {
   bool fifoSearch = false;
   std::string promptIds; ///< LLM designs: comma-separated prompt ids
   int64_t tokens = 16;   ///< LLM designs: tokens to generate
+  int64_t kvPrefill = 0; ///< LLM designs: start decoding at this position (golden KV rows below)
 };
 
 /// Adds the RTL search results to the design's report.json and rewrites report.md from it.
@@ -99,6 +100,7 @@ int runLlmDesignSim(const SimOptions &o) {
     return kExitUsage;
   }
   l.newTokens = o.tokens;
+  l.kvPrefill = o.kvPrefill;
   l.json = o.json;
   l.seed = o.seed;
   if (o.trace)
@@ -304,6 +306,13 @@ void addSimCommands(std::vector<CliCommand> &registry) {
          app.add_option("--prompt-ids", o->promptIds,
                         "LLM designs: comma-separated prompt token ids");
          app.add_option("--tokens", o->tokens, "LLM designs: tokens to generate")->default_val(16);
+         app.add_option("--kv-prefill", o->kvPrefill,
+                        "LLM designs: start decoding at position P, with the golden model's KV "
+                        "rows of positions 0 .. P-1 written into HBM first (the golden model "
+                        "decodes the prompt, and greedily beyond it, up to P): measures steps at "
+                        "a long context without simulating every earlier step (0: off)")
+             ->default_val(0)
+             ->check(CLI::NonNegativeNumber);
          return [o, traceOption]() {
            o->trace = traceOption->count() > 0;
            return runSim(*o);

@@ -143,8 +143,13 @@ std::string RunMismatch::toString() const {
 }
 
 std::optional<RunMismatch> firstMismatch(const GoldenTrace &trace, const RunLayout &layout,
-                                         const HbmReader &memory) {
+                                         const HbmReader &memory, int64_t firstStep) {
   checkFits(trace, layout);
+  if (firstStep < 0 || firstStep >= trace.numSteps())
+    throw Error("run check", "first step " + std::to_string(firstStep),
+                "a step of the trace (0 .. " + std::to_string(trace.numSteps() - 1) + ")");
+  // The run's k-th generated id: the argmax of step firstToken + k.
+  const int64_t firstToken = std::max(trace.stepOfToken(0), firstStep);
   RunMismatch m;
   for (int64_t t = 0; t < trace.numSteps(); ++t) {
     for (const RunLayout::StageRuns &stageRuns : layout.stages) {
@@ -159,7 +164,8 @@ std::optional<RunMismatch> firstMismatch(const GoldenTrace &trace, const RunLayo
             return m;
           }
         for (const TapRegion &tap : layout.taps)
-          if (tap.stage == stage && run < tap.rowsPerStep && tapHolds(tap, t, trace.numSteps()) &&
+          if (t >= firstStep && tap.stage == stage && run < tap.rowsPerStep &&
+              tapHolds(tap, t, trace.numSteps()) &&
               differs(tapRow(tap, trace, t, run), memory, tapRowAddress(tap, t, run), tap.bits / 8,
                       true, m)) {
             m.tensor = tap.stage + "/" + tap.op;
@@ -169,10 +175,11 @@ std::optional<RunMismatch> firstMismatch(const GoldenTrace &trace, const RunLayo
           }
       }
     }
-    const int64_t k = t - trace.stepOfToken(0);
-    if (k >= 0 && differs(tokenBytes(trace.generated[static_cast<size_t>(k)]), memory,
-                          layout.tokensAddress + layout.tokensStride * static_cast<uint64_t>(k), 4,
-                          false, m)) {
+    const int64_t k = t - firstToken;
+    if (k >= 0 &&
+        differs(tokenBytes(trace.generated[static_cast<size_t>(t - trace.stepOfToken(0))]), memory,
+                layout.tokensAddress + layout.tokensStride * static_cast<uint64_t>(k), 4, false,
+                m)) {
       m.tensor = "tokens";
       m.step = t;
       m.layer = -1;
@@ -230,6 +237,27 @@ std::vector<CheckedRegion> checkedRegions(const RunLayout &layout, const GoldenT
     }
     regions.push_back(std::move(c));
   }
+  return regions;
+}
+
+std::vector<CheckedRegion> kvPrefillRegions(const RunLayout &layout, const GoldenTrace &trace,
+                                            int64_t firstStep) {
+  checkFits(trace, layout);
+  if (firstStep < 0 || firstStep > trace.numSteps())
+    throw Error("kv prefill", "position " + std::to_string(firstStep),
+                "at most the golden run's " + std::to_string(trace.numSteps()) + " steps");
+  std::vector<CheckedRegion> regions;
+  if (firstStep == 0)
+    return regions;
+  for (const KvRegion &r : layout.kv)
+    for (int64_t l = 0; l < r.layers; ++l) {
+      CheckedRegion c{r.name + " layer " + std::to_string(l), kvRowAddress(r, 0, l), {}};
+      for (int64_t row = 0; row < firstStep; ++row) {
+        const std::vector<uint8_t> b = kvRow(r, trace, row, l);
+        c.bytes.insert(c.bytes.end(), b.begin(), b.end());
+      }
+      regions.push_back(std::move(c));
+    }
   return regions;
 }
 

@@ -38,11 +38,14 @@ struct RunMismatch {
 /// Reads `bytes` at a global HBM address from what the design left in HBM.
 using HbmReader = std::function<std::vector<uint8_t>(uint64_t address, uint64_t bytes)>;
 
-/// The first difference between `memory` and `trace` in the order above, or none. Throws
-/// st::Error when the trace does not fit the layout (more steps than KV rows, more ids than the
-/// tokens region) or the reader returns the wrong number of bytes.
+/// The first difference between `memory` and `trace` in the order above, or none. A run that
+/// resumed at step `firstStep` (its KV rows below it prefilled: kvPrefillRegions) wrote no tap
+/// rows of the steps before, and its k-th generated id is the argmax of step
+/// max(P, firstStep + 1) - 1 + k. Throws st::Error when the trace does not fit the layout (more
+/// steps than KV rows, more ids than the tokens region) or the reader returns the wrong number of
+/// bytes.
 std::optional<RunMismatch> firstMismatch(const GoldenTrace &trace, const RunLayout &layout,
-                                         const HbmReader &memory);
+                                         const HbmReader &memory, int64_t firstStep = 0);
 
 /// One checked region and the bytes it must hold after the run.
 struct CheckedRegion {
@@ -55,6 +58,13 @@ struct CheckedRegion {
 /// every KV cache (all maxContext rows, the rows beyond the run zero), every tap's T *
 /// rowsPerStep rows. Memory holding exactly these bytes has no mismatch.
 std::vector<CheckedRegion> checkedRegions(const RunLayout &layout, const GoldenTrace &trace);
+
+/// The KV rows of positions 0 .. firstStep - 1 of every cache and layer, as the golden run wrote
+/// them: what a run resuming at step firstStep finds in HBM (`sim --kv-prefill`). One region
+/// per cache and layer; none when firstStep is 0. Throws st::Error when firstStep is beyond the
+/// trace's steps.
+std::vector<CheckedRegion> kvPrefillRegions(const RunLayout &layout, const GoldenTrace &trace,
+                                            int64_t firstStep);
 
 /// Writes `regions` into `directory` (created): regions.json (format
 /// "streamtensor-run-regions-1": name, address, bytes, file of each) and region_<i>.bin each.

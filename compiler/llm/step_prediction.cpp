@@ -326,19 +326,21 @@ std::vector<int64_t> predictStepCycles(const AcceleratorGraph &g, const Accelera
 namespace st::llm {
 
 RunPrediction predictRun(const std::vector<int64_t> &stepCycles, int64_t promptTokens,
-                         int64_t newTokens) {
+                         int64_t newTokens, int64_t firstStep) {
   const int64_t steps = promptTokens + newTokens - 1;
-  if (promptTokens < 1 || newTokens < 1 || steps > static_cast<int64_t>(stepCycles.size()))
+  if (promptTokens < 1 || newTokens < 1 || firstStep < 0 ||
+      firstStep + steps > static_cast<int64_t>(stepCycles.size()))
     throw Error("step prediction",
                 "run of " + std::to_string(promptTokens) + " prompt and " +
-                    std::to_string(newTokens) + " new tokens",
+                    std::to_string(newTokens) + " new tokens from step " +
+                    std::to_string(firstStep),
                 "at least 1 of each and at most " + std::to_string(stepCycles.size()) +
-                    " steps (the predicted table)");
+                    " steps in all (the predicted table)");
   RunPrediction r;
-  r.stepCycles.assign(stepCycles.begin(), stepCycles.begin() + steps);
+  r.stepCycles.assign(stepCycles.begin() + firstStep, stepCycles.begin() + firstStep + steps);
   double prompt = 0, generated = 0;
-  for (int64_t t = 0; t < steps; ++t)
-    (t < promptTokens ? prompt : generated) += static_cast<double>(stepCycles[t]);
+  for (int64_t i = 0; i < steps; ++i)
+    (i < promptTokens ? prompt : generated) += static_cast<double>(r.stepCycles[i]);
   r.promptCyclesPerToken = prompt / static_cast<double>(promptTokens);
   if (steps > promptTokens)
     r.generatedCyclesPerToken = generated / static_cast<double>(steps - promptTokens);

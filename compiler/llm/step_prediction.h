@@ -117,16 +117,18 @@ int64_t cachedRowsAt(int64_t window, int64_t step);
 
 namespace st::llm {
 
-/// The prediction of one run from the step table: mean cycles per prompt step (steps 0 .. P - 1)
-/// and per generated step (P .. P + N - 2; 0 when N == 1), as sim measures them.
+/// The prediction of one run of steps S .. S + P + N - 2 (S: the first step, > 0 when the run
+/// resumes over a prefilled KV cache) from the step table: mean cycles per prompt step
+/// (S .. S + P - 1) and per generated step (S + P .. S + P + N - 2; 0 when N == 1), as sim
+/// measures them.
 struct RunPrediction {
   double promptCyclesPerToken = 0;
   double generatedCyclesPerToken = 0;
-  std::vector<int64_t> stepCycles; ///< steps 0 .. P + N - 2
+  std::vector<int64_t> stepCycles; ///< the run's steps S .. S + P + N - 2
 };
 
-/// Throws st::Error when the table is shorter than the run's P + N - 1 steps.
+/// Throws st::Error when the table is shorter than the run's S + P + N - 1 steps.
 RunPrediction predictRun(const std::vector<int64_t> &stepCycles, int64_t promptTokens,
-                         int64_t newTokens);
+                         int64_t newTokens, int64_t firstStep = 0);
 
 } // namespace st::llm

@@ -1,14 +1,16 @@
 // Cycle-exact model of st_step_sequencer (see step_sequencer_model.h).
 #include "model/step_sequencer_model.h"
 
+#include <algorithm>
+
 namespace st::model {
 
 namespace {
 
-StepCommand firstCommand(const StepSequencerParams &p, int64_t numSteps) {
+StepCommand firstCommand(const StepSequencerParams &p, int64_t numSteps, int64_t startStep) {
   StepCommand c;
-  c.step = p.firstStep;
-  c.last = (p.layers == 1 && p.subs == 1 && numSteps == p.firstStep + 1);
+  c.step = stepSequencerBeginStep(p, startStep);
+  c.last = (p.layers == 1 && p.subs == 1 && numSteps == c.step + 1);
   return c;
 }
 
@@ -28,23 +30,30 @@ StepCommand following(const StepSequencerParams &p, int64_t numSteps, const Step
 
 } // namespace
 
-std::vector<StepCommand> stepSequencerCommands(const StepSequencerParams &p, int64_t numSteps) {
+int64_t stepSequencerBeginStep(const StepSequencerParams &p, int64_t startStep) {
+  return std::max(p.firstStep, startStep);
+}
+
+std::vector<StepCommand> stepSequencerCommands(const StepSequencerParams &p, int64_t numSteps,
+                                               int64_t startStep) {
   std::vector<StepCommand> commands;
-  if (numSteps <= p.firstStep)
+  if (numSteps <= stepSequencerBeginStep(p, startStep))
     return commands;
-  commands.push_back(firstCommand(p, numSteps));
+  commands.push_back(firstCommand(p, numSteps, startStep));
   while (!commands.back().last)
     commands.push_back(following(p, numSteps, commands.back()));
   return commands;
 }
 
-int64_t stepSequencerGateThreshold(const StepSequencerParams &p, int64_t step, int64_t layer) {
-  return step * p.layers + layer + p.gateOffset;
+int64_t stepSequencerGateThreshold(const StepSequencerParams &p, int64_t step, int64_t layer,
+                                   int64_t startStep) {
+  return (step - startStep) * p.layers + layer + p.gateOffset;
 }
 
-KernelTiming stepSequencerTiming(const StepSequencerParams &p, int64_t numSteps) {
-  const int64_t commands =
-      numSteps > p.firstStep ? (numSteps - p.firstStep) * p.layers * p.subs : 0;
+KernelTiming stepSequencerTiming(const StepSequencerParams &p, int64_t numSteps,
+                                 int64_t startStep) {
+  const int64_t begin = stepSequencerBeginStep(p, startStep);
+  const int64_t commands = numSteps > begin ? (numSteps - begin) * p.layers * p.subs : 0;
   KernelTiming t;
   t.firstOutputDelay = commands ? 2 : 0;
   t.ii = 1;
@@ -73,9 +82,10 @@ ResourceEstimate stepSequencerResources(const StepSequencerParams &p,
   ResourceEstimate r;
   const int64_t romLuts = w.romBits * ((words + 63) / 64);
   const int64_t counterLuts = w.stepBits + layerBits + subBits + idxBits + threshBits;
-  // t == T-1 and the gate compare, 3 bits per LUT6 (the adders sit on the carry chain).
-  const int64_t compareLuts = (w.stepBits + 2) / 3 + (threshBits + 2) / 3;
-  r.lut = romLuts + counterLuts + compareLuts + 6;
+  // t == T-1, S > FirstStep and the gate compare, 3 bits per LUT6 (the adders sit on the carry
+  // chain); the first step max(FirstStep, S) is a StepBits-wide mux.
+  const int64_t compareLuts = 2 * ((w.stepBits + 2) / 3) + (threshBits + 2) / 3;
+  r.lut = romLuts + counterLuts + compareLuts + w.stepBits + 6;
   // Next-command counters, T, the threshold, the command register, pending/valid/done.
   r.ff = (w.stepBits + layerBits + subBits + idxBits) + w.stepBits + threshBits +
          (w.stepBits + layerBits + subBits + w.romBits + 1) + 3;
@@ -92,11 +102,11 @@ StepSequencerCycleModel::Outputs StepSequencerCycleModel::outputs() const {
 }
 
 int64_t StepSequencerCycleModel::pendingThreshold() const {
-  return stepSequencerGateThreshold(params_, next_.step, next_.layer);
+  return stepSequencerGateThreshold(params_, next_.step, next_.layer, startStep_);
 }
 
-void StepSequencerCycleModel::clock(bool startValid, int64_t numSteps, int64_t gateCount,
-                                    bool ready) {
+void StepSequencerCycleModel::clock(bool startValid, int64_t numSteps, int64_t startStep,
+                                    int64_t gateCount, bool ready) {
   const Outputs o = outputs();
   const bool fire = valid_ && ready;
   const bool start = startValid && o.startReady;
@@ -105,9 +115,11 @@ void StepSequencerCycleModel::clock(bool startValid, int64_t numSteps, int64_t g
   done_ = fire && out_.last;
   if (start) {
     numSteps_ = numSteps;
-    pending_ = numSteps > params_.firstStep;
-    done_ = numSteps <= params_.firstStep;
-    next_ = firstCommand(params_, numSteps);
+    startStep_ = startStep;
+    const int64_t begin = stepSequencerBeginStep(params_, startStep);
+    pending_ = numSteps > begin;
+    done_ = numSteps <= begin;
+    next_ = firstCommand(params_, numSteps, startStep);
   } else if (load) {
     out_ = next_;
     pending_ = !next_.last;

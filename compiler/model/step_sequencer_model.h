@@ -33,18 +33,27 @@ struct StepCommand {
   }
 };
 
-/// Every command of a run of `numSteps` steps, in the order the sequencer emits them.
-std::vector<StepCommand> stepSequencerCommands(const StepSequencerParams &params, int64_t numSteps);
+/// The first step that gets commands in a run starting at step `startStep` (first_step_i):
+/// max(firstStep, startStep).
+int64_t stepSequencerBeginStep(const StepSequencerParams &params, int64_t startStep);
 
-/// The gate threshold of command (step, layer, *): step*layers + layer + gateOffset.
-int64_t stepSequencerGateThreshold(const StepSequencerParams &params, int64_t step, int64_t layer);
+/// Every command of a run of steps startStep .. numSteps - 1, in the order the sequencer emits
+/// them.
+std::vector<StepCommand> stepSequencerCommands(const StepSequencerParams &params, int64_t numSteps,
+                                               int64_t startStep = 0);
 
-/// A run of `numSteps` steps with the gate open and the consumer always ready, cycle 0 being the
-/// start handshake: the start latches the counters, the next cycle loads the first command into
-/// the output register, so it leaves at D = 2, then one per cycle (ii = 1); the last at
-/// L = commands + 1; done_o pulses at L + 1 (at 1 for an empty run). outputTokens is the
-/// number of commands; the one input is the start token.
-KernelTiming stepSequencerTiming(const StepSequencerParams &params, int64_t numSteps);
+/// The gate threshold of command (step, layer, *) in a run starting at `startStep`:
+/// (step - startStep)*layers + layer + gateOffset.
+int64_t stepSequencerGateThreshold(const StepSequencerParams &params, int64_t step, int64_t layer,
+                                   int64_t startStep = 0);
+
+/// A run of steps startStep .. numSteps - 1 with the gate open and the consumer always ready,
+/// cycle 0 being the start handshake: the start latches the counters, the next cycle loads the
+/// first command into the output register, so it leaves at D = 2, then one per cycle (ii = 1);
+/// the last at L = commands + 1; done_o pulses at L + 1 (at 1 for an empty run). outputTokens
+/// is the number of commands; the one input is the start token.
+KernelTiming stepSequencerTiming(const StepSequencerParams &params, int64_t numSteps,
+                                 int64_t startStep = 0);
 
 /// Widths that set the sequencer's size (only for the resource estimate).
 struct StepSequencerWidths {
@@ -73,8 +82,9 @@ public:
   explicit StepSequencerCycleModel(StepSequencerParams params) : params_(params) {}
 
   Outputs outputs() const;
-  /// Applies one rising edge with these input values (sampled just before the edge).
-  void clock(bool startValid, int64_t numSteps, int64_t gateCount, bool ready);
+  /// Applies one rising edge with these input values (sampled just before the edge); the
+  /// start takes numSteps (num_steps_i) and startStep (first_step_i).
+  void clock(bool startValid, int64_t numSteps, int64_t startStep, int64_t gateCount, bool ready);
   /// The threshold of the next command not yet loaded (meaningful while one is pending).
   int64_t pendingThreshold() const;
   bool pending() const { return pending_; }
@@ -85,6 +95,7 @@ private:
   bool valid_ = false;
   bool done_ = false;
   int64_t numSteps_ = 0;
+  int64_t startStep_ = 0;
   StepCommand next_;
   StepCommand out_;
 };

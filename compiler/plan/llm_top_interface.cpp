@@ -73,7 +73,8 @@ llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
   TopInterface &top = out.top;
   top.module = svIdentifier(designName) + "_top";
   unsigned offset = TopInterface::kFirstArgOffset;
-  for (const char *scalar : {LlmTopInterface::kPromptArg, LlmTopInterface::kStepsArg}) {
+  for (const char *scalar :
+       {LlmTopInterface::kPromptArg, LlmTopInterface::kStepsArg, LlmTopInterface::kFirstStepArg}) {
     top.args.push_back({scalar, false, offset, -1});
     offset += 8;
   }

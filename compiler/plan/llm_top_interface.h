@@ -48,10 +48,13 @@ struct LlmDmaPort {
 };
 
 struct LlmTopInterface {
-  TopInterface top;             ///< args: n_prompt, n_steps, then one pointer per AXI master
+  TopInterface top; ///< args: n_prompt, n_steps, first_step, then a pointer per AXI master
   std::vector<LlmDmaPort> dmas; ///< same order as top.dmas
   static constexpr const char *kPromptArg = "n_prompt";
   static constexpr const char *kStepsArg = "n_steps";
+  /// The run's first step S (0: a fresh decode; P > 0: resume at position P over KV rows
+  /// 0 .. P-1 already in HBM, as `sim --kv-prefill P` does). n_steps counts from step 0.
+  static constexpr const char *kFirstStepArg = "first_step";
 };
 
 /// The interface: DMA order = node order. `bufferOf(node)` names the HBM buffer each DMA (and the

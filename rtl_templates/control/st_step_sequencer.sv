@@ -1,17 +1,21 @@
 // st_step_sequencer: the command counter of one command port of the LLM accelerator
 // (docs/accelerator.md §1, docs/control.md). After a start handshake carrying the runtime number
-// of steps T, it emits one command token per (step t, layer l, sub-invocation s) in program order
-//   for t = FirstStep .. T-1, for l = 0 .. Layers-1, for s = 0 .. Subs-1,
+// of steps T and the run's first step S (0, or the position a run resumes at over a KV cache
+// already in HBM: `sim --kv-prefill`), it emits one command token per (step t, layer l,
+// sub-invocation s) in program order
+//   for t = max(FirstStep, S) .. T-1, for l = 0 .. Layers-1, for s = 0 .. Subs-1,
 // each carrying t, l, s and the per-layer constant word rom[l*Subs + s]. The port's command
 // contents (DMA base address and trip counts, kernel sidebands) are combinational functions of
 // (step_o, layer_o, sub_o, word_o) that the emitter generates beside the instance, e.g.
 // base_addr = word_o[..] + layer_o * LayerStride + f(step_o); the sequencer itself stays generic.
 //
-// Gate (Gated=1): command (t, l, s) is not issued before gate_count_i >= t*Layers + l + GateOffset
-// (signed; a negative threshold always passes). gate_count_i is a non-decreasing counter of
-// another port, e.g. the KV append write DMA's done pulses: with GateOffset = 1 - Layers the
-// K/V cache read of step t, layer l waits for the append of (t-1, l) (docs/accelerator.md §1).
-// The threshold advances by one per (t, l) with no multiplier.
+// Gate (Gated=1): command (t, l, s) is not issued before
+// gate_count_i >= (t-S)*Layers + l + GateOffset (signed; a negative threshold always passes).
+// gate_count_i is a non-decreasing counter of another port's completions in this run, e.g. the
+// KV append write DMA's done pulses: with GateOffset = 1 - Layers the K/V cache read of step t,
+// layer l waits for the append of (t-1, l) (docs/accelerator.md §1); at t = S that row is already
+// in HBM and the threshold is not positive. The threshold advances by one per (t, l) with no
+// multiplier.
 //
 // Timing (compiler/model/step_sequencer_model.h is the cycle-exact model the test compares
 // against every cycle): the start handshake latches the counters, the next cycle loads the first
@@ -19,7 +23,8 @@
 // one command per cycle while ready_i is high and the gate passes; the gate is checked when a
 // command is loaded into the output register, so a command becomes valid one cycle after its
 // threshold is reached. done_o pulses in the cycle after the last command's handshake (the cycle
-// after the start handshake if there is no command: T <= FirstStep); start_ready_o is high then.
+// after the start handshake if there is no command: T <= max(FirstStep, S)); start_ready_o is
+// high then.
 //
 // The output is a register (valid_o, step_o, layer_o, sub_o, word_o, last_o): no combinational
 // path from ready_i or gate_count_i to valid_o or the payload. The ROM is an asynchronous-read
@@ -59,7 +64,8 @@ module st_step_sequencer #(
     // start: latches the number of steps; accepted only while idle
     input  wire                  start_valid_i,
     output logic                 start_ready_o,
-    input  wire  [ StepBits-1:0] num_steps_i,    // T: steps t = FirstStep .. T-1
+    input  wire  [ StepBits-1:0] num_steps_i,    // T: steps t = max(FirstStep, S) .. T-1
+    input  wire  [ StepBits-1:0] first_step_i,   // S: the run's first step (latched with T)
     // gate: a non-decreasing count of another port's completions (Gated=1 only)
     input  wire  [ GateBits-1:0] gate_count_i,
     // command stream
@@ -124,7 +130,7 @@ module st_step_sequencer #(
   logic [   SubBits-1:0] s_q;
   logic [   IdxBits-1:0] idx_q;         // l_q*Subs + s_q
   logic [  StepBits-1:0] num_steps_q;
-  logic signed [ThreshBits-1:0] thresh_q;  // t_q*Layers + l_q + GateOffset
+  logic signed [ThreshBits-1:0] thresh_q;  // (t_q-S)*Layers + l_q + GateOffset
 
   logic last_sub, last_layer, last_step, next_is_last;
   assign last_sub = (s_q == SubBits'(Subs - 1));
@@ -143,6 +149,18 @@ module st_step_sequencer #(
     /* verilator lint_on UNUSEDSIGNAL */
   end
 
+  // The run's first command step, and its gate threshold's step term (begin - S)*Layers.
+  logic [StepBits-1:0] begin_step;
+  logic signed [ThreshBits-1:0] begin_thresh;
+  if (FirstStep != 0) begin : gen_first_step_one
+    // S = 0: the run starts at step 1, one layer-step into the gate count.
+    assign begin_step   = (first_step_i == '0) ? StepBits'(1) : first_step_i;
+    assign begin_thresh = (first_step_i == '0) ? ThreshBits'(Layers) : '0;
+  end else begin : gen_first_step_zero
+    assign begin_step   = first_step_i;
+    assign begin_thresh = '0;
+  end
+
   logic load, fire, start;
   assign fire = valid_o && ready_i;
   assign load = pending_q && (!valid_o || ready_i) && gate_ok;
@@ -157,8 +175,8 @@ module st_step_sequencer #(
     end else begin
       done_o <= fire && last_o;
       if (start) begin
-        pending_q <= (num_steps_i > StepBits'(FirstStep));
-        done_o    <= (num_steps_i <= StepBits'(FirstStep));
+        pending_q <= (num_steps_i > begin_step);
+        done_o    <= (num_steps_i <= begin_step);
       end else if (load) begin
         pending_q <= !next_is_last;
       end
@@ -171,11 +189,11 @@ module st_step_sequencer #(
   always_ff @(posedge clk_i) begin
     if (start) begin
       num_steps_q <= num_steps_i;
-      t_q         <= StepBits'(FirstStep);
+      t_q         <= begin_step;
       l_q         <= '0;
       s_q         <= '0;
       idx_q       <= '0;
-      thresh_q    <= ThreshBits'(FirstStep * Layers) + ThreshBits'(GateOffset);
+      thresh_q    <= begin_thresh + ThreshBits'(GateOffset);
     end else if (load) begin
       s_q   <= last_sub ? '0 : s_q + 1'b1;
       idx_q <= (last_sub && last_layer) ? '0 : idx_q + 1'b1;

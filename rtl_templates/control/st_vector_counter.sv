@@ -5,7 +5,8 @@
 // (per-layer scales, the RoPE position, the attention cache length) as functions of them, so a
 // kernel serving every layer sees the values of the layer its input belongs to, at the first
 // token of the vector where it samples them (docs/accelerator.md §1). clear_i restarts at
-// (0, 0, 0) for a new run.
+// (first_step_i, 0, 0) for a new run: the run's first step, 0 for a fresh decode (a run that
+// resumes over a KV cache already in HBM starts later).
 `default_nettype none
 
 module st_vector_counter #(
@@ -24,8 +25,9 @@ module st_vector_counter #(
 ) (
     input  wire                  clk_i,
     input  wire                  rst_ni,   // synchronous, active low
-    input  wire                  clear_i,  // restart at (0, 0, 0)
-    input  wire                  beat_i,   // one token of the counted stream moved
+    input  wire                  clear_i,       // restart at (first_step_i, 0, 0)
+    input  wire  [ StepBits-1:0] first_step_i,  // the run's first step (sampled with clear_i)
+    input  wire                  beat_i,        // one token of the counted stream moved
     output logic [ StepBits-1:0] step_o,
     output logic [LayerBits-1:0] layer_o,
     output logic [  SubBits-1:0] sub_o
@@ -38,7 +40,7 @@ module st_vector_counter #(
       token_q <= '0;
       sub_o   <= '0;
       layer_o <= '0;
-      step_o  <= '0;
+      step_o  <= rst_ni ? first_step_i : '0;
     end else if (beat_i) begin
       if (token_q != TokenBits'(VecTokens - 1)) begin
         token_q <= token_q + 1'b1;

@@ -13,7 +13,11 @@ asserts what a user relies on:
   - the measured cycles per generated token agree with the compiler's prediction within 3 %
     (cycle counts from simulation are exact; the HBM timing is seeded);
   - the design's dataflow.svg and the run's sim/stall_report.svg were rendered by Graphviz and
-    draw every node, AXI master, pseudo-channel and stream (tests/picture_checks.py).
+    draw every node, AXI master, pseudo-channel and stream (tests/picture_checks.py);
+  - with --kv-prefill-check, a second run resumes at position P = prompt length + 7 over the
+    golden model's KV rows of positions 0 .. P-1 (`sim --kv-prefill P --tokens 4`, the same
+    Verilated model): bit-exact, its tokens continue the first run's (the argmax of steps
+    P .. P+3), and its cycles per generated token agree with the prediction within 3 %.
 Exits 1 with "FAIL:".
 """
 import argparse
@@ -43,6 +47,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--check-hf", action="store_true",
                     help="also require Hugging Face's greedy tokens (reference.json)")
+    ap.add_argument("--kv-prefill-check", action="store_true",
+                    help="also resume a run at position prompt + 7 over prefilled KV rows")
     a = ap.parse_args()
     if a.tokens < 16:
         fail("--tokens %d: the e2e bar is at least 16 generated tokens" % a.tokens)
@@ -106,7 +112,40 @@ def main():
              "3 %%" % (name, measured, predicted))
     if r.returncode != 0:
         fail("%s: sim exited %d" % (name, r.returncode))
+    if a.kv_prefill_check:
+        check_resumed_run(a, design, prompt, tokens, name)
     print("PASS: %s" % name)
+
+
+def check_resumed_run(a, design, prompt, tokens, name):
+    """Resumes at position P = len(prompt) + 7 over the golden KV rows of 0 .. P-1."""
+    position = len(prompt) + 7
+    new_tokens = 4
+    r = subprocess.run([a.streamtensor, "sim", design, "--prompt-ids", ",".join(map(str, prompt)),
+                        "--kv-prefill", str(position), "--tokens", str(new_tokens), "--seed",
+                        str(a.seed + 1), "--json"], capture_output=True, text=True)
+    lines = [l for l in r.stdout.splitlines() if l.startswith("{")]
+    if not lines:
+        fail("%s: resumed sim printed no JSON (exit %d):\n%s\n%s" % (name, r.returncode,
+                                                                      r.stdout, r.stderr))
+    res = json.loads(lines[-1])
+    if not res.get("bit_exact") or r.returncode != 0:
+        fail("%s: resumed at %d: not bit-exact: %s" % (
+            name, position, res.get("first_mismatch", res.get("error", ""))))
+    # The first run's k-th token is the argmax of step len(prompt) - 1 + k; the resumed run's
+    # first token that of step P.
+    first = position - (len(prompt) - 1)
+    want = tokens[first:first + new_tokens]
+    if res["tokens"] != want:
+        fail("%s: resumed at %d: tokens %s, the first run's %s" % (name, position, res["tokens"],
+                                                                   want))
+    ratio = res["generated_cycles_per_token"] / res["predicted_cycles_per_token"]
+    print("%s: resumed at position %d: tokens %s, generated %.1f cycles per token, "
+          "measured/predicted %.3f" % (name, position, res["tokens"],
+                                       res["generated_cycles_per_token"], ratio))
+    if abs(ratio - 1) > 0.03:
+        fail("%s: resumed at %d: measured/predicted %.3f, off by more than 3 %%" % (
+            name, position, ratio))
 
 
 if __name__ == "__main__":

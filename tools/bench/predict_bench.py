@@ -6,7 +6,11 @@ per-op) and decodes one prompt token plus --tokens - 1 generated tokens in the g
 Verilator testbench, bit-exact against the golden model, and compares the measured cycles per
 generated step with the compiler's prediction (report.json step_prediction). Simulated cycles
 are exact, so the agreement is asserted: |measured / predicted - 1| <= --tolerance (3 %). Prints
-ms/token at 250 MHz, the HBM bytes the run read and their rate, and the Verilator wall time.
+ms/token at 250 MHz, the HBM bytes the run read and their rate, and the wall times (testbench
+build, golden model, Verilator per simulated token). With --kv-prefill P the run resumes at
+position P over the golden model's KV rows (sim --kv-prefill): its generated steps attend to
+P + 2 .. P + tokens positions, e.g. --max-context 1024 --kv-prefill 1020 --tokens 4 measures
+three steps at contexts 1022 .. 1024.
 One per-op GPT-2 Medium step is ~6.4 M cycles (about ten minutes of Verilator); on the engine
 it is ~121 k.
 
@@ -33,16 +37,25 @@ def main():
     p.add_argument("--tolerance", type=float, default=0.03)
     p.add_argument("--engine", default="per-op", choices=["gemv", "per-op"])
     p.add_argument("--tokens", type=int, default=2, help="tokens the run decodes (prompt: 1)")
+    p.add_argument("--kv-prefill", type=int, default=0,
+                   help="resume at this position over the golden KV rows (sim --kv-prefill): "
+                        "the measured steps attend to kv-prefill + 1 .. positions")
+    p.add_argument("--keep-design", action="store_true",
+                   help="reuse the design (and its Verilated testbench) if it exists, keep it")
     args = p.parse_args()
     name = os.path.basename(os.path.normpath(args.config))
-    design = os.path.join(args.work, f"{name}_{args.precision}")
-    shutil.rmtree(design, ignore_errors=True)
-    subprocess.run([args.streamtensor, "compile", args.config, "--random-weights", "--precision",
-                    args.precision, "--max-context", args.max_context, "--engine", args.engine,
-                    "--target", "u55c", "-o", design], check=True)
+    design = os.path.join(args.work, f"{name}_{args.precision}_{args.engine}_{args.max_context}")
+    if not (args.keep_design and os.path.exists(os.path.join(design, "design.json"))):
+        shutil.rmtree(design, ignore_errors=True)
+        subprocess.run([args.streamtensor, "compile", args.config, "--random-weights",
+                        "--precision", args.precision, "--max-context", args.max_context,
+                        "--engine", args.engine, "--target", "u55c", "-o", design], check=True)
     began = time.monotonic()
-    proc = subprocess.run([args.streamtensor, "sim", design, "--prompt-ids", "5", "--tokens", str(args.tokens),
-                           "--json"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    sim = [args.streamtensor, "sim", design, "--prompt-ids", "5", "--tokens", str(args.tokens),
+           "--json"]
+    if args.kv_prefill:
+        sim += ["--kv-prefill", str(args.kv_prefill)]
+    proc = subprocess.run(sim, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     wall = time.monotonic() - began
     lines = [l for l in proc.stdout.splitlines() if l.startswith("{")]
     if not lines:
@@ -57,18 +70,30 @@ def main():
     hbm_bytes = r.get("hbm_bytes") or 0
     total_cycles = r.get("cycles") or 0
     gbps = hbm_bytes / (total_cycles / 250e6) / 1e9 if total_cycles else 0
+    walls = r.get("wall_seconds", {})
+    sim_seconds = walls.get("simulation", 0)
     figures = {"config": name, "precision": args.precision, "engine": args.engine,
                "tokens": args.tokens, "max_context": int(args.max_context),
+               "kv_prefill": args.kv_prefill,
+               # The generated steps attend to these many positions (cached rows + the new one).
+               "context_first": args.kv_prefill + 2, "context_last": args.kv_prefill + args.tokens,
                "measured_cycles": measured,
                "predicted_cycles": predicted, "measured_over_predicted": ratio,
                "prompt_step_measured": r["prompt_cycles_per_token"],
                "prompt_step_predicted": r["predicted_prompt_cycles_per_token"],
                "ms_per_token_250mhz": measured / 250e3, "sim_wall_seconds": wall,
-               "hbm_bytes_read_and_written": hbm_bytes, "hbm_gb_per_s_250mhz": gbps}
+               "hbm_bytes_read_and_written": hbm_bytes, "hbm_gb_per_s_250mhz": gbps,
+               "testbench_build_seconds": walls.get("testbench_build"),
+               "golden_seconds": walls.get("golden"),
+               "verilator_seconds": sim_seconds,
+               # Wall time per simulated step (the prompt step included), load and dump included.
+               "verilator_seconds_per_token": sim_seconds / args.tokens if sim_seconds else None}
     print(f"{name} {args.precision} {args.engine}: generated step measured {measured:.0f} cycles, "
           f"predicted {predicted:.0f} (measured/predicted {ratio:.4f}); {measured / 250e3:.3f} "
-          f"ms/token at 250 MHz; HBM {gbps:.0f} GB/s over the run; sim (build + "
-          f"{args.tokens} steps) {wall:.0f} s")
+          f"ms/token at 250 MHz; HBM {gbps:.0f} GB/s over the run; contexts "
+          f"{args.kv_prefill + 2}..{args.kv_prefill + args.tokens}; sim {wall:.0f} s (testbench "
+          f"build {walls.get('testbench_build', 0):.0f} s, golden {walls.get('golden', 0):.0f} s, "
+          f"Verilator {sim_seconds:.0f} s for {args.tokens} steps)")
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:
@@ -76,7 +101,8 @@ def main():
             f.write("\n")
     if abs(ratio - 1) > args.tolerance:
         sys.exit(f"FAIL: measured/predicted {ratio:.4f} outside 1 +- {args.tolerance}")
-    shutil.rmtree(design, ignore_errors=True)
+    if not args.keep_design:
+        shutil.rmtree(design, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -1,12 +1,13 @@
 // Verilator test of st_step_sequencer: many runs (>= 1,000 commands in all) with random numbers
-// of steps (0, 1 and FirstStep edge cases included), random gaps before each start, random
-// backpressure on the command stream and, with Gated=1, a gate counter that advances at a random
-// rate. Every cycle the RTL's start_ready_o, valid_o, command payload (t, l, s, ROM word, last)
-// and done_o are compared with st::model::StepSequencerCycleModel; a first free-flowing run
+// of steps (0, 1 and FirstStep edge cases included), random first steps S (0 in half of the runs,
+// else up to T + 1: a run resuming over a prefilled KV cache), random gaps before each start,
+// random backpressure on the command stream and, with Gated=1, a gate counter that advances at a
+// random rate. Every cycle the RTL's start_ready_o, valid_o, command payload (t, l, s, ROM word,
+// last) and done_o are compared with st::model::StepSequencerCycleModel; a first free-flowing run
 // (consumer always ready, gate open) asserts the exact timing of st::model::stepSequencerTiming.
 // Independently of the model, each run's accepted commands are compared with the nested loops
-// over (t, l, s), and each command must not become valid before the gate count of the cycle
-// before reached t*Layers + l + GateOffset.
+// over (t, l, s) from max(FirstStep, S), and each command must not become valid before the gate
+// count of the cycle before reached (t-S)*Layers + l + GateOffset.
 // The ROM comes from a random $readmemh file written before the model's first evaluation
 // (configs named file_*), or from the RomInit parameter.
 #include <algorithm>
@@ -50,7 +51,8 @@ public:
       : m_(m), params_(params), rom_(std::move(rom)), stepMask_((uint64_t(1) << stepBits) - 1),
         gateMax_((int64_t(1) << gateBits) - 1), model_(params), rng_(seed) {}
 
-  void pushRun(int64_t numSteps) { runs_.push_back(numSteps); }
+  /// A run of steps startStep .. numSteps - 1.
+  void pushRun(int64_t numSteps, int64_t startStep = 0) { runs_.push_back({numSteps, startStep}); }
   void setStartGapProbability(double p) { gapProbability_ = p; }
   void setGateRate(double p) {
     gateRate_ = p;
@@ -81,7 +83,9 @@ public:
       }
     }
     m_.start_valid_i = offering_;
-    m_.num_steps_i = static_cast<uint32_t>((offering_ ? runs_.front() : rng_()) & stepMask_);
+    m_.num_steps_i = static_cast<uint32_t>((offering_ ? runs_.front().first : rng_()) & stepMask_);
+    m_.first_step_i =
+        static_cast<uint32_t>((offering_ ? runs_.front().second : rng_()) & stepMask_);
     if (offering_ && gateOpen_)
       gate_ = gateMax_;
     else if (gate_ < gateMax_ && std::bernoulli_distribution(gateRate_)(rng_))
@@ -128,7 +132,7 @@ public:
       ++gateWaits_;
     // Independent of the model: the gate threshold when a command becomes valid, and the order.
     if (valid && (!prevValid_ || prevFire_) && params_.gated) {
-      const int64_t threshold = static_cast<int64_t>(m_.step_o) * params_.layers +
+      const int64_t threshold = (static_cast<int64_t>(m_.step_o) - runStart_) * params_.layers +
                                 static_cast<int64_t>(m_.layer_o) + params_.gateOffset;
       if (prevGate_ < threshold)
         error_ = "command (t=" + std::to_string(m_.step_o) + " l=" + std::to_string(m_.layer_o) +
@@ -155,7 +159,8 @@ public:
     prevGate_ = gate_;
     const bool startFire = m_.start_valid_i && startReady;
     if (startFire) {
-      for (int64_t t = params_.firstStep; t < runs_.front(); ++t)
+      runStart_ = runs_.front().second;
+      for (int64_t t = std::max(params_.firstStep, runStart_); t < runs_.front().first; ++t)
         for (int64_t l = 0; l < params_.layers; ++l)
           for (int64_t s = 0; s < params_.subs; ++s)
             order_.push_back({t, l, s});
@@ -172,7 +177,7 @@ public:
     }
     if (done)
       done_ = static_cast<int64_t>(cycle);
-    model_.clock(m_.start_valid_i, m_.num_steps_i, gate_, m_.ready_i);
+    model_.clock(m_.start_valid_i, m_.num_steps_i, m_.first_step_i, gate_, m_.ready_i);
   }
 
   std::string error() const override { return error_; }
@@ -185,7 +190,8 @@ private:
   int64_t gateMax_;
   StepSequencerCycleModel model_;
   std::mt19937_64 rng_;
-  std::deque<int64_t> runs_;
+  std::deque<std::pair<int64_t, int64_t>> runs_;            // (T, S) still to start
+  int64_t runStart_ = 0;                                    // S of the run in flight
   std::deque<std::tuple<int64_t, int64_t, int64_t>> order_; // (t, l, s) still to come
   bool prevValid_ = false, prevFire_ = false;
   int64_t prevGate_ = 0;
@@ -286,8 +292,13 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
     uint64_t queued = 0, runs = 0;
     while (queued < perPhase) {
       const int64_t t = steps(rng);
-      env.pushRun(t);
-      queued += st::model::stepSequencerCommands(p, t).size();
+      const int64_t s =
+          std::bernoulli_distribution(0.5)(rng)
+              ? 0
+              : std::min<int64_t>(std::uniform_int_distribution<int64_t>(0, t + 1)(rng),
+                                  (int64_t(1) << stepBits) - 1);
+      env.pushRun(t, s);
+      queued += st::model::stepSequencerCommands(p, t, s).size();
       ++runs;
     }
     h.runUntil([&] { return env.idle(); }, queued * 400 + 10000);

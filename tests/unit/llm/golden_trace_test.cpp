@@ -354,6 +354,41 @@ TEST_F(RunCheckTest, WrongTokenIsReported) {
   EXPECT_EQ(m->toString().rfind("tokens step 4 generated id 2 (HBM 0x", 0), 0u) << m->toString();
 }
 
+TEST_F(RunCheckTest, ResumedRunIsCheckedFromItsFirstStepOverThePrefilledRows) {
+  // A run resumed at step 4 (sim --kv-prefill 4) of the 6-step trace: KV rows 0..3 prefilled,
+  // no tap rows of steps 0..3, its generated ids the argmax of steps 4 and 5.
+  const int64_t first = 4;
+  const std::vector<CheckedRegion> prefill = kvPrefillRegions(layout_, trace_, first);
+  ASSERT_EQ(prefill.size(), 2u * 2); // K and V of 2 layers
+  for (const CheckedRegion &r : prefill) {
+    ASSERT_EQ(r.bytes.size(), static_cast<size_t>(first * layout_.kv.front().rowBytes));
+    EXPECT_EQ(memory_.read(r.address, r.bytes.size()), r.bytes) << r.name;
+  }
+  EXPECT_TRUE(kvPrefillRegions(layout_, trace_, 0).empty());
+  EXPECT_THROW(kvPrefillRegions(layout_, trace_, 7), Error);
+  RegionMemory resumed(checkedRegions(layout_, trace_));
+  for (int64_t step = 0; step < first; ++step) // taps the resumed run never wrote
+    resumed.write(tapAddress("logits", step, 0, 0), std::vector<uint8_t>(8, 0x5a));
+  for (int64_t k = 0; k < 2; ++k) { // generated ids 0, 1: the argmax of steps 4, 5
+    std::vector<uint8_t> id(4);
+    for (int b = 0; b < 4; ++b)
+      id[static_cast<size_t>(b)] = static_cast<uint8_t>(trace_.generated[2 + k] >> (8 * b));
+    resumed.write(layout_.tokensAddress + kTokenRowBytes * k, id);
+  }
+  EXPECT_FALSE(firstMismatch(trace_, layout_, resumed.reader(), first).has_value());
+  // The same memory read as a run from step 0: the taps of step 0 are wrong.
+  const auto fromZero = firstMismatch(trace_, layout_, resumed.reader());
+  ASSERT_TRUE(fromZero.has_value());
+  EXPECT_EQ(fromZero->tensor, "epilogue/logits");
+  // A prefilled row the run overwrote is still a mismatch.
+  resumed.write(kvAddress("k_cache", 1, 0, 2), {0x11});
+  const auto overwritten = firstMismatch(trace_, layout_, resumed.reader(), first);
+  ASSERT_TRUE(overwritten.has_value());
+  EXPECT_EQ(overwritten->tensor, "block/attention.k_cache");
+  EXPECT_EQ(overwritten->step, 1);
+  EXPECT_THROW(firstMismatch(trace_, layout_, memory_.reader(), 6), Error);
+}
+
 TEST_F(RunCheckTest, NonzeroKvRowBeyondTheRunIsReported) {
   const int64_t steps = trace_.numSteps();
   ASSERT_EQ(steps, 6);

@@ -305,6 +305,12 @@ TEST(StepPrediction, RunMeansSplitPromptAndGeneratedSteps) {
   EXPECT_DOUBLE_EQ(predictRun(table, 3, 1).generatedCyclesPerToken, 0);
   EXPECT_THROW(predictRun(table, 3, 5), Error); // 7 steps
   EXPECT_THROW(predictRun(table, 0, 2), Error);
+  // A run resuming at step 3 (a prefilled KV cache): steps 3 .. 5, one prompt step.
+  const RunPrediction resumed = predictRun(table, 1, 3, 3);
+  EXPECT_EQ(resumed.stepCycles, (std::vector<int64_t>{40, 50, 60}));
+  EXPECT_DOUBLE_EQ(resumed.promptCyclesPerToken, 40);
+  EXPECT_DOUBLE_EQ(resumed.generatedCyclesPerToken, 55);
+  EXPECT_THROW(predictRun(table, 1, 4, 3), Error); // step 6 is beyond the table
 }
 
 } // namespace
