@@ -28,12 +28,25 @@ void checkParams(const AttentionParams &p) {
   };
   if (p.numHeads < 1 || p.numKvHeads < 1 || p.numHeads % p.numKvHeads != 0)
     fail("numHeads must be a positive multiple of numKvHeads");
-  if (p.lanes < 1 || p.cacheLanes < 1 || p.headDim % p.lanes != 0 || p.headDim % p.cacheLanes != 0)
-    fail("headDim must be a multiple of lanes and of cacheLanes");
+  if (p.lanes < 1 || p.cacheLanes < 1 || p.headDim % p.lanes != 0)
+    fail("headDim must be a multiple of lanes");
+  if (p.cacheLanes <= p.headDim
+          ? p.headDim % p.cacheLanes != 0
+          : p.cacheLanes % p.headDim != 0 || p.numKvHeads % (p.cacheLanes / p.headDim) != 0)
+    fail("cacheLanes must divide headDim, or be a multiple of it covering a divisor of "
+         "numKvHeads");
   if (p.maxContext < 2)
     fail("maxContext must be >= 2");
   if (p.cacheLength < 0 || p.cacheLength >= p.maxContext)
     fail("cacheLength " + std::to_string(p.cacheLength) + " outside 0 .. maxContext - 1");
+}
+
+/// Kv heads a cache token holds (heads in parallel), and its codes of one kv head.
+int64_t kvStepOf(const AttentionParams &p) {
+  return p.cacheLanes > p.headDim ? p.cacheLanes / p.headDim : 1;
+}
+int64_t chunksOf(const AttentionParams &p) {
+  return p.headDim / (p.cacheLanes / kvStepOf(p));
 }
 
 } // namespace
@@ -46,12 +59,12 @@ AttentionSchedule attentionSchedule(const AttentionParams &p) {
   checkParams(p);
   using P = AttentionPipeline;
   const int64_t n = p.cacheLength + 1;
-  const int64_t chunks = p.headDim / p.cacheLanes;
+  const int64_t chunks = chunksOf(p);
   const int64_t qTokens = p.numHeads * p.headDim / p.lanes;
   const int64_t kvTokens = p.numKvHeads * p.headDim / p.lanes;
   AttentionSchedule s;
   s.loadCycles = std::max(qTokens, kvTokens);
-  s.chunksPerPosition = p.numKvHeads * chunks;
+  s.chunksPerPosition = p.numKvHeads / kvStepOf(p) * chunks;
   // The last chunk of kv head 0 at position n-1 issues at load + (n-1)*W + chunks - 1.
   s.lastScoreGroup0 = s.loadCycles + (n - 1) * s.chunksPerPosition + chunks - 1 + P::kScoreStages;
   // st_softmax emits its first probability (D - T) cycles after its last logit.
@@ -106,10 +119,12 @@ KernelTiming attentionTiming(const AttentionParams &p) {
 ResourceEstimate attentionResources(const AttentionParams &p) {
   checkParams(p);
   const int64_t group = p.numHeads / p.numKvHeads;
-  const int64_t chunks = p.headDim / p.cacheLanes;
+  const int64_t chunks = chunksOf(p);
+  const int64_t stepHeads = kvStepOf(p) * group; // query heads served per chunk
+  const int64_t dimLanes = p.cacheLanes / kvStepOf(p);
   const int64_t qCodes = p.numHeads * p.headDim, kvCodes = p.numKvHeads * p.headDim;
   const int64_t qTokens = qCodes / p.lanes;
-  const int64_t walk = p.numKvHeads * chunks; // chunk positions within one token position
+  const int64_t walk = p.numKvHeads / kvStepOf(p) * chunks; // chunks per token position
   const int64_t lenBits = ceilLog2(p.maxContext + 1);
   const int64_t macs = group * p.cacheLanes;
   ResourceEstimate r;
@@ -124,7 +139,7 @@ ResourceEstimate attentionResources(const AttentionParams &p) {
   // partials, S3 scores); value pipeline (V1 chunk and every head's P, V2 products); output
   // pipeline (O1 accumulators and scale, O2 products, O3 codes, slice); sideband; control.
   r.ff += qCodes * 8 + 2 * kvCodes * 8 + qCodes * 32;
-  r.ff += (group + 1) * p.cacheLanes * 8 + 2 * group * 32;
+  r.ff += (group + 1) * p.cacheLanes * 8 + 2 * stepHeads * 32;
   r.ff += p.cacheLanes * 8 + p.numHeads * 16 + macs * 32;
   r.ff += p.lanes * (32 + 57 + 3 * p.outBits) + 30;
   r.ff += 60 + ceilLog2(p.maxContext) + p.numKvHeads * lenBits + 40;
@@ -137,7 +152,7 @@ ResourceEstimate attentionResources(const AttentionParams &p) {
   r.lut += (group + 2) * p.cacheLanes * 8 * mux(walk);
   r.lut += macs * 32 * (mux(walk) + 1);
   r.lut += p.lanes * 32 * mux(qTokens);
-  r.lut += group * (p.cacheLanes - 1) * 20;
+  r.lut += stepHeads * (dimLanes - 1) * 20;
   r.lut += p.lanes * (6 * 57 + 57 + 2 * p.outBits);
   r.lut += (qCodes + 2 * kvCodes) / p.lanes + qCodes + 150 + p.numKvHeads * 2 * lenBits;
   // DSPs, one DSP48E2 (27 x 18 signed) per s8 x s8 score product and per u16 x s8 value

@@ -17,7 +17,8 @@ struct AttentionParams {
   int64_t headDim = 16;    ///< HeadDim
   int64_t maxContext = 64; ///< MaxContext: positions incl. the new token (cache_len < this)
   int64_t lanes = 4;       ///< Lanes: codes per q / k_new / v_new / o token
-  int64_t cacheLanes = 4;  ///< CacheLanes: codes per k_cache / v_cache token
+  int64_t cacheLanes = 4;  ///< CacheLanes: codes per k_cache / v_cache token (a divisor of
+                           ///< headDim, or whole kv heads in parallel: a multiple of it)
   int64_t outBits = 8;     ///< OutBits
   int64_t cacheLength = 0; ///< runtime cache_len of the invocation (0 .. maxContext - 1)
 };
@@ -36,12 +37,12 @@ struct AttentionPipeline {
 /// Derived schedule of one invocation (cycle 0 = the first handshake; every input offers a
 /// token whenever the kernel is ready for one; no output backpressure).
 struct AttentionSchedule {
-  int64_t loadCycles = 0;       ///< max(q tokens, k_new tokens): the Score pass starts here
-  int64_t chunksPerPosition = 0;///< NumKvHeads * HeadDim / CacheLanes
-  int64_t lastScoreGroup0 = 0;  ///< cycle kv head 0's last score enters its softmax
-  int64_t firstValueIssue = 0;  ///< first value chunk (waits for P[.][0] of kv head 0)
-  int64_t firstOutputIssue = 0; ///< the accumulators are final
-  int64_t nextInvocation = 0;   ///< the next invocation's q can be accepted from this cycle
+  int64_t loadCycles = 0;        ///< max(q tokens, k_new tokens): the Score pass starts here
+  int64_t chunksPerPosition = 0; ///< NumKvHeads * HeadDim / CacheLanes
+  int64_t lastScoreGroup0 = 0;   ///< cycle kv head 0's last score enters its softmax
+  int64_t firstValueIssue = 0;   ///< first value chunk (waits for P[.][0] of kv head 0)
+  int64_t firstOutputIssue = 0;  ///< the accumulators are final
+  int64_t nextInvocation = 0;    ///< the next invocation's q can be accepted from this cycle
 };
 AttentionSchedule attentionSchedule(const AttentionParams &params);
 
@@ -49,7 +50,8 @@ AttentionSchedule attentionSchedule(const AttentionParams &params);
 /// needed before output 0. With n = cache_len + 1, W = NumKvHeads*HeadDim/CacheLanes,
 /// Q = NumHeads*HeadDim/Lanes, K = NumKvHeads*HeadDim/Lanes:
 ///   Load 0 .. max(Q, K) - 1; score chunks from max(Q, K), one per cycle, n*W of them;
-///   kv head 0's last score at a0 = max(Q, K) + (n-1)*W + HeadDim/CacheLanes + 2; st_softmax
+///   kv head 0's last score at a0 = max(Q, K) + (n-1)*W + C + 2 (C = HeadDim/CacheLanes, or 1
+///   when a chunk holds whole kv heads); st_softmax
 ///   emits P[.][p] at a0 + n + 27 + p (softmaxTiming's D - T after its last logit);
 ///   value chunks from V0 = max(max(Q, K) + n*W, a0 + n + 28), n*W of them; the first output
 ///   issue at V0 + n*W + 3; D = V0 + n*W + 7, ii = 1, L = D + Q - 1.

@@ -29,17 +29,19 @@
 //   Load    accept q, k_new and v_new (all three at once, one token per cycle each) into
 //           registers; sample the sideband with the first q token.
 //   Score   one chunk of CacheLanes key codes per cycle: the k_cache tokens, then the k_new
-//           register in chunks. Group = NumHeads/NumKvHeads dot-product lanes of CacheLanes
-//           products each (q from the q register); after HeadDim/CacheLanes chunks the Group
-//           scores of the chunk's kv head go to their heads' st_softmax instances. The
+//           register in chunks. A chunk is a part of one kv head (CacheLanes <= HeadDim: its
+//           HeadDim/CacheLanes chunks in turn) or KvStep = CacheLanes/HeadDim whole kv heads
+//           at once (heads in parallel: a cache token is KvStep heads' rows, e.g. one position
+//           of every kv head). KvStep x Group (Group = NumHeads/NumKvHeads) dot-product lanes of
+//           min(CacheLanes, HeadDim) products each (q from the q register); a head's last chunk
+//           sends the scores of its heads to their st_softmax instances. The
 //           instances buffer the scores (their MaxLen = MaxContext logit buffer is the score
 //           buffer) and run max / exp-sum / normalize; their probabilities go to one
 //           MaxContext x u16 probability memory per head.
 //   Value   one chunk of CacheLanes value codes per cycle: the v_cache tokens, then the v_new
-//           register. A chunk of position p and kv head g issues once every head of group g
-//           has written P[.][p], so the value pass overlaps the softmax's normalize pass.
-//           Group x CacheLanes products P * v accumulate into the s32 accumulators
-//           (NumHeads*HeadDim registers).
+//           register. A chunk of position p issues once every head of its kv heads has written
+//           P[.][p], so the value pass overlaps the softmax's normalize pass. Group x CacheLanes
+//           products P * v accumulate into the s32 accumulators (NumHeads*HeadDim registers).
 //   Output  requantize the accumulators Lanes at a time (multiply, rounding shift with
 //           saturation, register slice). The next invocation's Load starts once the last
 //           output token has entered the output pipeline.
@@ -51,13 +53,14 @@ module st_attention #(
     parameter int unsigned NumHeads = 4,
     /// Key/value heads: NumHeads (MHA), a divisor (GQA) or 1 (MQA).
     parameter int unsigned NumKvHeads = 2,
-    /// Codes per head (a multiple of Lanes and of CacheLanes, <= 32768).
+    /// Codes per head (a multiple of Lanes; a multiple or a divisor of CacheLanes; <= 32768).
     parameter int unsigned HeadDim = 16,
     /// Positions the kernel holds, new token included: cache_len <= MaxContext - 1 (>= 2).
     parameter int unsigned MaxContext = 64,
     /// Codes per q / k_new / v_new / o token (>= 1).
     parameter int unsigned Lanes = 4,
-    /// Codes per k_cache / v_cache token, and dot-product lanes per head (>= 1).
+    /// Codes per k_cache / v_cache token (>= 1): a divisor of HeadDim, or KvStep whole kv heads
+    /// (KvStep = CacheLanes / HeadDim dividing NumKvHeads) processed in parallel.
     parameter int unsigned CacheLanes = 4,
     /// Width of a signed output code (2 .. 16).
     parameter int unsigned OutBits = 8,
@@ -102,9 +105,12 @@ module st_attention #(
   if (NumHeads < 1 || NumKvHeads < 1 || NumHeads % NumKvHeads != 0) begin : gen_bad_heads
     $fatal(1, "st_attention: NumHeads must be a positive multiple of NumKvHeads");
   end
-  if (Lanes < 1 || CacheLanes < 1 || HeadDim % Lanes != 0 || HeadDim % CacheLanes != 0 ||
-      HeadDim > 32768) begin : gen_bad_dims
-    $fatal(1, "st_attention: HeadDim must be a multiple of Lanes and of CacheLanes, <= 32768");
+  if (Lanes < 1 || CacheLanes < 1 || HeadDim % Lanes != 0 || HeadDim > 32768 ||
+      (CacheLanes <= HeadDim ? HeadDim % CacheLanes != 0
+                             : CacheLanes % HeadDim != 0 ||
+                               NumKvHeads % (CacheLanes / HeadDim) != 0)) begin : gen_bad_dims
+    $fatal(1, "st_attention: HeadDim must be a multiple of Lanes, and a multiple of CacheLanes or",
+           " CacheLanes a multiple of HeadDim covering a divisor of NumKvHeads (<= 32768)");
   end
   if (MaxContext < 2 || MaxContext > (1 << 20)) begin : gen_bad_context
     $fatal(1, "st_attention: MaxContext must be 2 .. 2^20");
@@ -117,7 +123,13 @@ module st_attention #(
   end
 
   localparam int unsigned Group = NumHeads / NumKvHeads;
-  localparam int unsigned Chunks = HeadDim / CacheLanes;  // chunks per (position, kv head)
+  // kv heads per chunk, and the codes of one kv head a chunk holds
+  localparam int unsigned KvStep = CacheLanes > HeadDim ? CacheLanes / HeadDim : 1;
+  localparam int unsigned DimLanes = CacheLanes / KvStep;
+  localparam int unsigned Chunks = HeadDim / DimLanes;  // chunks per (position, kv head)
+  localparam int unsigned Blocks = NumKvHeads / KvStep;  // kv-head blocks walked per position
+  localparam int unsigned StepHeads = KvStep * Group;  // query heads served per chunk
+  localparam int unsigned QChunkBits = DimLanes * 8;
   localparam int unsigned QCodes = NumHeads * HeadDim;
   localparam int unsigned KvCodes = NumKvHeads * HeadDim;
   localparam int unsigned QTokens = QCodes / Lanes;
@@ -126,7 +138,7 @@ module st_attention #(
   localparam int unsigned QCountBits = $clog2(QTokens + 1);
   localparam int unsigned KvCountBits = $clog2(KvTokens + 1);
   localparam int unsigned OutAddrBits = (QTokens > 1) ? $clog2(QTokens) : 1;
-  localparam int unsigned GBits = (NumKvHeads > 1) ? $clog2(NumKvHeads) : 1;
+  localparam int unsigned GBits = (Blocks > 1) ? $clog2(Blocks) : 1;
   localparam int unsigned CBits = (Chunks > 1) ? $clog2(Chunks) : 1;
   localparam int unsigned LenBits = $clog2(MaxContext + 1);  // n = cache_len + 1
   localparam int unsigned PAddrBits = $clog2(MaxContext);
@@ -195,31 +207,32 @@ module st_attention #(
     assign k_new_flat[t*Lanes*8+:Lanes*8] = k_new_q[t];
     assign v_new_flat[t*Lanes*8+:Lanes*8] = v_new_q[t];
   end
-  logic [ChunkBits-1:0] q_chunks[NumHeads*Chunks];
-  logic [ChunkBits-1:0] k_new_chunks[NumKvHeads*Chunks], v_new_chunks[NumKvHeads*Chunks];
+  logic [QChunkBits-1:0] q_chunks[NumHeads*Chunks];
+  logic [ChunkBits-1:0] k_new_chunks[Blocks*Chunks], v_new_chunks[Blocks*Chunks];
   for (genvar k = 0; k < NumHeads * Chunks; k++) begin : gen_q_chunk
-    assign q_chunks[k] = q_flat[k*ChunkBits+:ChunkBits];
+    assign q_chunks[k] = q_flat[k*QChunkBits+:QChunkBits];
   end
-  for (genvar k = 0; k < NumKvHeads * Chunks; k++) begin : gen_kv_chunk
+  for (genvar k = 0; k < Blocks * Chunks; k++) begin : gen_kv_chunk
     assign k_new_chunks[k] = k_new_flat[k*ChunkBits+:ChunkBits];
     assign v_new_chunks[k] = v_new_flat[k*ChunkBits+:ChunkBits];
   end
 
-  // ---- chunk walk shared by the Score and Value passes: (position, kv head, chunk) -----------
+  // ---- chunk walk shared by the Score and Value passes: (position, kv-head block, chunk) -----
   logic [PAddrBits-1:0] pos_q;
   logic [    GBits-1:0] g_q;
   logic [    CBits-1:0] c_q;
   logic                 step;  // a chunk issues this cycle (Score or Value)
   wire from_cache = {1'b0, pos_q} < {1'b0, cache_len_q};
   wire walk_last_chunk = c_q == CBits'(Chunks - 1);
-  wire walk_last_head = g_q == GBits'(NumKvHeads - 1);
+  wire walk_last_head = g_q == GBits'(Blocks - 1);
   wire walk_last = !from_cache && walk_last_chunk && walk_last_head;
   wire [ChunkBits-1:0] k_new_chunk = k_new_chunks[g_q*Chunks+32'(c_q)];
   wire [ChunkBits-1:0] v_new_chunk = v_new_chunks[g_q*Chunks+32'(c_q)];
 
-  // Value pass: position p of kv head g waits until group g's probabilities reach p.
+  // Value pass: position p of block g waits until its heads' probabilities reach p (the kv
+  // heads of a block receive their scores in the same cycles: its first one counts).
   logic [LenBits-1:0] p_written_q[NumKvHeads];
-  wire value_ready = LenBits'(pos_q) < p_written_q[g_q];
+  wire value_ready = LenBits'(pos_q) < p_written_q[32'(g_q)*KvStep];
 
   assign k_cache_ready_o = state_q == Score && from_cache;
   assign v_cache_ready_o = state_q == Value && from_cache && value_ready;
@@ -283,19 +296,21 @@ module st_attention #(
 
   // ---- Score pass: S1 operands, S2 dot products, S3 score accumulators -----------------------
   logic [ChunkBits-1:0] s1_k_q;
-  logic [Group*ChunkBits-1:0] s1_q_q;
+  logic [StepHeads*QChunkBits-1:0] s1_q_q;
   logic [GBits-1:0] s1_g_q, s2_g_q, s3_g_q;
   logic s1_first_q, s1_last_q, s2_first_q, s2_last_q, s3_score_valid_q;
-  logic [Group*32-1:0] s2_partial_q, s3_score_q;
+  logic [StepHeads*32-1:0] s2_partial_q, s3_score_q;
 
-  // Group dot products of CacheLanes s8 x s8 products (|sum| <= CacheLanes * 2^14).
-  logic [Group*32-1:0] partial;
+  // StepHeads dot products of DimLanes s8 x s8 products (|sum| <= DimLanes * 2^14); head j of
+  // the block reads kv head j / Group of the chunk.
+  logic [StepHeads*32-1:0] partial;
   always_comb begin
-    for (int j = 0; j < Group; j++) begin
+    for (int j = 0; j < StepHeads; j++) begin
       partial[j*32+:32] = '0;
-      for (int l = 0; l < CacheLanes; l++)
+      for (int l = 0; l < DimLanes; l++)
         partial[j*32+:32] = partial[j*32+:32] +
-            32'($signed(s1_q_q[j*ChunkBits+l*8+:8]) * $signed(s1_k_q[l*8+:8]));
+            32'($signed(s1_q_q[j*QChunkBits+l*8+:8]) *
+                $signed(s1_k_q[((j/Group)*DimLanes+l)*8+:8]));
     end
   end
 
@@ -316,8 +331,8 @@ module st_attention #(
       s1_g_q     <= g_q;
       s1_first_q <= c_q == '0;
       s1_last_q  <= walk_last_chunk;
-      for (int j = 0; j < Group; j++)
-        s1_q_q[j*ChunkBits+:ChunkBits] <= q_chunks[(g_q*Group+j)*Chunks+32'(c_q)];
+      for (int j = 0; j < StepHeads; j++)
+        s1_q_q[j*QChunkBits+:QChunkBits] <= q_chunks[(32'(g_q)*StepHeads+j)*Chunks+32'(c_q)];
     end
     s2_g_q     <= s1_g_q;
     s2_first_q <= s1_first_q;
@@ -325,7 +340,7 @@ module st_attention #(
     s2_partial_q <= partial;
     if (s2_valid_q) begin
       s3_g_q <= s2_g_q;
-      for (int j = 0; j < Group; j++)
+      for (int j = 0; j < StepHeads; j++)
         s3_score_q[j*32+:32] <= (s2_first_q ? 32'd0 : s3_score_q[j*32+:32]) +
                                 s2_partial_q[j*32+:32];
     end
@@ -348,7 +363,7 @@ module st_attention #(
   logic [NumHeads*16-1:0] v1_p_q;  // P[h][pos] of every head, read with a value chunk
 
   for (genvar h = 0; h < NumHeads; h++) begin : gen_head
-    assign sm_in_valid[h] = s3_score_valid_q && s3_g_q == GBits'(h / Group);
+    assign sm_in_valid[h] = s3_score_valid_q && s3_g_q == GBits'(h / StepHeads);
     st_softmax #(
         .Lanes              (1),
         .InBits             (32),
@@ -363,7 +378,7 @@ module st_attention #(
         .cfg_data_i (sm_cfg),
         .valid_i    (sm_in_valid[h]),
         .ready_o    (sm_in_ready[h]),
-        .data_i     (s3_score_q[(h%Group)*32+:32]),
+        .data_i     (s3_score_q[(h%StepHeads)*32+:32]),
         .valid_o    (sm_out_valid[h]),
         .ready_i    (1'b1),
         .data_o     (sm_out[h])
@@ -392,24 +407,25 @@ module st_attention #(
   logic [GBits-1:0] v1_g_q, v2_g_q;
   logic [CBits-1:0] v1_c_q, v2_c_q;
   logic v1_first_q, v2_first_q;
-  logic [Group*CacheLanes*32-1:0] v2_product_q;
-  // Accumulator a[h][d] is acc_q[h*HeadDim + d]. The value pass reads the Group x CacheLanes
-  // accumulators of its (kv head, chunk) through a mux, adds the products, and writes them back
+  logic [StepHeads*DimLanes*32-1:0] v2_product_q;
+  // Accumulator a[h][d] is acc_q[h*HeadDim + d]. The value pass reads the StepHeads x DimLanes
+  // accumulators of its (block, chunk) through a mux, adds the products, and writes them back
   // with one enable per accumulator.
   logic [31:0] acc_q[QCodes];
-  logic [31:0] acc_sum[Group*CacheLanes];
+  logic [31:0] acc_sum[StepHeads*DimLanes];
   always_comb begin
-    for (int j = 0; j < Group; j++)
-      for (int l = 0; l < CacheLanes; l++)
-        acc_sum[j*CacheLanes+l] =
-            (v2_first_q ? 32'd0 : acc_q[((v2_g_q*Group+j)*Chunks+32'(v2_c_q))*CacheLanes+l]) +
-            v2_product_q[(j*CacheLanes+l)*32+:32];
+    for (int j = 0; j < StepHeads; j++)
+      for (int l = 0; l < DimLanes; l++)
+        acc_sum[j*DimLanes+l] =
+            (v2_first_q ? 32'd0
+                        : acc_q[((32'(v2_g_q)*StepHeads+j)*Chunks+32'(v2_c_q))*DimLanes+l]) +
+            v2_product_q[(j*DimLanes+l)*32+:32];
   end
   for (genvar i = 0; i < QCodes; i++) begin : gen_acc
     localparam int unsigned H = i / HeadDim, D = i % HeadDim;
     always_ff @(posedge clk_i) begin
-      if (v2_valid_q && 32'(v2_g_q) == H / Group && 32'(v2_c_q) == D / CacheLanes)
-        acc_q[i] <= acc_sum[(H%Group)*CacheLanes+D%CacheLanes];
+      if (v2_valid_q && 32'(v2_g_q) == H / StepHeads && 32'(v2_c_q) == D / DimLanes)
+        acc_q[i] <= acc_sum[(H%StepHeads)*DimLanes+D%DimLanes];
     end
   end
   logic [Lanes*32-1:0] acc_tokens[QTokens];
@@ -438,10 +454,11 @@ module st_attention #(
     v2_g_q     <= v1_g_q;
     v2_c_q     <= v1_c_q;
     v2_first_q <= v1_first_q;
-    for (int j = 0; j < Group; j++)
-      for (int l = 0; l < CacheLanes; l++)
-        v2_product_q[(j*CacheLanes+l)*32+:32] <=
-            32'($signed({1'b0, v1_p_q[(v1_g_q*Group+j)*16+:16]}) * $signed(v1_v_q[l*8+:8]));
+    for (int j = 0; j < StepHeads; j++)
+      for (int l = 0; l < DimLanes; l++)
+        v2_product_q[(j*DimLanes+l)*32+:32] <=
+            32'($signed({1'b0, v1_p_q[(32'(v1_g_q)*StepHeads+j)*16+:16]}) *
+                $signed(v1_v_q[((j/Group)*DimLanes+l)*8+:8]));
   end
 
   // ---- Output: O1 accumulators, O2 product, O3 rounding shift + saturation, slice -----------
