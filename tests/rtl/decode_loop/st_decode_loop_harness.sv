@@ -120,6 +120,7 @@ module st_decode_loop_harness #(
       .start_valid_i(start_valid_i && start_ready_o),
       .start_ready_o(seq_start_ready),
       .num_steps_i,
+      .first_step_i ('0),
       .gate_count_i ('0),
       .valid_o      (cmd_valid_o),
       .ready_i      (cmd_ready_i),
