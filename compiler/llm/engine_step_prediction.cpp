@@ -47,7 +47,7 @@ struct StepGraph {
   std::vector<passes::MemoryRead> reads;
 
   size_t addNode(std::string name, model::KernelTiming timing) {
-    graph.nodes.push_back({std::move(name), std::move(timing), nullptr});
+    graph.nodes.push_back({std::move(name), std::move(timing), nullptr, {}});
     dropNode.push_back(false);
     return graph.nodes.size() - 1;
   }
@@ -135,7 +135,8 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
   instances.push_back({2, 1, "epilogue"});
 
   std::map<std::pair<int, int64_t>, LoweredStage> lowered; // (stage, rows)
-  size_t previousOutput = SIZE_MAX;                        // the x output of the instance before
+  std::map<std::string, int> cacheChannels; // KV cache tensor -> its channel (0, 1, ...)
+  size_t previousOutput = SIZE_MAX;         // the x output of the instance before
   for (const Instance &inst : instances) {
     auto key = std::make_pair(inst.stage, inst.rows);
     if (!lowered.count(key))
@@ -166,6 +167,14 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
         r.words = plan::hbmLayoutOf(type).wordsStreamed();
         r.startDelay =
             node.attributes.count(kAttrWeightStream) ? 0 : model::memoryStartDelay(r.words, hbm_);
+        if (node.attributes.count(kAttrKvCacheRead) && node.tensor) {
+          // Each KV cache (one buffer for every layer) has a pseudo-channel of its own, which
+          // one of the engine's weight streams also reads (the HBM plan spreads them).
+          const std::string &cache = stage.graph.tensor(*node.tensor).name;
+          const auto [it, added] =
+              cacheChannels.emplace(cache, static_cast<int>(cacheChannels.size()));
+          r.channels = {it->second};
+        }
         sg.reads.push_back(r);
       } else if (node.kind == ir::NodeKind::WriteDma && node.attributes.count(kAttrStageOutput) &&
                  node.tensor &&
@@ -259,8 +268,13 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
   passes::MemoryRead wordRead;
   wordRead.node = wordSource;
   wordRead.words = words;
+  // A super-word takes a word from every channel: also from those the KV caches read, where the
+  // weight stream's refill and the K/V rows share the channel's bandwidth.
+  for (int c = 0; c < static_cast<int>(cacheChannels.size()); ++c)
+    wordRead.channels.push_back(c);
   sg.reads.push_back(wordRead);
   sg.compact();
+  sg.graph.bandwidth.wordsPerCycle = hbm_.channelWordsPerCycle();
   passes::addMemoryStages(sg.graph, sg.depths, sg.reads, model::cadenceOf(hbm_.wordsPerCycle()));
   const passes::TimingSimResult r = passes::simulateDataflowTiming(sg.graph, sg.depths);
   if (r.deadlock)

@@ -34,6 +34,11 @@ struct MemoryTiming {
   /// Mean words per cycle one read stream receives: the ready probability under the bucket of
   /// the bandwidth cap (tb/axi_memory.h), as its stationary rate.
   double wordsPerCycle() const;
+  /// The bandwidth cap's refill in words per cycle, shared by every port of a pseudo-channel
+  /// (0: no cap).
+  double channelWordsPerCycle() const {
+    return kernelClockMhz > 0 ? channelPeakGBps * 1e3 / (kernelClockMhz * double(wordBytes)) : 0;
+  }
 };
 
 /// A rate in tokens per cycle as a fraction tokens / cycles (cycles >= tokens >= 1).

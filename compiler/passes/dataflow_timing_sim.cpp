@@ -4,6 +4,7 @@
 #include "support/error.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <limits>
 #include <map>
@@ -70,6 +71,60 @@ std::vector<std::vector<int64_t>> inputOrder(const model::KernelTiming &t,
   }
   return order;
 }
+
+/// The pseudo-channels' token buckets (ChannelBandwidth), served as the testbench memory serves
+/// its ports (tb/axi_memory.cpp): a node that wants a word of a channel queues on it, and the
+/// channel gives its word to the queue's first node once it holds a whole word. A node with
+/// several channels takes a word of each at once, when it is first in every queue.
+class ChannelBuckets {
+public:
+  ChannelBuckets(const ChannelBandwidth &b, size_t channels)
+      : rate_(b.wordsPerCycle), capacity_(b.capacityWords), level_(channels, b.capacityWords),
+        at_(channels, 0), queue_(channels) {}
+  /// Node v wants a word of each of `chans` from cycle `from` on: it queues where it is not yet.
+  void want(size_t v, const std::vector<int> &chans) {
+    for (int c : chans) {
+      std::deque<size_t> &q = queue_[size_t(c)];
+      if (std::find(q.begin(), q.end(), v) == q.end())
+        q.push_back(v);
+    }
+  }
+  /// The first cycle >= `from` at which v may take its words if nothing else changes: `from`
+  /// + 1 while another node is before it in a queue (it looks again then), else when every
+  /// channel holds a word.
+  int64_t readyAt(size_t v, const std::vector<int> &chans, int64_t from) const {
+    int64_t at = from;
+    for (int c : chans) {
+      const std::deque<size_t> &q = queue_[size_t(c)];
+      if (!q.empty() && q.front() != v)
+        return from + 1;
+      const double missing = 1.0 - levelAt(size_t(c), from);
+      if (missing > kEpsilon)
+        at = std::max(at, from + static_cast<int64_t>(std::ceil(missing / rate_ - kEpsilon)));
+    }
+    return at;
+  }
+  /// v takes a word of each of its channels in cycle `now` (readyAt(v, chans, now) == now).
+  void draw(size_t v, const std::vector<int> &chans, int64_t now) {
+    for (int c : chans) {
+      level_[size_t(c)] = levelAt(size_t(c), now) - 1.0;
+      at_[size_t(c)] = now;
+      std::deque<size_t> &q = queue_[size_t(c)];
+      if (!q.empty() && q.front() == v)
+        q.pop_front();
+    }
+  }
+
+private:
+  static constexpr double kEpsilon = 1e-9;
+  double levelAt(size_t c, int64_t now) const {
+    return std::min(capacity_, level_[c] + rate_ * static_cast<double>(now - at_[c]));
+  }
+  double rate_, capacity_;
+  std::vector<double> level_;
+  std::vector<int64_t> at_;
+  std::vector<std::deque<size_t>> queue_;
+};
 
 /// What the simulator asks of a node's run state, cycle by cycle: a kernel's (NodeRun) or a
 /// sequenced engine's (EngineRun).
@@ -855,6 +910,27 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
     longestWait = std::max(longestWait, t.firstOutputDelay + t.gapBefore(1) + c.lambda + 2);
   }
 
+  // Shared pseudo-channel bandwidth, if any node draws on it.
+  std::unique_ptr<ChannelBuckets> buckets;
+  {
+    int channels = -1;
+    for (const TimingNode &n : g.nodes)
+      for (int c : n.channels) {
+        if (c < 0)
+          throw Error(nodeWhere(n.name), "channels", "channel indices >= 0");
+        channels = std::max(channels, c);
+      }
+    if (channels >= 0 && g.bandwidth.wordsPerCycle > 0) {
+      if (g.bandwidth.capacityWords < 1)
+        throw Error("timing simulation", "channel bandwidth", "a bucket of at least one word");
+      buckets = std::make_unique<ChannelBuckets>(g.bandwidth, size_t(channels) + 1);
+      longestWait += static_cast<int64_t>(std::ceil(1.0 / g.bandwidth.wordsPerCycle)) + 1;
+    }
+  }
+  auto channelsOf = [&](size_t v) -> const std::vector<int> * {
+    return buckets && !g.nodes[v].channels.empty() ? &g.nodes[v].channels : nullptr;
+  };
+
   TimingSimResult result;
   result.highWater.assign(g.edges.size(), 0);
   std::vector<int64_t> occupancy(g.edges.size(), 0);
@@ -929,7 +1005,12 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
       RunState &run = *runs[v];
       if (isDone[v])
         continue;
-      const int64_t readyAt = run.emitReadyAt();
+      int64_t readyAt = run.emitReadyAt();
+      if (const std::vector<int> *chans = channelsOf(v); chans && readyAt != kNever) {
+        if (readyAt <= now && spaceOnAll(v))
+          buckets->want(v, *chans);
+        readyAt = buckets->readyAt(v, *chans, std::max(readyAt, now));
+      }
       Decision d{v, readyAt <= now && spaceOnAll(v), 0};
       if (g.nodes[v].engine) {
         const size_t p = static_cast<EngineRun &>(run).wantedPort();
@@ -1005,7 +1086,18 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
         for (size_t p = 0; d.pops >> p; ++p)
           if (d.pops >> p & 1)
             popPort(p);
-      if (d.emit) {
+      bool emit = d.emit;
+      if (const std::vector<int> *chans = channelsOf(d.node); emit && chans) {
+        // Another node of this cycle may have taken the channel's word first.
+        const int64_t at = buckets->readyAt(d.node, *chans, now);
+        if (at > now) {
+          emit = false;
+          wakes.push({at, d.node});
+        } else {
+          buckets->draw(d.node, *chans, now);
+        }
+      }
+      if (emit) {
         run.emit(now);
         for (size_t e : portEdges[d.node][port]) {
           ++occupancy[e];

@@ -77,6 +77,19 @@ struct TimingNode {
   /// (all ports) are read.
   model::KernelTiming timing;
   std::shared_ptr<const SequencedEngine> engine; ///< set: this node is a sequenced engine
+  /// A memory source whose every output draws one word of bandwidth from each of these
+  /// pseudo-channels (TimingGraph::bandwidth); empty: none.
+  std::vector<int> channels;
+};
+
+/// Pseudo-channel bandwidth shared by the memory sources that read a channel, as the testbench
+/// memory serves it (tb/axi_memory.h): each channel is a token bucket refilled with
+/// wordsPerCycle words a cycle up to capacityWords; a source's word goes only when every
+/// channel it draws from holds a whole word, and takes it. A source alone keeps its own rate
+/// (model/memory_read_model.h's cadence is below the refill); two on one channel share it.
+struct ChannelBandwidth {
+  double wordsPerCycle = 0; ///< 0: channels are not modelled
+  double capacityWords = 2;
 };
 
 struct TimingEdge {
@@ -93,6 +106,7 @@ struct TimingEdge {
 struct TimingGraph {
   std::vector<TimingNode> nodes;
   std::vector<TimingEdge> edges;
+  ChannelBandwidth bandwidth; ///< for the nodes with channels
 };
 
 /// Checks indices, token counts against both ends' timing, that every input port has exactly one

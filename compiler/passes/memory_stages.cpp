@@ -17,6 +17,7 @@ void addMemoryStages(TimingGraph &graph, std::vector<int64_t> &depths,
     memory.name = dmaName + ".memory";
     memory.timing = r.schedule.empty() ? model::memoryWordsTiming(r.words, r.startDelay, rate)
                                        : model::memoryWordsTiming(r.schedule, rate);
+    memory.channels = r.channels;
     graph.nodes.push_back(memory);
     TimingEdge edge;
     edge.name = memory.name + "->" + dmaName;

@@ -20,6 +20,8 @@ struct MemoryRead {
   /// Per word, its cycle by the DMA's bursts (model::readDmaWordSchedule); empty: startDelay,
   /// then the rate.
   std::vector<int64_t> schedule;
+  /// The pseudo-channels its words draw bandwidth from (TimingNode::channels); empty: none.
+  std::vector<int> channels;
 };
 
 /// Turns each listed node into the DMA's unpack stage fed by a new memory node (appended to the

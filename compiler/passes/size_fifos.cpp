@@ -55,7 +55,7 @@ TimingGraph timingGraphOf(const ir::DataflowGraph &df, std::vector<ir::StreamId>
   std::map<ir::NodeId, size_t> index;
   for (ir::NodeId n : df.topologicalOrder()) {
     index[n] = g.nodes.size();
-    g.nodes.push_back({df.node(n).name, timingOf(df, df.node(n))});
+    g.nodes.push_back({df.node(n).name, timingOf(df, df.node(n)), nullptr, {}});
   }
   edgeStreams.clear();
   for (ir::StreamId s : df.streams()) {

@@ -1,12 +1,15 @@
 // Tests of the abstract dataflow timing model and simulator: the derived kernel curves reproduce
 // every template model's D and L, a chain's makespan is the hand-computed one, FIFOs of depth 1
-// halve throughput, a GEMV beside a streaming sibling deadlocks with shallow FIFOs (named), and
+// halve throughput, memory sources on one pseudo-channel share its bandwidth, a GEMV beside a
+// streaming sibling deadlocks with shallow FIFOs (named), and
 // malformed graphs are st::Errors naming the edge or node.
 #include "passes/dataflow_timing_sim.h"
 
 #include "model/argmax_model.h"
+#include "model/dma_stream_model.h"
 #include "model/elementwise_model.h"
 #include "model/linear_model.h"
+#include "model/memory_read_model.h"
 #include "model/norm_model.h"
 #include "model/softmax_model.h"
 #include "support/error.h"
@@ -88,6 +91,37 @@ TEST(TimingSim, ChainMakespanIsTheHandComputedOne) {
   const TimingSimResult one = simulateDataflowTiming(g, std::vector<int64_t>(g.edges.size(), 1));
   ASSERT_FALSE(one.deadlock);
   EXPECT_GT(one.makespan, 25 + 64 + 60); // a depth-1 FIFO passes a token every other cycle
+}
+
+TEST(TimingSim, SourcesOnOnePseudoChannelShareItsBandwidth) {
+  // Two memory sources of 400 words at 4 words per 5 cycles, each into a sink.
+  auto graph = [](std::vector<int> a, std::vector<int> b) {
+    TimingGraph g;
+    const model::Cadence rate{4, 5};
+    g.nodes.push_back({"a", model::memoryWordsTiming(400, 0, rate), nullptr, std::move(a)});
+    g.nodes.push_back({"b", model::memoryWordsTiming(400, 0, rate), nullptr, std::move(b)});
+    g.nodes.push_back({"sink_a", model::writeDmaStreamTiming(400), nullptr, {}});
+    g.nodes.push_back({"sink_b", model::writeDmaStreamTiming(400), nullptr, {}});
+    g.edges.push_back({"a_out", 0, 2, 0, 400, 512, 0});
+    g.edges.push_back({"b_out", 1, 3, 0, 400, 512, 0});
+    g.bandwidth.wordsPerCycle = 0.9; // the refill; a bucket of 2 words
+    return g;
+  };
+  const std::vector<int64_t> depths(2, 4);
+  const int64_t alone = simulateDataflowTiming(graph({}, {}), depths).makespan;
+  EXPECT_NEAR(alone, 500, 3);
+  // Each on a channel of its own: the refill (0.9) is above each source's rate: unchanged.
+  EXPECT_EQ(simulateDataflowTiming(graph({0}, {1}), depths).makespan, alone);
+  // Both on channel 0: 800 words at 0.9 a cycle.
+  const TimingSimResult shared = simulateDataflowTiming(graph({0}, {0}), depths);
+  ASSERT_FALSE(shared.deadlock) << shared.deadlockReport;
+  EXPECT_NEAR(shared.makespan, 800 / 0.9, 4);
+  // A source drawing from every channel (the engine's super-words) shares each of them.
+  EXPECT_NEAR(simulateDataflowTiming(graph({0, 1}, {1}), depths).makespan, 800 / 0.9, 4);
+  // Without a refill the channels are not modelled.
+  TimingGraph off = graph({0}, {0});
+  off.bandwidth.wordsPerCycle = 0;
+  EXPECT_EQ(simulateDataflowTiming(off, depths).makespan, alone);
 }
 
 TEST(TimingSim, GemvBesideStreamingSiblingDeadlocksWithShallowFifos) {
