@@ -93,12 +93,18 @@ void checkRunFits(const fs::path &designFile, const nlohmann::json &design,
     throw Error("--kv-prefill", std::to_string(o.kvPrefill), "a position >= 0");
   const int64_t maxContext = design.at("max_context").get<int64_t>();
   const RunSteps steps = runStepsOf(o);
-  if (steps.total > maxContext)
+  if (steps.total > maxContext) {
+    const std::string start = o.kvPrefill == 0
+                                  ? "prompt length " + std::to_string(o.prompt.size())
+                                  : "max(prompt length " + std::to_string(o.prompt.size()) +
+                                        ", kv-prefill " + std::to_string(o.kvPrefill) + " + 1)";
+    const int64_t most = maxContext - steps.promptEnd + 1;
     throw Error("--tokens", std::to_string(o.newTokens),
-                "max(prompt length " + std::to_string(o.prompt.size()) + ", kv-prefill " +
-                    std::to_string(o.kvPrefill) + " + 1) + tokens - 1 <= max_context " +
-                    std::to_string(maxContext) + " of " + designFile.string() + ", i.e. at most " +
-                    std::to_string(maxContext - steps.promptEnd + 1) + " tokens");
+                start + " + tokens - 1 <= max_context " + std::to_string(maxContext) + " of " +
+                    designFile.string() +
+                    (most >= 1 ? ", i.e. at most " + std::to_string(most) + " tokens"
+                               : ", i.e. a kv-prefill below " + std::to_string(maxContext)));
+  }
 }
 
 /// The testbench's last JSON line.

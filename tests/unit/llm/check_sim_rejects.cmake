@@ -1,8 +1,9 @@
 # `streamtensor sim` on an LLM design rejects a run the design cannot take before it builds the
 # testbench (cmake -P): compiles FIXTURE with --max-context 16 into WORK, then runs sim with no or
 # an empty --prompt-ids, an id equal to the vocabulary size, a negative id and one token too many
-# for max_context, and checks each gives exit code 2, one error line naming the option, the bad
-# value and the limit, and that tb/build was not created.
+# for max_context, and a --kv-prefill at or near the context, and checks each gives exit code 2,
+# one error line naming the option, the bad value and the limit, and that tb/build was not
+# created.
 file(REMOVE_RECURSE ${WORK})
 set(design ${WORK}/design)
 execute_process(COMMAND ${EXE} compile ${FIXTURE} --precision w4a8 --target u55c
@@ -49,6 +50,10 @@ expect_rejected(negative_id "--prompt-ids;1,-5;--tokens;2"
   "--prompt-ids: id -5 \\(position 1\\): expected a token id in \\[0, 96\\)")
 expect_rejected(too_many_tokens "--prompt-ids;1,2,3;--tokens;15"
   "^streamtensor sim: error: --tokens: 15: expected prompt length 3 \\+ tokens - 1 <= max_context 16 of [^\n]*/design.json, i.e. at most 14 tokens\n$")
+expect_rejected(prefill_beyond_context "--prompt-ids;1,2,3;--kv-prefill;16;--tokens;1"
+  "^streamtensor sim: error: --tokens: 1: expected max\\(prompt length 3, kv-prefill 16 \\+ 1\\) \\+ tokens - 1 <= max_context 16 of [^\n]*/design.json, i.e. a kv-prefill below 16\n$")
+expect_rejected(prefill_too_many_tokens "--prompt-ids;1,2,3;--kv-prefill;10;--tokens;7"
+  "expected max\\(prompt length 3, kv-prefill 10 \\+ 1\\) \\+ tokens - 1 <= max_context 16 of [^\n]*/design.json, i.e. at most 6 tokens\n$")
 if(failed)
   message(FATAL_ERROR "${failed}")
 endif()
