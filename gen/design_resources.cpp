@@ -82,8 +82,10 @@ model::ResourceEstimate llmTokenSourceResources() {
 
 model::ResourceEstimate llmVectorCounterResources(int64_t vecTokens, int64_t layers) {
   // st_vector_counter: token, sub, layer and step counters, each an incrementer with a wrap
-  // compare; the incrementers ride the carry chain, so the LUTs are the compares and enables.
-  // Yosys (synth.vitis_top.llama_tiny_gqa, VecTokens 24, Layers 2): 22 FF, 8 LUT each.
+  // compare; the incrementers ride the carry chain, so the LUTs are the compares and enables,
+  // plus the step counter's load of first_step on a clear (a StepBits-wide mux). Yosys
+  // synth_xilinx -family xcup, VecTokens 24, Layers 2, StepBits 16: 22 FF, 24 LUT (8 before the
+  // load of first_step).
   auto bits = [](int64_t n) {
     int64_t b = 1;
     while ((int64_t{1} << b) < n)
@@ -92,7 +94,7 @@ model::ResourceEstimate llmVectorCounterResources(int64_t vecTokens, int64_t lay
   };
   model::ResourceEstimate e;
   e.ff = bits(vecTokens) + bits(layers) + llmStepBits;
-  e.lut = bits(vecTokens) + bits(layers) + 3;
+  e.lut = bits(vecTokens) + bits(layers) + 3 + llmStepBits;
   return e;
 }
 

@@ -434,15 +434,12 @@ private:
         << "), .gen_data_o(" << gen.data << "),\n      .done_o(finished[" << s << "])\n  );\n";
   }
 
-  /// The step count of a port with one command per run (the prompt read, the token write): it
-  /// starts at step 0 whatever the run's first step.
-  static constexpr const char *kOneShot = "16'd1";
-  static constexpr const char *kStepBitsZero = "16'd0";
-
-  /// A sequencer instance; its outputs are <u>_seq_{valid,ready,step,layer,last}. Step-indexed
-  /// ports count from the run's first_step; a kOneShot port from 0.
+  /// A sequencer instance; its outputs are <u>_seq_{valid,ready,step,layer,last}. A port
+  /// indexed by step runs steps first_step .. n_steps-1; a port with one command per run (the
+  /// prompt read, the token write) is oneShotSequencer.
   void sequencer(ir::NodeId n, int64_t layers, const std::string &numSteps, int firstStep,
-                 const std::string &gate, int64_t gateOffset) {
+                 const std::string &gate, int64_t gateOffset,
+                 const std::string &startStep = "first_step") {
     const std::string u = inst(n), s = startPort(n);
     const unsigned layerBits = layers > 1 ? ceilLog2(layers) : 1;
     os_ << "  wire " << u << "_seq_valid, " << u << "_seq_ready, " << u << "_seq_last;\n"
@@ -454,12 +451,17 @@ private:
       os_ << ", .Gated(1), .GateOffset(" << gateOffset << "), .GateBits(32)";
     os_ << ") " << u << "_seq (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n"
         << "      .start_valid_i(start_valid[" << s << "]), .start_ready_o(start_ready[" << s
-        << "]), .num_steps_i(" << numSteps << "), .first_step_i("
-        << (numSteps == kOneShot ? kStepBitsZero : std::string("first_step"))
+        << "]), .num_steps_i(" << numSteps << "), .first_step_i(" << startStep
         << "),\n      .gate_count_i(" << (gate.empty() ? "32'd0" : gate) << "),\n      .valid_o("
         << u << "_seq_valid), .ready_i(" << u << "_seq_ready), .step_o(" << u
         << "_seq_step), .layer_o(" << u << "_seq_layer), .sub_o(), .word_o(),\n      .last_o(" << u
         << "_seq_last), .done_o(finished[" << s << "])\n  );\n";
+  }
+
+  /// One command per run, whatever the run's first step: step 0 of 1.
+  void oneShotSequencer(ir::NodeId n) {
+    const std::string zero = std::to_string(kStepBits) + "'d0";
+    sequencer(n, 1, std::to_string(kStepBits) + "'d1", 0, "", 0, zero);
   }
 
   void positionSource(ir::NodeId n) {
@@ -523,7 +525,7 @@ private:
       break;
     }
     case AcceleratorRole::PromptRead:
-      sequencer(n, 1, kOneShot, 0, "", 0);
+      oneShotSequencer(n);
       base = ptr;
       rows = "32'(n_prompt)";
       break;
@@ -534,7 +536,7 @@ private:
       base = ptr;
       break;
     case AcceleratorRole::TokenWrite:
-      sequencer(n, 1, kOneShot, 0, "", 0);
+      oneShotSequencer(n);
       base = ptr;
       rows = "32'(n_generated)";
       break;

@@ -240,6 +240,13 @@ int runSim(const SimOptions &o) {
   }
   if (isLlmDesign(o.design))
     return runLlmDesignSim(o);
+  if (o.kvPrefill > 0) {
+    std::cerr << "streamtensor sim: error: --kv-prefill: " << o.kvPrefill
+              << ": expected an LLM design (a graph design has no KV cache), got the graph "
+                 "design "
+              << o.design << "\n";
+    return kExitUsage;
+  }
   try {
     return runGraphSim(o);
   } catch (const Error &e) {

@@ -152,16 +152,12 @@ def markdown(results, measured):
                     if q["context"] == last:
                         over = f"{m['ms_per_token_250mhz'] / (q['ms_per_token'] / q['over_bound']):.2f}"
             per_token = m.get("verilator_seconds_per_token")
+            walls = (f"{per_token:.0f} | {m.get('golden_seconds') or 0:.0f}" if per_token
+                     else " | ")
             lines.append(f"| {m['config']} | {first} .. {last} | "
                          f"{m['measured_cycles']:,.0f} | {m['ms_per_token_250mhz']:.3f} | {over} | "
                          f"{m['measured_over_predicted']:.4f} | "
-                         f"{m.get('hbm_gb_per_s_250mhz', 0):.0f} | "
-                         f"{per_token:.0f} | {m.get('golden_seconds') or 0:.0f} |"
-                         if per_token else
-                         f"| {m['config']} | {first} .. {last} | "
-                         f"{m['measured_cycles']:,.0f} | {m['ms_per_token_250mhz']:.3f} | {over} | "
-                         f"{m['measured_over_predicted']:.4f} | "
-                         f"{m.get('hbm_gb_per_s_250mhz', 0):.0f} | | |")
+                         f"{m.get('hbm_gb_per_s_250mhz', 0):.0f} | {walls} |")
     lines += ["", "Resources (estimate / U55C):", "",
               "| model | LUT | FF | DSP | BRAM36 | URAM | compile wall (s), this run |",
               "|---|---|---|---|---|---|---|"]
