@@ -27,18 +27,22 @@ int64_t requireParam(const ir::DataflowNode &node, const std::string &name) {
   return *v;
 }
 
-model::ResourceEstimate dmaResources(const ir::DataflowNode &node) {
-  const bool isRead = node.kind == ir::NodeKind::ReadDma;
-  const plan::HbmTensorLayout layout =
-      plan::hbmLayoutOf(isRead ? node.outputs.at(0).type : node.inputs.at(0).type);
+model::ResourceEstimate dmaResources(const plan::HbmTensorLayout &layout, bool isRead,
+                                     int64_t extraLoops = 0) {
   model::DmaParams p; // the top leaves MaxBurstLen and MaxOutstanding at their defaults
-  p.numLoops = static_cast<int64_t>(layout.loops.size());
+  p.numLoops = static_cast<int64_t>(layout.loops.size()) + extraLoops;
   p.dataWidth = layout.wordBits;
   model::DmaStreamTokens t;
   t.paddedTokenBits = layout.paddedTokenBits;
   t.tokenBits = layout.tokenBits;
   t.tokensPerRun = layout.tokensPerRun;
   return isRead ? model::readDmaStreamResources(p, t) : model::writeDmaStreamResources(p, t);
+}
+
+model::ResourceEstimate dmaResources(const ir::DataflowNode &node) {
+  const bool isRead = node.kind == ir::NodeKind::ReadDma;
+  return dmaResources(plan::hbmLayoutOf(isRead ? node.outputs.at(0).type : node.inputs.at(0).type),
+                      isRead);
 }
 
 model::ResourceEstimate kernelResources(const ir::DataflowGraph &df, const ir::DataflowNode &node) {
@@ -116,10 +120,25 @@ DesignResources designResources(const ir::DataflowGraph &df, const plan::TopInte
                                requireParam(node, "Width")));
       break;
     case ir::NodeKind::ReadDma:
-    case ir::NodeKind::WriteDma:
-      ++numDmas;
-      add(node.name, node.module, dmaResources(node));
+    case ir::NodeKind::WriteDma: {
+      const auto slices = node.attributes.find("kv_slices"); // llm::kAttrKvSlices
+      if (!top || slices == node.attributes.end() || slices->second < 2) {
+        ++numDmas;
+        add(node.name, node.module, dmaResources(node));
+        break;
+      }
+      // A striped KV cache (llm/kv_striping.h): the top's ports, a read's one per slice (plus the
+      // runtime row loop) with the st_fork of their command; the st_join is wiring.
+      const bool isRead = node.kind == ir::NodeKind::ReadDma;
+      for (const plan::TopInterface::DmaPort &port : top->dmas)
+        if (port.node == n) {
+          ++numDmas;
+          add(port.name, node.module, dmaResources(port.layout, isRead, isRead ? 1 : 0));
+        }
+      if (isRead)
+        add(node.name + " command fork", "st_fork", model::forkResources(slices->second, 1));
       break;
+    }
     case ir::NodeKind::Converter: {
       const ir::ConverterProgram program = ir::buildConverterProgram(
           node.inputs.at(0).type, node.outputs.at(0).type,

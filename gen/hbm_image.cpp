@@ -64,6 +64,11 @@ std::string hbmManifestJson(const plan::HbmImagePlan &plan) {
       e["ring_steps"] = b.ringSteps;
     if (b.paddedCodes > 0)
       e["padded_codes"] = b.paddedCodes;
+    if (b.kvSlices > 1) {
+      e["kv_slice"] = b.kvSlice;
+      e["kv_slices"] = b.kvSlices;
+      e["kv_part_codes"] = b.kvPartCodes;
+    }
     e["format"] = b.format;
     if (b.kind == "linear_weights") {
       const model::LinearParams &p = b.linearParams;
@@ -164,6 +169,15 @@ plan::HbmImagePlan readHbmManifest(const std::string &path) {
       b.ringSteps = integer(e, "ring_steps", where);
     if (e.contains("padded_codes"))
       b.paddedCodes = integer(e, "padded_codes", where);
+    if (e.contains("kv_slices")) {
+      b.kvSlice = integer(e, "kv_slice", where);
+      b.kvSlices = integer(e, "kv_slices", where);
+      b.kvPartCodes = integer(e, "kv_part_codes", where);
+      if (b.kvSlices < 2 || b.kvSlice < 0 || b.kvSlice >= b.kvSlices || b.kvPartCodes < 1 ||
+          b.kvPartCodes > 64)
+        throw Error(path, where + "kv_slices",
+                    "a slice 0 .. kv_slices-1 of kv_slices >= 2, of 1 .. 64 codes per part");
+    }
     const nlohmann::json &channels = field(e, "channels", where);
     if (!channels.is_array() || channels.empty())
       throw Error(path, where + "channels", "a non-empty array of channel numbers");

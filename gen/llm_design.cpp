@@ -131,7 +131,7 @@ nlohmann::json reportJson(const plan::LlmPlan &d, const plan::LlmStepPrediction 
   // a KV read gated on the appends; a kernel's own master, the embedding gather's, has none) and
   // one st_vector_counter per kernel whose sidebands follow the step or the layer.
   for (const plan::LlmDmaPort &dma : d.top.dmas) {
-    if (dma.role == AcceleratorRole::Kernel)
+    if (dma.role == AcceleratorRole::Kernel || dma.kvSlice > 0) // a striped read: one sequencer
       continue;
     model::StepSequencerParams p;
     p.layers = d.graph.nodes.at(dma.node).layers;

@@ -48,7 +48,7 @@ public:
         firstStepArg_ = a;
     }
     for (size_t i = 0; i < top_.dmas.size(); ++i)
-      dmaIndex_[top_.dmas[i].node] = i;
+      dmaIndex_.emplace(top_.dmas[i].node, i); // a striped KV read: its first slice's port
     header();
     control();
     os_ << "\n  // ---- streams: producer side (_in_*), FIFO, consumer side (_out_*) ----\n"
@@ -547,32 +547,86 @@ private:
       trips.insert(trips.begin(), rows);
       strides.insert(strides.begin(), rowBytes);
     }
-    os_ << "  assign dma_cmd[" << d << "] = " << u << "_seq_valid && " << u << "_seq_ready;\n"
-        << "  " << node.module << " #(\n      .NumLoops(" << trips.size()
+    if (port.kvSlices > 1 && tp.isRead) {
+      stripedRead(n, base.substr(ptr.size()), trips, strides);
+      return;
+    }
+    os_ << "  assign dma_cmd[" << d << "] = " << u << "_seq_valid && " << u << "_seq_ready;\n";
+    StreamSignals stream = tp.isRead ? producerSide(df_, outputStream(df_, n, 0))
+                                     : consumerSide(df_, inputStream(df_, n, 0));
+    dmaInstance(d, u, u + "_seq_valid", u + "_seq_ready", base, trips, strides, stream);
+  }
+
+  /// One DMA instance of port `d`: its command handshake, base and loops, its stream.
+  void dmaInstance(size_t d, const std::string &instance, const std::string &startValid,
+                   const std::string &startReady, const std::string &base,
+                   const std::vector<std::string> &trips, const std::vector<std::string> &strides,
+                   const StreamSignals &stream) {
+    const plan::TopInterface::DmaPort &tp = top_.top.dmas[d];
+    const plan::HbmTensorLayout &L = top_.dmas[d].rowLayout;
+    os_ << "  " << df_.node(tp.node).module << " #(\n      .NumLoops(" << trips.size()
         << "), .AddrWidth(64), .DataWidth(512),\n      .PaddedTokenBits(" << L.paddedTokenBits
         << "), .TokenBits(" << L.tokenBits << "), .TokensPerRun(" << L.tokensPerRun << ")\n  ) "
-        << u << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n      .start_valid_i(" << u
-        << "_seq_valid), .start_ready_o(" << u << "_seq_ready),\n      .base_addr_i(" << base
+        << instance << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n      .start_valid_i("
+        << startValid << "), .start_ready_o(" << startReady << "),\n      .base_addr_i(" << base
         << "),\n      .trip_counts_i(" << concatLowFirst(trips) << "),\n      .strides_i("
         << concatLowFirst(strides) << "),\n      .done_o(dma_done[" << d << "]), .error_o(),\n";
-    if (tp.isRead) {
-      const StreamSignals out = producerSide(df_, outputStream(df_, n, 0));
-      os_ << "      .valid_o(" << out.valid << "), .ready_i(" << out.ready << "), .data_o("
-          << out.data << "),\n";
-    } else {
-      const StreamSignals in = consumerSide(df_, inputStream(df_, n, 0));
-      os_ << "      .valid_i(" << in.valid << "), .ready_o(" << in.ready << "), .data_i(" << in.data
-          << "),\n";
-    }
+    if (tp.isRead)
+      os_ << "      .valid_o(" << stream.valid << "), .ready_i(" << stream.ready << "), .data_o("
+          << stream.data << "),\n";
+    else
+      os_ << "      .valid_i(" << stream.valid << "), .ready_o(" << stream.ready << "), .data_i("
+          << stream.data << "),\n";
     emitAxiMasterConnections(os_, tp.name, tp.isRead);
     os_ << "  );\n";
   }
 
-  /// The KV append DMA writing the cache that KV read DMA `n` reads (same buffer).
+  /// A striped KV read (llm/kv_striping.h): the sequencer's command to every slice's DMA (an
+  /// st_fork: each takes it when it can), each slice's DMA at its own pointer plus `sliceBase`
+  /// (the layer and first row), the same rows, and their tokens joined into the cache token
+  /// (slice j in bits [j*W +: W]).
+  void stripedRead(ir::NodeId n, const std::string &sliceBase,
+                   const std::vector<std::string> &trips, const std::vector<std::string> &strides) {
+    const std::string u = inst(n);
+    const size_t first = dmaIndex_.at(n);
+    const int64_t slices = top_.dmas[first].kvSlices;
+    const int64_t width = top_.dmas[first].rowLayout.tokenBits;
+    os_ << "  // " << df_.node(n).name << ": striped over " << slices
+        << " pseudo-channels, one DMA per slice\n"
+        << "  wire [" << slices - 1 << ":0] " << u << "_cmd_valid, " << u << "_cmd_ready, " << u
+        << "_slice_valid, " << u << "_slice_ready;\n  wire [" << slices * width - 1 << ":0] " << u
+        << "_slice_data;\n"
+        << "  st_fork #(.N(" << slices << "), .Width(1)) " << u
+        << "_cmd (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n      .valid_i(" << u
+        << "_seq_valid), .ready_o(" << u << "_seq_ready), .data_i(1'b0),\n      .valid_o(" << u
+        << "_cmd_valid), .ready_i(" << u << "_cmd_ready), .data_o()\n  );\n";
+    for (int64_t j = 0; j < slices; ++j) {
+      const size_t d = first + static_cast<size_t>(j);
+      const std::string bit = "[" + std::to_string(j) + "]";
+      os_ << "  assign dma_cmd[" << d << "] = " << u << "_cmd_valid" << bit << " && " << u
+          << "_cmd_ready" << bit << ";\n";
+      const StreamSignals slice{u + "_slice_valid" + bit, u + "_slice_ready" + bit,
+                                u + "_slice_data[" + std::to_string(j * width) +
+                                    " +: " + std::to_string(width) + "]"};
+      dmaInstance(d, u + "_s" + std::to_string(j), u + "_cmd_valid" + bit, u + "_cmd_ready" + bit,
+                  arg(argOfDma_.at(static_cast<int>(d))) + sliceBase, trips, strides, slice);
+    }
+    const StreamSignals out = producerSide(df_, outputStream(df_, n, 0));
+    os_ << "  st_join #(.N(" << slices << "), .Width(" << width << ")) " << u
+        << "_join (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n      .valid_i(" << u
+        << "_slice_valid), .ready_o(" << u << "_slice_ready), .data_i(" << u
+        << "_slice_data),\n      .valid_o(" << out.valid << "), .ready_i(" << out.ready
+        << "), .data_o(" << out.data << ")\n  );\n";
+  }
+
+  /// The KV append DMA writing the cache that KV read DMA `n` reads (same buffer, or the same
+  /// striped cache).
   size_t appendOf(ir::NodeId n) const {
-    const std::string &buffer = top_.dmas[dmaIndex_.at(n)].buffer;
+    const plan::LlmDmaPort &read = top_.dmas[dmaIndex_.at(n)];
+    const std::string &buffer = read.kvSlices > 1 ? read.kvCache : read.buffer;
     for (size_t i = 0; i < top_.dmas.size(); ++i)
-      if (top_.dmas[i].role == AcceleratorRole::KvAppend && top_.dmas[i].buffer == buffer)
+      if (top_.dmas[i].role == AcceleratorRole::KvAppend &&
+          (top_.dmas[i].kvSlices > 1 ? top_.dmas[i].kvCache : top_.dmas[i].buffer) == buffer)
         return i;
     throw Error("emitter", "KV read '" + df_.node(n).name + "'", "an append DMA of " + buffer);
   }

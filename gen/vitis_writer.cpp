@@ -223,7 +223,9 @@ std::string linkConfig(const VitisDesign &d) {
      << "[connectivity]\n"
      << "nk=" << top.module << ":1:" << computeUnit(d) << "\n";
   for (const auto &dma : top.dmas)
-    os << "sp=" << computeUnit(d) << ".m_axi_" << dma.name << ":HBM[" << dma.hbmChannel << "]\n";
+    os << "sp=" << computeUnit(d) << ".m_axi_" << dma.name << ":HBM[" << dma.hbmChannel
+       << (dma.hbmChannelLast > dma.hbmChannel ? ":" + std::to_string(dma.hbmChannelLast) : "")
+       << "]\n";
   os << "slr=" << computeUnit(d) << ":SLR0\n\n"
      << "[clock]\n"
      << "freqHz=" << d.kernelClockMhz * 1000000 << ":" << computeUnit(d) << "\n";

@@ -19,6 +19,7 @@
 #include "frontend/quantized_model.h"
 #include "gen/design_writer.h"
 #include "gen/llm_design.h"
+#include "llm/kv_step_choice.h"
 #include "passes/pass_pipeline.h"
 #include "plan/graph_plan.h"
 #include "plan/llm_plan.h"
@@ -63,6 +64,7 @@ struct CompileOptions {
   int64_t maxContext = 0; ///< 0: min(max_position_embeddings, kDefaultMaxContext)
   int64_t maxLanes = 8;
   std::string engine = "gemv";
+  int64_t attentionKvStep = -1; ///< -1: chooseAttentionKvStep within kAttentionDspShare
   bool randomWeights = false;
   bool quiet = false;
   std::string timings;
@@ -73,6 +75,11 @@ struct CompileOptions {
 /// The longest default KV cache (--max-context): 4096 rows, enough for the decode benchmarks
 /// and small next to a full-size model's weights in HBM.
 constexpr int64_t kDefaultMaxContext = 4096;
+
+/// The share of the device's DSPs up to which the automatic choice of heads in parallel
+/// (llm/kv_step_choice.h) lets the design grow: the fitting limit, leaving room for
+/// placement.
+constexpr double kAttentionDspShare = 0.70;
 
 /// Writes the phases' wall and CPU times and peak RSS (--timings).
 void writeTimings(const std::string &path, const PhaseLog &log) {
@@ -150,6 +157,14 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   accelerator.maxLanes = o.maxLanes;
   accelerator.engine = llm::parseLinearEngine(o.engine, "--engine");
   accelerator.forcedDepths = parseFifoDepths(o.fifoDepths);
+  if (o.attentionKvStep >= 0) {
+    accelerator.attentionKvStep = o.attentionKvStep;
+  } else {
+    const passes::DeviceConstraints device = passes::loadDeviceConstraints(o.device);
+    accelerator.attentionKvStep = llm::chooseAttentionKvStep(
+        model.program, accelerator,
+        static_cast<int64_t>(kAttentionDspShare * static_cast<double>(device.availableDsp)));
+  }
   std::optional<frontend::QuantizedModel> quantized;
   std::optional<llm::AcceleratorGraph> lowered;
   plan::LlmStepPrediction predicted;
@@ -320,6 +335,12 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
                         "pseudo-channels, docs/gemv-engine.md) or per-op (one st_linear and "
                         "weight DMA each: the v1 design)")
              ->default_val("gemv");
+         app.add_option("--attention-kv-step", o->attentionKvStep,
+                        "Model directory, gemv engine: kv heads attention reads per cache token "
+                        "(a divisor of the kv heads; its rows striped over that many "
+                        "pseudo-channels, docs/accelerator.md §6); 0: the unstriped cache; "
+                        "default: the most that keep the design within 70 % of the DSPs")
+             ->check(CLI::NonNegativeNumber);
          app.add_flag("--quiet", o->quiet, "Print nothing but errors (no per-phase progress)");
          app.add_option("--timings", o->timings,
                         "Model directory: write each phase's wall time and peak RSS as JSON here");

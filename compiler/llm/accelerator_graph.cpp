@@ -45,6 +45,7 @@ LoweredStage lowerAcceleratorStage(const ir::DecodeProgram &program, int index,
   o.maxContext = options.maxContext;
   o.cacheLength = std::clamp<int64_t>(cacheLength, 1, options.maxContext - 1);
   o.gemvEngine = options.engine == LinearEngine::Gemv;
+  o.attentionKvStep = options.attentionKvStep;
   if (o.gemvEngine)
     o.engineShape =
         gemvEngineShapeOf(program, options.precision, options.maxLanes, options.engineChannels);

@@ -44,6 +44,9 @@ struct AcceleratorOptions {
   int64_t maxContext = 64;
   /// The cache length the FIFO sizing and the per-step prediction of the block assume.
   int64_t sizingCacheLength = 8;
+  /// Kv heads per cache token of attention (StageLoweringOptions::attentionKvStep, 0: one DMA per
+  /// cache, part of a head per token); the compile command sets it by chooseAttentionKvStep.
+  int64_t attentionKvStep = 0;
   /// Write each step's logits and each layer's block output to HBM (for the testbench).
   bool debugTaps = true;
   /// Stream name (of the joined graph) -> FIFO depth, overriding the LP's (fault tests).

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "llm/kv_striping.h"
 #include "model/dma_stream_model.h"
 #include "model/gemv_engine_model.h"
 #include "passes/dataflow_timing_sim.h"
@@ -33,6 +34,17 @@ AcceleratorOptions uniformOptions(const AcceleratorGraph &g, const AcceleratorOp
     uniform.maxLanes = std::min(uniform.maxLanes, stageLanes(stage, options.maxLanes,
                                                              options.engine == LinearEngine::Gemv));
   return uniform;
+}
+
+/// Whether cache tensor `cache` of `stage` is an attention op's V cache (input 4).
+bool isValueCache(const ir::DecodeStage &stage, ir::TensorId cache) {
+  for (ir::OpId c : stage.graph.consumers(cache)) {
+    const ir::Op &op = stage.graph.op(c);
+    if (std::holds_alternative<ir::AttentionAttrs>(op.llm) && op.inputs.size() > 4 &&
+        op.inputs[4].tensor == cache)
+      return true;
+  }
+  return false;
 }
 
 std::string depthKey(int stage, const std::string &stream) {
@@ -164,10 +176,19 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
         }
         passes::MemoryRead r;
         r.node = v;
-        r.words = plan::hbmLayoutOf(type).wordsStreamed();
+        r.words = plan::readDmaWordsPerChannel(node);
         r.startDelay =
             node.attributes.count(kAttrWeightStream) ? 0 : model::memoryStartDelay(r.words, hbm_);
-        if (node.attributes.count(kAttrKvCacheRead) && node.tensor) {
+        const auto slices = node.attributes.find(kAttrKvSlices);
+        if (node.attributes.count(kAttrKvCacheRead) && node.tensor &&
+            slices != node.attributes.end()) {
+          // A striped cache: each token takes a word from each slice's channel, where the HBM
+          // plan puts it (kvSliceChannel), beside that channel's engine weight stream.
+          const bool value = isValueCache(stage, *node.tensor);
+          for (int64_t j = 0; j < slices->second; ++j)
+            r.channels.push_back(
+                static_cast<int>(kvSliceChannel(j, slices->second, value, use.shape.channels)));
+        } else if (node.attributes.count(kAttrKvCacheRead) && node.tensor) {
           // Each KV cache (one buffer for every layer) has a pseudo-channel of its own, which
           // one of the engine's weight streams also reads (the HBM plan spreads them).
           const std::string &cache = stage.graph.tensor(*node.tensor).name;

@@ -47,7 +47,17 @@ std::vector<uint8_t> kvRow(const KvRegion &r, const GoldenTrace &trace, int64_t 
     throw Error("run check", r.name,
                 "rows of " + std::to_string(r.width) + " codes in the golden trace, got " +
                     std::to_string(codes.size()) + " from " + r.stage + "/" + r.appendOp);
-  packCodes(codes, 8, bytes);
+  if (r.slices < 2) {
+    packCodes(codes, 8, bytes);
+    return bytes;
+  }
+  // A slice of a striped row: chunk c's part in bus word c.
+  std::vector<uint8_t> whole(static_cast<size_t>(r.width), 0);
+  packCodes(codes, 8, whole);
+  const int64_t chunks = r.width / (r.slices * r.partCodes);
+  for (int64_t c = 0; c < chunks; ++c)
+    std::copy_n(whole.begin() + (c * r.slices + r.slice) * r.partCodes, r.partCodes,
+                bytes.begin() + c * kTokenRowBytes);
   return bytes;
 }
 

@@ -193,9 +193,16 @@ RunLayout runLayoutOf(const plan::HbmImagePlan &plan, const ir::DecodeProgram &p
     r.appendOp = kvAppendOp(stageNamed(program, b.stage), b.op, b.kind);
     r.width = static_cast<int64_t>(
         model.get<frontend::QuantizedAttentionOp>(b.stage, 0, b.op).shape.kvSize());
-    if (r.rowBytes == 0 || static_cast<uint64_t>(r.width) > r.rowBytes)
+    r.slices = b.kvSlices;
+    r.slice = b.kvSlice;
+    r.partCodes = b.kvPartCodes;
+    const uint64_t held =
+        r.slices > 1 ? r.rowBytes / kTokenRowBytes * static_cast<uint64_t>(r.slices * r.partCodes)
+                     : r.rowBytes;
+    if (r.rowBytes == 0 || static_cast<uint64_t>(r.width) > held ||
+        (r.slices > 1 && static_cast<uint64_t>(r.width) != held))
       throw Error("run layout", "buffer '" + b.name + "'",
-                  "rows of at least " + std::to_string(r.width) + " bytes");
+                  "rows holding " + std::to_string(r.width) + " codes");
     layout.kv.push_back(r);
   }
   for (TapSpec tap : taps) {

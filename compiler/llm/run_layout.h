@@ -4,8 +4,9 @@
 //   - tokens: the N generated ids, u32 little endian, one per 64-byte row (the token write DMA
 //     writes one bus word per id);
 //   - the KV caches of the HBM image (k_cache / v_cache buffers, layer l at address +
-//     l * layer_stride, row p at p * RowBytes, s8 codes kv head, then dim): after a run of T
-//     steps rows 0 .. T-1 hold each step's appended k / v, the other rows are still zero;
+//     l * layer_stride, row p at p * RowBytes, s8 codes kv head, then dim; a striped cache's
+//     slices each hold their part of every row, KvRegion): after a run of T steps rows
+//     0 .. T-1 hold each step's appended k / v, the other rows are still zero;
 //   - taps: debug streams the top writes, one row per step (a stage run once per step, e.g. the
 //     logits) or one row per (step t, run l) at row t * runs + l (the block's output per layer).
 //     A tap whose rows for the whole context would exceed kTapRingBytes (a 262,144-entry logits
@@ -75,6 +76,10 @@ struct KvRegion {
   /// The op whose output codes step t appends as row t (the attention op's k or v input, e.g.
   /// rope_k or v_proj): kvAppendOp.
   std::string appendOp;
+  /// A slice of a striped cache (llm/kv_striping.h; the buffer "<cache>.s<slice>"): its row holds,
+  /// for each chunk c of the full row, codes (c * slices + slice) * partCodes .. + partCodes in
+  /// bus word c. slices 1: the whole row, packed.
+  int64_t slices = 1, slice = 0, partCodes = 0;
 };
 
 /// The op of `stage` whose output the attention op `attentionOp` appends to its `kind`

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "frontend/quantized_model.h"
+#include "llm/kv_striping.h"
 #include "model/linear_model.h"
 #include "model/llm_kernel_catalog.h"
 #include "plan/kernel_params.h"
@@ -23,8 +24,6 @@ using ir::Op;
 using ir::TensorId;
 using ir::TensorRole;
 
-/// Bits of one bus word of the kernels' AXI masters.
-constexpr int64_t kBusBits = 512;
 /// Width of the position sideband of st_rope.
 constexpr int64_t kPositionBits = 32;
 
@@ -201,7 +200,8 @@ private:
     return df().addNode(std::move(dma));
   }
 
-  void addWriteDma(const std::string &name, TensorId t, ir::PortRef src, const char *attribute) {
+  ir::NodeId addWriteDma(const std::string &name, TensorId t, ir::PortRef src,
+                         const char *attribute) {
     DataflowNode dma;
     dma.kind = NodeKind::WriteDma;
     dma.module = "st_write_dma_stream";
@@ -211,6 +211,7 @@ private:
     dma.inputs = {{"in", df().node(src.node).outputs.at(src.port).type}};
     const ir::NodeId n = df().addNode(std::move(dma));
     df().connect(src, {n, 0}, name);
+    return n;
   }
 
   void addStageOutput(TensorId t) {
@@ -370,7 +371,13 @@ private:
     const TensorId q = op.inputs[0].tensor, kNew = op.inputs[1].tensor, vNew = op.inputs[2].tensor,
                    kCache = op.inputs[3].tensor, vCache = op.inputs[4].tensor;
     const int64_t kvWidth = a.numKvHeads * a.headDim;
-    const int64_t cacheLanes = largestPowerOfTwoDividing(a.headDim, kBusBits / 8);
+    KvStriping striping;
+    try {
+      striping = kvStripingOf(a.numKvHeads, a.headDim, o_.attentionKvStep);
+    } catch (const Error &e) {
+      throw Error("lowering", where(stage_, "attention '" + op.name + "'"), e.expected());
+    }
+    const int64_t cacheLanes = striping.cacheLanes;
     if (o_.cacheLength < 1 || o_.cacheLength >= o_.maxContext)
       throw Error("lowering", where(stage_, "attention '" + op.name + "'"),
                   "a cache length in 1 .. " + std::to_string(o_.maxContext - 1) + ", got " +
@@ -395,11 +402,17 @@ private:
       const TensorId cache = port == 3 ? kCache : vCache;
       const ir::NodeId dma =
           addReadDma("rd_" + tensor(cache).name, cache, cacheType, kAttrKvCacheRead);
+      if (striping.striped())
+        df().node(dma).attributes[kAttrKvSlices] = striping.slices;
       df().connect({dma, 0}, {k, port}, tensor(cache).name + "_rows");
     }
-    // The new token's K and V are appended to the caches in HBM.
-    addWriteDma("wr_" + tensor(kCache).name, kCache, producedBy_.at(kNew), kAttrKvAppend);
-    addWriteDma("wr_" + tensor(vCache).name, vCache, producedBy_.at(vNew), kAttrKvAppend);
+    // The new token's K and V are appended to the caches in HBM (every slice of a striped one).
+    for (const auto &[cache, row] : {std::pair{kCache, kNew}, std::pair{vCache, vNew}}) {
+      const ir::NodeId dma =
+          addWriteDma("wr_" + tensor(cache).name, cache, producedBy_.at(row), kAttrKvAppend);
+      if (striping.striped())
+        df().node(dma).attributes[kAttrKvSlices] = striping.slices;
+    }
   }
 
   void lower(const Op &op, const ir::ActivationAttrs &a) {

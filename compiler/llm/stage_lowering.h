@@ -42,6 +42,10 @@ struct StageLoweringOptions {
   /// The engine's shape (gemvEngineShapeOf; its lanes are the stage's): the call nodes carry its
   /// Channels, KLanes and SegLanes so that their timing is the engine's.
   numerics::GemvEngineShape engineShape;
+  /// Kv heads per cache token of the attention kernels (llm/kv_striping.h): 0 keeps one DMA per
+  /// cache with tokens of part of a head; k >= 1 (a divisor of the kv heads) reads k heads per
+  /// token, striped over kvStripingOf(...).slices DMAs when a token is wider than a bus word.
+  int64_t attentionKvStep = 0;
 };
 
 /// Attributes the lowering puts on DMA nodes (DataflowNode::attributes).
@@ -49,6 +53,9 @@ inline constexpr const char *kAttrStageInput = "stage_input";   ///< an exchange
 inline constexpr const char *kAttrStageOutput = "stage_output"; ///< an exchanged output vector
 inline constexpr const char *kAttrKvCacheRead = "kv_cache_read";
 inline constexpr const char *kAttrKvAppend = "kv_append";
+/// On a KV read or append DMA of a striped cache (llm/kv_striping.h): its slices, each a DMA of
+/// its own in the top, on its own pseudo-channel.
+inline constexpr const char *kAttrKvSlices = "kv_slices";
 inline constexpr const char *kAttrWeightStream = "weight_stream";
 /// On a kernel node: a linear computed by the shared GEMV engine (gemvEngine lowering).
 inline constexpr const char *kAttrEngineCall = "engine_call";

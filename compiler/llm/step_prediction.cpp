@@ -76,7 +76,7 @@ int64_t StageTimer::cyclesAt(int64_t cacheLength) {
     }
     passes::MemoryRead r;
     r.node = i;
-    r.words = plan::hbmLayoutOf(type).wordsStreamed();
+    r.words = plan::readDmaWordsPerChannel(node);
     // Weight and norm-parameter streams have fixed addresses: their sequencers read the next
     // layer's words while this one computes, so the words are there from the start.
     r.startDelay =

@@ -23,7 +23,7 @@ model::KernelTiming timingOf(const ir::DataflowGraph &df, const ir::DataflowNode
   switch (node.kind) {
   case ir::NodeKind::ReadDma: {
     const ir::ITensorType &t = node.outputs[0].type;
-    return model::readDmaStreamTiming(t.numTokens(), plan::hbmLayoutOf(t).wordsStreamed());
+    return model::readDmaStreamTiming(t.numTokens(), plan::readDmaWordsPerChannel(node));
   }
   case ir::NodeKind::WriteDma:
     return model::writeDmaStreamTiming(node.inputs[0].type.numTokens());

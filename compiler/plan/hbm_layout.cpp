@@ -66,6 +66,14 @@ std::vector<int64_t> HbmTensorLayout::burstLengths(int64_t maxBurstLen) const {
   return bursts;
 }
 
+int64_t readDmaWordsPerChannel(const ir::DataflowNode &node) {
+  const ir::ITensorType &type = node.outputs.at(0).type;
+  const auto slices = node.attributes.find("kv_slices");
+  if (slices != node.attributes.end() && slices->second > 1)
+    return type.numTokens();
+  return hbmLayoutOf(type).wordsStreamed();
+}
+
 HbmTensorLayout hbmLayoutOf(const ir::ITensorType &stream, int64_t wordBits) {
   HbmTensorLayout L;
   L.stream = stream;

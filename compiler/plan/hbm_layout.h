@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/dataflow_graph.h"
 #include "ir/itensor_type.h"
 
 namespace st::plan {
@@ -43,6 +44,11 @@ struct HbmTensorLayout {
 /// The layout of `stream` behind a `wordBits`-wide AXI port. Throws st::Error if a token is
 /// wider than a word or the DMA would need more than 6 loops.
 HbmTensorLayout hbmLayoutOf(const ir::ITensorType &stream, int64_t wordBits = 512);
+
+/// Words a read DMA node streams from each pseudo-channel it reads: its stream's layout's, or,
+/// for a node whose tokens are joined from one DMA per slice (attribute "kv_slices", a striped
+/// KV cache, llm/kv_striping.h), one bus word per token from each slice's channel.
+int64_t readDmaWordsPerChannel(const ir::DataflowNode &node);
 
 /// The HBM bytes of a tensor (row-major element values, two's complement, each element
 /// `elementBits` wide) in `layout`.

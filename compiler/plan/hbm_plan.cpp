@@ -7,6 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "llm/kv_striping.h"
 #include "numerics/embedding.h"
 #include "numerics/gemv_stream.h"
 #include "numerics/weight_stream.h"
@@ -115,6 +116,47 @@ void placeBuffer(HbmImagePlan &plan, HbmBuffer &b) {
                   std::to_string(used) + " bytes in all (reduce --max-context or the model)");
 }
 
+/// Places the slices of every striped cache (HbmBuffer::kvSlices > 1): the k_cache's slice j on
+/// channel j * 2s, the v_cache's on j * 2s + s (s = channels / (2 * slices), at least 1), all
+/// slices of one cache at the same offset, the first free one on all their channels, so that
+/// consecutive slices are one fixed stride apart.
+void placeKvSlices(HbmImagePlan &plan) {
+  const HbmDevice &device = plan.device;
+  for (size_t first = 0; first < plan.buffers.size(); ++first) {
+    const HbmBuffer &head = plan.buffers[first];
+    if (head.kvSlices < 2 || head.kvSlice != 0)
+      continue;
+    const int64_t slices = head.kvSlices;
+    const bool value = head.kind == "v_cache";
+    auto channelOf = [&](int64_t j) {
+      try {
+        return llm::kvSliceChannel(j, slices, value, device.pseudoChannels);
+      } catch (const Error &e) {
+        throw Error("hbm image", "buffer '" + head.name + "'", e.expected());
+      }
+    };
+    const int64_t size = roundUp(head.bytes(), device.alignmentBytes);
+    int64_t offset = 0;
+    for (int64_t j = 0; j < slices; ++j)
+      offset = std::max(offset, plan.channelBytes[static_cast<size_t>(channelOf(j))]);
+    offset = roundUp(offset, device.alignmentBytes);
+    if (offset + size > device.pseudoChannelBytes)
+      throw Error("hbm image",
+                  "buffer '" + head.name + "' (" + std::to_string(head.bytes()) +
+                      " bytes per slice)",
+                  "room at one offset of " + std::to_string(slices) + " pseudo-channels of " +
+                      std::to_string(device.pseudoChannelBytes) +
+                      " bytes (reduce --max-context or the model)");
+    for (int64_t j = 0; j < slices; ++j) {
+      HbmBuffer &b = plan.buffers[first + static_cast<size_t>(j)];
+      const int64_t channel = channelOf(j);
+      b.address = channel * device.pseudoChannelBytes + offset;
+      b.channels = {channel};
+      plan.channelBytes[static_cast<size_t>(channel)] = offset + size;
+    }
+  }
+}
+
 } // namespace
 
 HbmDevice loadHbmDevice(const std::string &path) {
@@ -203,7 +245,7 @@ std::vector<HbmBuffer> engineStreamBuffers(const ir::DecodeProgram &program,
 HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel &model,
                           const HbmDevice &device, int64_t maxContext,
                           const std::map<std::string, int64_t> &stageLanes,
-                          const llm::EngineUse *engine) {
+                          const llm::EngineUse *engine, int64_t attentionKvStep) {
   if (maxContext < 1 || maxContext > program.maxPositions)
     throw Error("hbm image", "max context",
                 "1 .. " + std::to_string(program.maxPositions) + " positions, got " +
@@ -280,19 +322,34 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
         b.name = stage.name + "/" + op.name + ".params";
         plan.buffers.push_back(std::move(b));
       } else if (auto *a = std::get_if<frontend::QuantizedAttentionOp>(&first.descriptor)) {
-        const int64_t rowBytes = roundUp(static_cast<int64_t>(a->shape.kvSize()),
-                                         static_cast<int64_t>(numerics::kHbmWordBytes));
-        for (const char *which : {"k_cache", "v_cache"}) {
-          HbmBuffer c = b;
-          c.kind = which;
-          c.layerBytes = maxContext * rowBytes;
-          c.format = "s8 codes, position p at p * " + std::to_string(rowBytes) +
-                     " bytes (kv head, then dim), " + std::to_string(maxContext) +
-                     " positions, zero at start";
-          c.name = stage.name + "/" + op.name + "." + which;
-          c.rowBytes = rowBytes;
-          plan.buffers.push_back(std::move(c));
-        }
+        const llm::KvStriping striping =
+            llm::kvStripingOf(static_cast<int64_t>(a->shape.numKvHeads),
+                              static_cast<int64_t>(a->shape.headDim), attentionKvStep);
+        const int64_t rowBytes = striping.rowBytes;
+        for (const char *which : {"k_cache", "v_cache"})
+          for (int64_t slice = 0; slice < striping.slices; ++slice) {
+            HbmBuffer c = b;
+            c.kind = which;
+            c.layerBytes = maxContext * rowBytes;
+            c.format = striping.striped()
+                           ? "s8 codes, slice " + std::to_string(slice) + " of " +
+                                 std::to_string(striping.slices) + ": position p at p * " +
+                                 std::to_string(rowBytes) + " bytes, one 64-byte word per token " +
+                                 "of " + std::to_string(striping.cacheLanes) + " codes holding " +
+                                 "its codes " + std::to_string(slice * striping.partCodes) +
+                                 " .. +" + std::to_string(striping.partCodes) + ", " +
+                                 std::to_string(maxContext) + " positions, zero at start"
+                           : "s8 codes, position p at p * " + std::to_string(rowBytes) +
+                                 " bytes (kv head, then dim), " + std::to_string(maxContext) +
+                                 " positions, zero at start";
+            c.name = llm::kvSliceBufferName(stage.name + "/" + op.name + "." + which,
+                                            striping.slices, slice);
+            c.rowBytes = rowBytes;
+            c.kvSlice = slice;
+            c.kvSlices = striping.slices;
+            c.kvPartCodes = striping.partCodes;
+            plan.buffers.push_back(std::move(c));
+          }
       }
     }
   }
@@ -309,9 +366,28 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
       return px;
     return plan.buffers[x].bytes() > plan.buffers[y].bytes();
   });
-  for (size_t index : bySize)
+  // The engine streams, then the striped caches' slices on their spread channels, then the rest.
+  bool slicesPlaced = false;
+  for (size_t index : bySize) {
+    if (plan.buffers[index].kvSlices > 1)
+      continue;
+    if (!slicesPlaced && plan.buffers[index].pinnedChannel < 0) {
+      placeKvSlices(plan);
+      slicesPlaced = true;
+    }
     placeBuffer(plan, plan.buffers[index]);
+  }
+  if (!slicesPlaced)
+    placeKvSlices(plan);
   return plan;
+}
+
+int64_t kvSliceStride(const HbmImagePlan &plan, const std::string &sliceZero) {
+  const HbmBuffer &zero = hbmBufferNamed(plan, sliceZero);
+  if (zero.kvSlices < 2)
+    return 0;
+  const std::string stem = sliceZero.substr(0, sliceZero.size() - 1);
+  return hbmBufferNamed(plan, stem + "1").address - zero.address;
 }
 
 HbmBuffer addRunBuffer(HbmImagePlan &plan, HbmBuffer buffer) {

@@ -56,6 +56,11 @@ struct HbmBuffer {
   /// The pseudo-channel the buffer must start at offset 0 of (an engine stream), or -1: placed
   /// by the planner's rule.
   int64_t pinnedChannel = -1;
+  /// A slice of a striped KV cache (llm/kv_striping.h): kvSlice of kvSlices, its row the
+  /// chunks' parts of partCodes codes, one bus word each. kvSlices 1: the whole row, packed.
+  int64_t kvSlice = 0;
+  int64_t kvSlices = 1;
+  int64_t kvPartCodes = 0;
   int64_t bytes() const { return layerStride * (layers - 1) + layerBytes; }
   /// The bytes of layer `l` (empty: zero-filled, e.g. the KV cache).
   std::function<std::vector<uint8_t>(int64_t)> contents;
@@ -92,10 +97,17 @@ struct HbmImagePlan {
 /// With `engine` (a design whose linears run on the shared GEMV engine) the linears get no
 /// buffers of their own: pseudo-channel c holds buffer "engine/w<c>" at offset 0, the channel's
 /// words of every engine call of one decode step in program order (numerics/gemv_stream).
+/// `attentionKvStep` (llm/kv_striping.h): a striped cache is one buffer per slice, all at one
+/// offset of equally spaced pseudo-channels (slice j at channel j * 2s, the V cache's at
+/// j * 2s + s, s = channels / (2 * slices)), placed right after the engine streams.
 HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const frontend::QuantizedModel &model,
                           const HbmDevice &device, int64_t maxContext,
                           const std::map<std::string, int64_t> &stageLanes = {},
-                          const llm::EngineUse *engine = nullptr);
+                          const llm::EngineUse *engine = nullptr, int64_t attentionKvStep = 0);
+
+/// Bytes between slice j and slice j + 1 of a striped cache (kvSliceStride of its slices'
+/// addresses; the append DMA writes every slice through one master with this stride).
+int64_t kvSliceStride(const HbmImagePlan &plan, const std::string &sliceZero);
 
 /// The name of the engine stream buffer of pseudo-channel `channel`.
 std::string engineStreamBufferName(int64_t channel);

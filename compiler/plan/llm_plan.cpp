@@ -138,7 +138,8 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
     lanes[model.program.stages[i].name] = d.graph.stages[i].lanes;
   d.hbm = planHbmImage(model.program, q, loadHbmDevice(options.devicePath),
                        options.accelerator.maxContext, lanes,
-                       d.graph.engine.calls.empty() ? nullptr : &d.graph.engine);
+                       d.graph.engine.calls.empty() ? nullptr : &d.graph.engine,
+                       options.accelerator.attentionKvStep);
   // A tap of an engine call that delivers padded rows (an odd vocabulary's LM head) writes them.
   std::vector<llm::TapSpec> taps = llm::defaultRunTaps(model.program);
   for (llm::TapSpec &tap : taps)
@@ -160,8 +161,16 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
       d.graph, options.designName,
       [&](const std::string &name) {
         const HbmBuffer &b = hbmBufferNamed(d.hbm, name);
-        return BufferPlacement{b.layerStride, static_cast<unsigned>(b.channels.at(0)), b.rowBytes,
-                               b.ringSteps};
+        BufferPlacement p{b.layerStride, static_cast<unsigned>(b.channels.at(0)), b.rowBytes,
+                          b.ringSteps};
+        p.kvSlices = b.kvSlices;
+        p.kvPartCodes = b.kvPartCodes;
+        if (b.kvSlices > 1 && b.kvSlice == 0) {
+          p.kvSliceStride = kvSliceStride(d.hbm, name);
+          p.kvLastChannel = static_cast<unsigned>((b.address + (b.kvSlices - 1) * p.kvSliceStride) /
+                                                  d.hbm.device.pseudoChannelBytes);
+        }
+        return p;
       },
       [&](ir::NodeId n) { return bufferOf(d.graph, n); });
   d.kernels = kernelConfigs(d.graph, q, options.tablePrefix, d.tables);

@@ -1,6 +1,8 @@
 // The LLM top's interface (see llm_top_interface.h).
 #include "plan/llm_top_interface.h"
 
+#include "llm/kv_striping.h"
+#include "llm/stage_lowering.h"
 #include "support/error.h"
 
 namespace st::plan {
@@ -30,6 +32,47 @@ ir::ITensorType rowTypeOf(const ir::ITensorType &stream, bool dropOuterLoop) {
   }
   t.verify();
   return t;
+}
+
+/// One slice's read of a striped KV row (llm/kv_striping.h): `chunks` tokens of `partCodes`
+/// codes, each in a bus word of its own.
+HbmTensorLayout kvSliceReadLayout(int64_t chunks, int64_t partCodes) {
+  ir::ITensorType t;
+  t.elementShape = {partCodes};
+  t.elementType = "i8";
+  t.loops = {{chunks, partCodes}};
+  t.iterMap = {0u};
+  t.verify();
+  HbmTensorLayout L;
+  L.stream = t;
+  L.tokenBits = partCodes * 8;
+  L.paddedTokenBits = 8;
+  while (L.paddedTokenBits < L.tokenBits)
+    L.paddedTokenBits *= 2;
+  L.tokensPerRun = 1;
+  L.wordsPerRun = 1;
+  L.runs = chunks;
+  L.loops = {{chunks, kWordBytes}};
+  return L;
+}
+
+/// The append of one striped KV row from stream `row` (the row's codes in order, a whole number
+/// of tokens per part): token part j of chunk c goes to word c of slice j, slices `sliceStride`
+/// bytes apart.
+HbmTensorLayout kvSliceAppendLayout(const ir::ITensorType &row, int64_t chunks, int64_t slices,
+                                    int64_t partCodes, int64_t sliceStride,
+                                    const std::string &where) {
+  HbmTensorLayout L = hbmLayoutOf(row, kWordBytes * 8);
+  const int64_t codesPerToken = row.elementsPerToken();
+  if (partCodes % codesPerToken != 0 || L.paddedTokenBits != L.tokenBits)
+    throw Error("emitter", where,
+                "tokens of a power-of-two number of codes dividing a slice's " +
+                    std::to_string(partCodes) + " codes, got " + std::to_string(codesPerToken));
+  L.tokensPerRun = partCodes / codesPerToken;
+  L.wordsPerRun = 1;
+  L.runs = chunks * slices;
+  L.loops = {{chunks, kWordBytes}, {slices, sliceStride}, {1, kWordBytes}};
+  return L;
 }
 
 } // namespace
@@ -65,6 +108,56 @@ bool sidebandsFollowStepOrLayer(const LlmKernelConfig &cfg) {
   return false;
 }
 
+namespace {
+
+/// The AXI masters of a striped KV cache's DMA node: a read streams each slice through a master
+/// of its own (ports in slice order); the append writes all slices through one.
+void addStripedKvPorts(LlmTopInterface &out, ir::NodeId n, const ir::DataflowNode &node,
+                       AcceleratorRole role, const std::string &cache, int64_t slices,
+                       const std::function<BufferPlacement(const std::string &)> &bufferInfo,
+                       unsigned &offset) {
+  const std::string where = "KV DMA '" + node.name + "'";
+  const bool isRead = role == AcceleratorRole::KvCacheRead;
+  if (!isRead && role != AcceleratorRole::KvAppend)
+    throw Error("emitter", where, "a KV read or append DMA for its kv_slices");
+  for (int64_t j = 0; j < (isRead ? slices : 1); ++j) {
+    LlmDmaPort port;
+    port.node = n;
+    port.role = role;
+    port.buffer = llm::kvSliceBufferName(cache, slices, j);
+    port.kvCache = cache;
+    port.kvSlices = slices;
+    port.kvSlice = j;
+    const BufferPlacement placement = bufferInfo(port.buffer);
+    if (placement.kvSlices != slices)
+      throw Error("emitter", where,
+                  std::to_string(slices) + " slices in buffer '" + port.buffer + "', got " +
+                      std::to_string(placement.kvSlices));
+    port.layerStride = placement.layerStride;
+    const int64_t chunks = placement.rowBytes / kWordBytes;
+    port.rowLayout =
+        isRead ? kvSliceReadLayout(chunks, placement.kvPartCodes)
+               : kvSliceAppendLayout(node.inputs[0].type, chunks, slices, placement.kvPartCodes,
+                                     placement.kvSliceStride, where);
+    port.rowBytes = placement.rowBytes;
+    TopInterface &top = out.top;
+    const unsigned index = static_cast<unsigned>(top.dmas.size());
+    TopInterface::DmaPort dma{n,
+                              svIdentifier(node.name) + (isRead ? "_s" + std::to_string(j) : ""),
+                              isRead,
+                              offset,
+                              port.rowLayout,
+                              placement.channel};
+    dma.hbmChannelLast = isRead ? placement.channel : placement.kvLastChannel;
+    top.dmas.push_back(dma);
+    top.args.push_back({top.dmas.back().name, true, offset, static_cast<int>(index)});
+    offset += 12;
+    out.dmas.push_back(std::move(port));
+  }
+}
+
+} // namespace
+
 LlmTopInterface
 llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
                   const std::function<BufferPlacement(const std::string &)> &bufferInfo,
@@ -86,6 +179,12 @@ llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
     const bool embedding = kernelPorts(node).ownAxiMaster;
     if (!isLlmDma(role) && !embedding)
       continue;
+    const auto slicesAttribute = node.attributes.find(llm::kAttrKvSlices);
+    if (slicesAttribute != node.attributes.end() && slicesAttribute->second > 1) {
+      addStripedKvPorts(out, n, node, role, bufferOf(n), slicesAttribute->second, bufferInfo,
+                        offset);
+      continue;
+    }
     LlmDmaPort port;
     port.node = n;
     port.role = role;

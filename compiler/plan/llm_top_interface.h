@@ -45,6 +45,12 @@ struct LlmDmaPort {
   HbmTensorLayout rowLayout;
   int64_t rowBytes = 0;  ///< bytes between rows (rowLayout.bytes())
   int64_t ringSteps = 0; ///< a tap ring of this many steps (a power of two); 0: every step
+  /// A striped KV cache (llm/kv_striping.h): the cache's name ("block/attention.k_cache"), its
+  /// slices, and which slice this read DMA streams (a read node has one port per slice, in
+  /// order; the append's one port writes every slice, `buffer` being slice 0).
+  std::string kvCache;
+  int64_t kvSlices = 1;
+  int64_t kvSlice = 0;
 };
 
 struct LlmTopInterface {
@@ -64,6 +70,12 @@ struct BufferPlacement {
   unsigned channel = 0;
   int64_t rowBytes = 0;  ///< a row-structured buffer's row (KV caches); 0: not checked
   int64_t ringSteps = 0; ///< HbmBuffer::ringSteps
+  /// A striped KV cache's slice (HbmBuffer::kvSlices, kvPartCodes) and, for slice 0, the bytes
+  /// and pseudo-channels from one slice to the next (plan::kvSliceStride).
+  int64_t kvSlices = 1;
+  int64_t kvPartCodes = 0;
+  int64_t kvSliceStride = 0;
+  unsigned kvLastChannel = 0;
 };
 LlmTopInterface
 llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,

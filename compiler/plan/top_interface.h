@@ -30,6 +30,9 @@ struct TopInterface {
     /// round-robin by DMA, a refill DMA in the channel of the spill it reads; the LLM top sets
     /// it from its HBM manifest.
     unsigned hbmChannel = 0;
+    /// The last pseudo-channel it reaches (> hbmChannel: HBM[first:last], the append DMA of a
+    /// striped KV cache writing every slice).
+    unsigned hbmChannelLast = 0;
   };
   std::vector<DmaPort> dmas;
   unsigned controlAddrBits = 12;

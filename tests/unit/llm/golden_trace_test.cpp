@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -235,6 +236,67 @@ TEST_F(RunCheckTest, LayoutFromTheWrittenManifestEqualsThePlans) {
     EXPECT_NE(std::string(e.what()).find("buffers[2].layer_stride"), std::string::npos) << e.what();
   }
   EXPECT_THROW(gen::readHbmManifest(dir + "/none.json"), Error);
+}
+
+// A striped cache (llm/kv_striping.h; llama_tiny_gqa: 2 kv heads of 12, both per token, so two
+// slices of 12 codes): each slice buffer on a channel of its own, one stride apart; its expected
+// rows are the unstriped rows' parts, and the manifest keeps the slices; a flipped byte in a
+// slice is reported in that slice's buffer.
+TEST_F(RunCheckTest, StripedCacheSlicesHoldTheRowsParts) {
+  const ir::DecodeProgram &program = model_->model.program;
+  plan::HbmImagePlan striped =
+      plan::planHbmImage(program, model_->q, plan::HbmDevice{}, kContext, {}, nullptr, 2);
+  addRunRegions(striped, program, model_->q, taps_);
+  const RunLayout layout = runLayoutOf(striped, program, model_->q, taps_);
+  ASSERT_EQ(layout.kv.size(), 4u);
+  std::set<int64_t> channels;
+  for (const KvRegion &r : layout.kv) {
+    EXPECT_EQ(r.slices, 2);
+    EXPECT_EQ(r.partCodes, 12);
+    EXPECT_EQ(r.rowBytes, 64u);
+    channels.insert(static_cast<int64_t>(r.address / plan::HbmDevice{}.pseudoChannelBytes));
+  }
+  EXPECT_EQ(channels.size(), 4u) << "one pseudo-channel per slice";
+  EXPECT_EQ(plan::kvSliceStride(striped, layout.kv[0].name),
+            static_cast<int64_t>(layout.kv[1].address - layout.kv[0].address));
+  // The slices' rows hold the unstriped rows' parts.
+  const RegionMemory slicesMemory(checkedRegions(layout, trace_));
+  for (const char *kind : {"k_cache", "v_cache"}) {
+    const KvRegion &whole = kv(kind);
+    for (int64_t layer = 0; layer < whole.layers; ++layer)
+      for (int64_t row = 0; row < trace_.numSteps(); ++row) {
+        const std::vector<uint8_t> expected = memory_.read(
+            whole.address + layer * whole.layerStride + row * whole.rowBytes, whole.width);
+        std::vector<uint8_t> assembled;
+        for (const KvRegion &r : layout.kv)
+          if (r.kind == kind) {
+            const std::vector<uint8_t> part = slicesMemory.read(
+                r.address + layer * r.layerStride + row * r.rowBytes, r.partCodes);
+            assembled.insert(assembled.end(), part.begin(), part.end());
+          }
+        EXPECT_EQ(assembled, expected) << kind << " layer " << layer << " row " << row;
+      }
+  }
+  EXPECT_FALSE(firstMismatch(trace_, layout, slicesMemory.reader()).has_value());
+  RegionMemory flipped = slicesMemory;
+  const KvRegion &slice1 = layout.kv[1];
+  const uint64_t at = slice1.address + slice1.layerStride + 2 * slice1.rowBytes + 5;
+  flipped.write(at, {static_cast<uint8_t>(flipped.read(at, 1)[0] ^ 4u)});
+  const std::optional<RunMismatch> m = firstMismatch(trace_, layout, flipped.reader());
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tensor, "block/attention.k_cache.s1");
+  EXPECT_EQ(m->step, 2);
+  EXPECT_EQ(m->layer, 1);
+  // The manifest keeps the slices.
+  const std::string dir = ::testing::TempDir() + "/run_layout_striped";
+  std::filesystem::remove_all(dir);
+  gen::writeHbmImage(striped, dir);
+  const RunLayout read =
+      runLayoutOf(gen::readHbmManifest(dir + "/manifest.json"), program, model_->q, taps_);
+  ASSERT_EQ(read.kv.size(), 4u);
+  EXPECT_EQ(read.kv[1].slice, 1);
+  EXPECT_EQ(read.kv[1].slices, 2);
+  EXPECT_FALSE(firstMismatch(trace_, read, slicesMemory.reader()).has_value());
 }
 
 TEST_F(RunCheckTest, ExpectedRegionsWrittenAndReadBackHaveNoMismatch) {

@@ -1,0 +1,64 @@
+// KV striping (see kv_striping.h).
+#include "llm/kv_striping.h"
+
+#include <algorithm>
+
+#include "support/error.h"
+
+namespace st::llm {
+
+namespace {
+
+constexpr int64_t kWordBytes = 64;
+
+int64_t roundUp(int64_t n, int64_t m) {
+  return (n + m - 1) / m * m;
+}
+
+} // namespace
+
+KvStriping kvStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep) {
+  if (numKvHeads < 1 || headDim < 1)
+    throw Error("kv striping",
+                "cache of " + std::to_string(numKvHeads) + " x " + std::to_string(headDim),
+                "at least one kv head of at least one code");
+  KvStriping s;
+  s.kvStep = kvStep;
+  const int64_t width = numKvHeads * headDim;
+  if (kvStep == 0) {
+    s.cacheLanes = 1;
+    while (s.cacheLanes * 2 <= kWordBytes && headDim % (s.cacheLanes * 2) == 0)
+      s.cacheLanes *= 2;
+    s.partCodes = s.cacheLanes;
+    s.chunks = width / s.cacheLanes;
+    s.rowBytes = roundUp(width, kWordBytes);
+    return s;
+  }
+  if (kvStep < 0 || numKvHeads % kvStep != 0)
+    throw Error("kv striping", "kv heads per cache token " + std::to_string(kvStep),
+                "0 or a divisor of the " + std::to_string(numKvHeads) + " kv heads");
+  s.cacheLanes = kvStep * headDim;
+  s.partCodes = 1;
+  for (int64_t d = 1; d <= std::min(headDim, kWordBytes); ++d)
+    if (headDim % d == 0)
+      s.partCodes = d;
+  s.slices = s.cacheLanes / s.partCodes;
+  s.chunks = numKvHeads / kvStep;
+  s.rowBytes = s.striped() ? s.chunks * kWordBytes : roundUp(width, kWordBytes);
+  return s;
+}
+
+int64_t kvSliceChannel(int64_t slice, int64_t slices, bool valueCache, int64_t channels) {
+  const int64_t spacing = std::max<int64_t>(1, channels / (2 * slices));
+  if ((slices - 1) * 2 * spacing + spacing >= channels + (valueCache ? 0 : spacing))
+    throw Error("kv striping", std::to_string(slices) + " slices per KV cache",
+                "at most " + std::to_string(channels / 2) +
+                    " (one pseudo-channel each for K and V of " + std::to_string(channels) + ")");
+  return slice * 2 * spacing + (valueCache ? spacing : 0);
+}
+
+std::string kvSliceBufferName(const std::string &cache, int64_t slices, int64_t slice) {
+  return slices > 1 ? cache + ".s" + std::to_string(slice) : cache;
+}
+
+} // namespace st::llm

@@ -1,0 +1,43 @@
+// KV striping: how attention's cache rows lie in HBM and reach st_attention (docs/accelerator.md
+// §6, docs/decisions.md "KV rows striped over pseudo-channels").
+//
+// st_attention reads each cached position as `chunks` tokens of CacheLanes codes. With kvStep
+// k >= 1 a token holds k whole kv heads (heads in parallel), and the token is cut into `slices`
+// parts of partCodes codes (the largest divisor of the head dimension that fits one 512-bit bus
+// word). Part j of every token of every row lives in its own HBM buffer on its own
+// pseudo-channel ("<stage>/<op>.k_cache.s<j>"), one bus word per part, so a row of the cache is
+// read by `slices` DMAs in parallel, each at its channel's rate, and joined into one token.
+// kvStep 0 is the design before striping: one buffer and one DMA per cache, tokens of the
+// largest power of two up to 64 codes dividing the head dimension, rows packed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace st::llm {
+
+struct KvStriping {
+  int64_t kvStep = 0;     ///< kv heads per cache token (0: chunks of one head, unstriped)
+  int64_t cacheLanes = 0; ///< codes per cache token (st_attention's CacheLanes)
+  int64_t partCodes = 0;  ///< codes of one slice's part of a token (<= 64: one bus word)
+  int64_t slices = 1;     ///< read DMAs (and HBM buffers) per cache; 1: not striped
+  int64_t chunks = 0;     ///< cache tokens per row (numKvHeads * headDim / cacheLanes)
+  int64_t rowBytes = 0;   ///< bytes of one row in each buffer (a slice's: chunks bus words)
+  bool striped() const { return slices > 1; }
+};
+
+/// The striping of a cache of `numKvHeads` heads of `headDim` s8 codes at `kvStep` kv heads per
+/// token (0, or a divisor of numKvHeads). Throws st::Error naming the value otherwise.
+KvStriping kvStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep);
+
+/// The pseudo-channel of slice `slice` of a striped K (or, `valueCache`, V) cache of `slices`
+/// slices on a device of `channels`: j * 2s for K and j * 2s + s for V, s = channels / (2 *
+/// slices) (at least 1), so that the slices of both caches are spread over the channels, one
+/// each. Throws st::Error when the slices do not fit.
+int64_t kvSliceChannel(int64_t slice, int64_t slices, bool valueCache, int64_t channels);
+
+/// The HBM buffer of slice `slice` of cache buffer `cache` ("block/attention.k_cache"): the
+/// cache's own name when it is not striped.
+std::string kvSliceBufferName(const std::string &cache, int64_t slices, int64_t slice);
+
+} // namespace st::llm

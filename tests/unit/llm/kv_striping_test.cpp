@@ -1,0 +1,87 @@
+// KV striping (compiler/llm/kv_striping): the slices of a cache token and their pseudo-channels
+// for the full-size shapes and the fixtures' odd head dims, the unstriped design at kvStep 0,
+// and one error for a kv step that is not a divisor of the kv heads or slices that do not fit.
+#include "llm/kv_striping.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "support/error.h"
+
+namespace st::llm {
+namespace {
+
+TEST(KvStriping, FullSizeShapesCutTokensIntoBusWordParts) {
+  // GPT-2 Medium, 8 of its 16 heads per token: two chunks per row, a bus word per head.
+  const KvStriping gpt2 = kvStripingOf(16, 64, 8);
+  EXPECT_EQ(gpt2.cacheLanes, 512);
+  EXPECT_EQ(gpt2.partCodes, 64);
+  EXPECT_EQ(gpt2.slices, 8);
+  EXPECT_EQ(gpt2.chunks, 2);
+  EXPECT_EQ(gpt2.rowBytes, 128);
+  // Gemma 3 1B: one kv head of 256 codes, a whole head per token over four channels.
+  const KvStriping gemma = kvStripingOf(1, 256, 1);
+  EXPECT_EQ(gemma.cacheLanes, 256);
+  EXPECT_EQ(gemma.slices, 4);
+  EXPECT_EQ(gemma.chunks, 1);
+  EXPECT_EQ(gemma.rowBytes, 64);
+}
+
+TEST(KvStriping, OddHeadDimsTakeTheLargestDivisorPerWord) {
+  // gpt2_tiny: 4 heads of 12; all heads per token: four 12-code parts.
+  const KvStriping s = kvStripingOf(4, 12, 4);
+  EXPECT_EQ(s.cacheLanes, 48);
+  EXPECT_EQ(s.partCodes, 12);
+  EXPECT_EQ(s.slices, 4);
+  EXPECT_EQ(s.chunks, 1);
+  // One head of 24 fits a word: not striped, the row packed as before.
+  const KvStriping one = kvStripingOf(1, 24, 1);
+  EXPECT_FALSE(one.striped());
+  EXPECT_EQ(one.cacheLanes, 24);
+  EXPECT_EQ(one.rowBytes, 64);
+}
+
+TEST(KvStriping, StepZeroIsTheUnstripedCache) {
+  const KvStriping s = kvStripingOf(16, 64, 0);
+  EXPECT_FALSE(s.striped());
+  EXPECT_EQ(s.cacheLanes, 64);
+  EXPECT_EQ(s.chunks, 16);
+  EXPECT_EQ(s.rowBytes, 1024);
+  EXPECT_EQ(kvStripingOf(2, 12, 0).cacheLanes, 4); // a power of two dividing the head
+  EXPECT_EQ(kvSliceBufferName("block/attention.k_cache", 1, 0), "block/attention.k_cache");
+  EXPECT_EQ(kvSliceBufferName("block/attention.k_cache", 8, 3), "block/attention.k_cache.s3");
+}
+
+TEST(KvStriping, KAndVSlicesTakeDistinctChannels) {
+  for (int64_t slices : {2, 3, 4, 6, 8, 16}) {
+    SCOPED_TRACE(slices);
+    std::set<int64_t> used;
+    for (bool value : {false, true})
+      for (int64_t j = 0; j < slices; ++j) {
+        const int64_t c = kvSliceChannel(j, slices, value, 32);
+        EXPECT_GE(c, 0);
+        EXPECT_LT(c, 32);
+        EXPECT_TRUE(used.insert(c).second) << "channel " << c << " twice";
+        if (j > 0) // one stride between consecutive slices (the append's address loop)
+          EXPECT_EQ(c - kvSliceChannel(j - 1, slices, value, 32),
+                    kvSliceChannel(1, slices, value, 32) - kvSliceChannel(0, slices, value, 32));
+      }
+  }
+}
+
+TEST(KvStriping, BadStepsAndTooManySlicesAreOneError) {
+  EXPECT_THROW(kvStripingOf(4, 64, 3), Error);
+  EXPECT_THROW(kvStripingOf(4, 64, -1), Error);
+  EXPECT_THROW(kvSliceChannel(0, 17, false, 32), Error);
+  try {
+    kvStripingOf(16, 64, 5);
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("divisor of the 16 kv heads"), std::string::npos)
+        << e.what();
+  }
+}
+
+} // namespace
+} // namespace st::llm
