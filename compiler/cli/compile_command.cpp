@@ -64,7 +64,8 @@ struct CompileOptions {
   int64_t maxContext = 0; ///< 0: min(max_position_embeddings, kDefaultMaxContext)
   int64_t maxLanes = 8;
   std::string engine = "gemv";
-  int64_t attentionKvStep = -1; ///< -1: chooseAttentionKvStep within kAttentionDspShare
+  int64_t attentionKvStep = -1;   ///< -1: chooseAttentionParallelism within kAttentionDspShare
+  int64_t enginePackedPairs = -1; ///< -1: chooseAttentionParallelism's (0 with --attention-kv-step)
   bool randomWeights = false;
   bool quiet = false;
   std::string timings;
@@ -159,11 +160,15 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   accelerator.forcedDepths = parseFifoDepths(o.fifoDepths);
   if (o.attentionKvStep >= 0) {
     accelerator.attentionKvStep = o.attentionKvStep;
+    accelerator.enginePackedPairs = std::max<int64_t>(o.enginePackedPairs, 0);
   } else {
     const passes::DeviceConstraints device = passes::loadDeviceConstraints(o.device);
-    accelerator.attentionKvStep = llm::chooseAttentionKvStep(
+    const llm::AttentionParallelism chosen = llm::chooseAttentionParallelism(
         model.program, accelerator,
         static_cast<int64_t>(kAttentionDspShare * static_cast<double>(device.availableDsp)));
+    accelerator.attentionKvStep = chosen.kvStep;
+    accelerator.enginePackedPairs =
+        o.enginePackedPairs >= 0 ? o.enginePackedPairs : chosen.packedPairs;
   }
   std::optional<frontend::QuantizedModel> quantized;
   std::optional<llm::AcceleratorGraph> lowered;
@@ -340,6 +345,11 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
                         "(a divisor of the kv heads; its rows striped over that many "
                         "pseudo-channels, docs/accelerator.md §6); 0: the unstriped cache; "
                         "default: the most that keep the design within 70 % of the DSPs")
+             ->check(CLI::NonNegativeNumber);
+         app.add_option("--engine-packed-pairs", o->enginePackedPairs,
+                        "Model directory, gemv engine at W4A8: channel pairs whose int4 x int8 "
+                        "products share their DSP48E2s (two per multiply; 0 .. 16); default: as "
+                        "many as the heads per cache token need to fit the DSPs")
              ->check(CLI::NonNegativeNumber);
          app.add_flag("--quiet", o->quiet, "Print nothing but errors (no per-phase progress)");
          app.add_option("--timings", o->timings,

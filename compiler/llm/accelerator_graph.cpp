@@ -47,8 +47,8 @@ LoweredStage lowerAcceleratorStage(const ir::DecodeProgram &program, int index,
   o.gemvEngine = options.engine == LinearEngine::Gemv;
   o.attentionKvStep = options.attentionKvStep;
   if (o.gemvEngine)
-    o.engineShape =
-        gemvEngineShapeOf(program, options.precision, options.maxLanes, options.engineChannels);
+    o.engineShape = gemvEngineShapeOf(program, options.precision, options.maxLanes,
+                                      options.engineChannels, options.enginePackedPairs);
   LoweredStage lowered = lowerStage(stage, o);
   ir::DataflowGraph &df = lowered.dataflow;
   if (index == 1 && options.debugTaps) {

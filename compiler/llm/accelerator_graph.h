@@ -40,6 +40,9 @@ struct AcceleratorOptions {
   /// x: norms, attention); never more than a step's words of the channel.
   int64_t engineChannels = 32;
   int64_t engineFifoWords = 1024;
+  /// Engine channel pairs whose products share their DSP48E2s (numerics::GemvEngineShape::
+  /// packedPairs); chooseAttentionKvStep sets it with the kv step.
+  int64_t enginePackedPairs = 0;
   /// Rows of every KV-cache region: the longest context (prompt + generated) a run may use.
   int64_t maxContext = 64;
   /// The cache length the FIFO sizing and the per-step prediction of the block assume.

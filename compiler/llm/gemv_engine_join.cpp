@@ -80,9 +80,10 @@ int64_t EngineUse::channelWordsPerStep() const {
 
 numerics::GemvEngineShape gemvEngineShapeOf(const ir::DecodeProgram &program,
                                             numerics::Precision precision, int64_t lanes,
-                                            int64_t channels) {
+                                            int64_t channels, int64_t packedPairs) {
   numerics::GemvEngineShape s;
   s.channels = channels;
+  s.packedPairs = packedPairs;
   s.lanes = lanes;
   s.weightBits = numerics::weightBitsOf(precision);
   s.activationBits = numerics::activationBitsOf(precision);
@@ -160,7 +161,8 @@ void joinGemvEngine(AcceleratorGraph &g,
       throw Error("gemv engine",
                   "stage 'prologue' linear '" + g.stages[0].dataflow.node(n).name + "'",
                   "no linear in the prologue (the engine serves the block and the epilogue)");
-  engine.shape = gemvEngineShapeOf(*g.program, options.precision, g.lanes, options.engineChannels);
+  engine.shape = gemvEngineShapeOf(*g.program, options.precision, g.lanes, options.engineChannels,
+                                   options.enginePackedPairs);
   for (EngineCall &c : engine.calls)
     c.channelWords = numerics::gemvWordsPerChannel(c.k, c.nDeliver, c.groupSize, engine.shape);
 
@@ -222,6 +224,8 @@ void joinGemvEngine(AcceleratorGraph &g,
                                     {"NumX", sh.numX},
                                     {"NumY", sh.numY}})
     node.params.push_back({name, value, std::nullopt});
+  if (sh.packedPairs > 0) // the template's default is 0: unpacked designs keep their text
+    node.params.push_back({"PackedPairs", sh.packedPairs, std::nullopt});
   engine.node = df.addNode(std::move(node));
   g.nodes[engine.node] = {AcceleratorRole::Engine, -1, 0, 1};
   for (const auto &[s, port] : xStreams)

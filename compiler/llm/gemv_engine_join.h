@@ -52,11 +52,12 @@ struct EngineUse {
 /// The engine's shape for the linears of `program`'s block and epilogue (docs/gemv-engine.md):
 /// KLanes the largest power of two up to 512 / WBits dividing every K and compatible with every
 /// group size; SegLanes the smallest group size (at most KLanes); MaxK and OutBits the largest
-/// (numX, numY are the join's). Throws st::Error naming a linear whose K no KLanes of at least
-/// the lanes divides.
+/// (numX, numY are the join's); `packedPairs` channel pairs share their multiplies. Throws
+/// st::Error naming a linear whose K no KLanes of at least the lanes divides, and the shape's
+/// error for packed pairs it cannot take.
 numerics::GemvEngineShape gemvEngineShapeOf(const ir::DecodeProgram &program,
                                             numerics::Precision precision, int64_t lanes,
-                                            int64_t channels);
+                                            int64_t channels, int64_t packedPairs = 0);
 
 /// Depth of each channel's prefetch FIFO: options.engineFifoWords, at most a step's words of the
 /// channel (a tiny model's whole step), at least 2.

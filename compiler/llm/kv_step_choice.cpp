@@ -3,8 +3,10 @@
 
 #include <variant>
 
+#include "llm/gemv_engine_join.h"
 #include "llm/stage_lowering.h"
 #include "model/llm_kernel_catalog.h"
+#include "numerics/gemv_stream.h"
 
 namespace st::llm {
 
@@ -23,45 +25,69 @@ int64_t kvHeadsOf(const ir::DecodeProgram &program) {
 /// (plan/llm_top_interface.h).
 constexpr int64_t kMaxAxiMasters = 64 - 3;
 
-/// Whether the design of `options` fits: its kernels' estimated DSPs (the DMAs, FIFOs and
-/// control have none; the joined graph, so the shared engine counts once) within `dspBudget`,
-/// and its AXI masters (a striped cache's DMAs one per slice) within the control's arguments.
-bool designFits(const ir::DecodeProgram &program, const AcceleratorOptions &options,
-                int64_t dspBudget) {
-  const AcceleratorGraph g = buildAcceleratorGraph(program, options);
+/// The design of `options`: its kernels' estimated DSPs (the DMAs, FIFOs and control have none;
+/// the joined graph, so the shared engine counts once) and its AXI masters (a striped cache's
+/// read one per slice).
+struct DesignNeeds {
   int64_t dsps = 0, masters = 0;
+};
+DesignNeeds designNeeds(const ir::DecodeProgram &program, const AcceleratorOptions &options) {
+  const AcceleratorGraph g = buildAcceleratorGraph(program, options);
+  DesignNeeds needs;
   for (ir::NodeId n : g.dataflow.nodes()) {
     const ir::DataflowNode &node = g.dataflow.node(n);
     if (auto e = model::llmKernelResources(node))
-      dsps += e->dsp;
+      needs.dsps += e->dsp;
     if (node.kind == ir::NodeKind::ReadDma || node.kind == ir::NodeKind::WriteDma) {
       const auto slices = node.attributes.find(kAttrKvSlices);
-      masters += node.kind == ir::NodeKind::ReadDma && slices != node.attributes.end()
-                     ? slices->second
-                     : 1;
+      needs.masters += node.kind == ir::NodeKind::ReadDma && slices != node.attributes.end()
+                           ? slices->second
+                           : 1;
     } else if (node.module == "st_embedding_gather") {
-      ++masters;
+      ++needs.masters;
     }
   }
-  return dsps <= dspBudget && masters <= kMaxAxiMasters;
+  return needs;
 }
 
 } // namespace
 
-int64_t chooseAttentionKvStep(const ir::DecodeProgram &program, const AcceleratorOptions &options,
-                              int64_t dspBudget) {
+AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program,
+                                                const AcceleratorOptions &options,
+                                                int64_t dspBudget) {
   const int64_t kvHeads = kvHeadsOf(program);
   if (options.engine != LinearEngine::Gemv || kvHeads == 0)
-    return 0;
+    return {};
   AcceleratorOptions candidate = options;
+  candidate.enginePackedPairs = 0;
+  const numerics::GemvEngineShape shape =
+      gemvEngineShapeOf(program, options.precision, options.maxLanes, options.engineChannels);
+  const bool packable = numerics::gemvPairsPackable(shape);
   for (int64_t k = kvHeads; k >= 1; --k) {
     if (kvHeads % k != 0)
       continue;
     candidate.attentionKvStep = k;
-    if (designFits(program, candidate, dspBudget))
-      return k;
+    candidate.enginePackedPairs = 0;
+    const DesignNeeds plain = designNeeds(program, candidate);
+    if (plain.masters > kMaxAxiMasters)
+      continue;
+    if (plain.dsps <= dspBudget)
+      return {k, 0};
+    if (!packable)
+      continue;
+    // Each packed pair gives back the same DSPs: as many pairs as the excess needs.
+    candidate.enginePackedPairs = 1;
+    const int64_t perPair = plain.dsps - designNeeds(program, candidate).dsps;
+    if (perPair <= 0)
+      continue;
+    const int64_t pairs = (plain.dsps - dspBudget + perPair - 1) / perPair;
+    if (pairs > options.engineChannels / 2)
+      continue;
+    candidate.enginePackedPairs = pairs;
+    if (designNeeds(program, candidate).dsps <= dspBudget)
+      return {k, pairs};
   }
-  return 0;
+  return {};
 }
 
 } // namespace st::llm

@@ -1,7 +1,10 @@
 // The attention's heads in parallel: how many kv heads per cache token (llm/kv_striping.h) a
-// design gets. More heads per token read the cache over more pseudo-channels at once and need
-// proportionally more multipliers (st_attention: Group x CacheLanes score and value products),
-// so the choice is the largest that keeps the design's estimated DSPs within a budget.
+// design gets, and how many of the GEMV engine's channel pairs share their multipliers to make
+// room for them. More heads per token read the cache over more pseudo-channels at once and need
+// proportionally more multipliers (st_attention: Group x CacheLanes score and value products);
+// a packed engine channel pair (numerics::GemvEngineShape::packedPairs) gives back KLanes DSPs
+// for about 2,300 LUTs. The choice is the most heads per token that fit a DSP budget with the
+// fewest packed pairs.
 #pragma once
 
 #include <cstdint>
@@ -11,13 +14,19 @@
 
 namespace st::llm {
 
+struct AttentionParallelism {
+  int64_t kvStep = 0;      ///< AcceleratorOptions::attentionKvStep
+  int64_t packedPairs = 0; ///< AcceleratorOptions::enginePackedPairs
+};
+
 /// The largest divisor k of the block's kv heads for which the design of `options` (with
-/// attentionKvStep k) is estimated at most `dspBudget` DSPs (the kernels' resource models: the
-/// engine, attention, norms, ...) and has at most the AXI masters the control's arguments
-/// allow. 0 (the unstriped cache, part of a head per token: the fewest multipliers) when no k
-/// fits, and for a per-op design. Builds the accelerator graph once per candidate tried (only
-/// shapes are read: milliseconds).
-int64_t chooseAttentionKvStep(const ir::DecodeProgram &program, const AcceleratorOptions &options,
-                              int64_t dspBudget);
+/// attentionKvStep k and as few packed engine channel pairs as that needs) is estimated at most
+/// `dspBudget` DSPs (the kernels' resource models: the engine, attention, norms, ...) and has
+/// at most the AXI masters the control's arguments allow. kvStep 0 (the unstriped cache, part of
+/// a head per token: the fewest multipliers) when no k fits, and for a per-op design. Builds
+/// the accelerator graph a few times per candidate (only shapes are read: milliseconds).
+AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program,
+                                                const AcceleratorOptions &options,
+                                                int64_t dspBudget);
 
 } // namespace st::llm

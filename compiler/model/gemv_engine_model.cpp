@@ -111,16 +111,29 @@ ResourceEstimate gemvEngineResources(const GemvEngineShape &s) {
     return std::min(ceilDiv(a, 17) * ceilDiv(b, 24), ceilDiv(b, 17) * ceilDiv(a, 24));
   };
 
-  // One channel (st_gemv_channel, Channels of them): records (three P slots), the mantissa
-  // chunk, the weight word, products, per segment its mantissa pipeline, sum and scaled sum, the
-  // accumulator. LUTs per product bit of a lane: the segment adder trees and operand routing as
-  // Yosys maps them (fitted: 5.9 .. 6.3 at W4A8 and W8A16, KLanes 32 .. 128); per segment its
-  // 32:1 mantissa mux (8 per bit); the record mux and control.
-  ResourceEstimate channel;
-  channel.ff = recordSlots * recordBits + numerics::kGemvWordBits + s.kLanes * s.weightBits +
-               s.kLanes * prodBits + nSeg * (3 * 16 + segBits + scaledBits) + sumBits;
-  channel.dsp = s.kLanes * dsps(s.weightBits, s.activationBits) + nSeg * dsps(segBits, 17);
-  channel.lut = 6 * prodBits * s.kLanes + 128 * nSeg + 700;
+  // One st_gemv_channel instance of `ways` channels (PackedPairs instances of two whose lanes'
+  // products share one multiply, Channels - 2 * PackedPairs of one): per way the records (three
+  // P slots), the mantissa chunk, the weight word, per segment its mantissa pipeline, sum and
+  // scaled sum, and the accumulator; the products (packed: one of WBits + SegBits + 1 x ABits
+  // bits per lane). LUTs per product bit of a lane: the segment adder trees and operand routing
+  // as Yosys maps them (fitted: 5.9 .. 6.3 at W4A8 and W8A16, KLanes 32 .. 128, one channel per
+  // instance; the packed instance checked at W4A8 KLanes 128); per segment and way its 32:1
+  // mantissa mux (8 per bit) and, packed, the split of the sum; the record mux and control.
+  auto channelInstance = [&](int64_t ways) {
+    const int64_t packedBits = s.weightBits + segBits + 1;
+    const int64_t laneProdBits = ways == 2 ? packedBits + s.activationBits : prodBits;
+    ResourceEstimate c;
+    c.ff = ways * (recordSlots * recordBits + numerics::kGemvWordBits + s.kLanes * s.weightBits +
+                   nSeg * (3 * 16 + segBits + scaledBits) + sumBits) +
+           s.kLanes * laneProdBits;
+    c.dsp = s.kLanes * (ways == 2 ? dsps(packedBits, s.activationBits)
+                                  : dsps(s.weightBits, s.activationBits)) +
+            ways * nSeg * dsps(segBits, 17);
+    c.lut = 6 * laneProdBits * s.kLanes + ways * (128 * nSeg + 700) +
+            (ways == 2 ? nSeg * 2 * (laneProdBits + segBits) : 0);
+    return c;
+  };
+  const ResourceEstimate single = channelInstance(1), pair = channelInstance(2);
 
   // Per output lane one st_requant_row: bias adder, 49 x 25 product, rounding adder, 64-way
   // arithmetic shift and the saturation to a runtime width (15 LUTs per bit of the rounded
@@ -145,8 +158,10 @@ ResourceEstimate gemvEngineResources(const GemvEngineShape &s) {
     engine.bram36 = double(ceilDiv(xEntryBits, 72) * ceilDiv(gMax, 512));
 
   ResourceEstimate r = engine;
-  for (int64_t c = 0; c < s.channels; ++c)
-    r += channel;
+  for (int64_t i = 0; i < s.packedPairs; ++i)
+    r += pair;
+  for (int64_t c = 2 * s.packedPairs; c < s.channels; ++c)
+    r += single;
   for (int64_t l = 0; l < s.lanes; ++l)
     r += requant;
   return r;

@@ -23,9 +23,11 @@ class NodeReader {
 public:
   explicit NodeReader(const ir::DataflowNode &node) : node_(node) {}
 
-  int64_t param(const std::string &name) const {
+  int64_t param(const std::string &name, std::optional<int64_t> fallback = {}) const {
     if (auto v = node_.param(name))
       return *v;
+    if (fallback)
+      return *fallback;
     throw Error("timing", "kernel '" + node_.name + "' (" + node_.module + ")",
                 "a template parameter " + name);
   }
@@ -230,6 +232,7 @@ numerics::GemvEngineShape gemvShapeOf(const NodeReader &r) {
   s.outputBits = r.param("OutBits");
   s.numX = call ? 1 : r.param("NumX");
   s.numY = call ? 1 : r.param("NumY");
+  s.packedPairs = r.param("PackedPairs", 0);
   return s;
 }
 

@@ -188,6 +188,18 @@ void checkGemvEngineShape(const GemvEngineShape &s) {
           "2 .. 32" + got(s.outputBits));
   require(s.numX >= 1 && s.numX <= 256, kShapeWhere, "NumX", "1 .. 256" + got(s.numX));
   require(s.numY >= 1 && s.numY <= 256, kShapeWhere, "NumY", "1 .. 256" + got(s.numY));
+  require(s.packedPairs >= 0 && s.packedPairs <= s.channels / 2 &&
+              (s.packedPairs == 0 || gemvPairsPackable(s)),
+          kShapeWhere, "PackedPairs",
+          "0 .. Channels/2, and 0 unless WBits + SegBits + 1 <= 27 and ABits <= 18" +
+              got(s.packedPairs));
+}
+
+bool gemvPairsPackable(const GemvEngineShape &s) {
+  int64_t segBits = s.weightBits + s.activationBits;
+  for (int64_t n = 1; n < s.segLanes; n *= 2)
+    ++segBits;
+  return s.weightBits + segBits + 1 <= 27 && s.activationBits <= 18;
 }
 
 int64_t gemvStreamGroupSize(const QuantizedLinear &layer) {

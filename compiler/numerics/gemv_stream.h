@@ -32,7 +32,16 @@ struct GemvEngineShape {
   int64_t outputBits = 16;    ///< OutBits: widest output code (2 .. 32)
   int64_t numX = 1;           ///< NumX: x ports
   int64_t numY = 1;           ///< NumY: y ports
+  /// PackedPairs: channel pairs (2i, 2i+1), i < this, whose two int4 x int8 products of a lane
+  /// share one DSP48E2 multiply (st_gemv_channel Ways = 2); 0 .. Channels/2, > 0 only when
+  /// gemvPairsPackable.
+  int64_t packedPairs = 0;
 };
+
+/// Whether two channels' products of a lane fit one DSP48E2 multiply: the packed weight operand
+/// (WBits + SegBits + 1 bits, SegBits = WBits + ABits + log2(SegLanes)) on the 27-bit port, x on
+/// the 18-bit one.
+bool gemvPairsPackable(const GemvEngineShape &shape);
 
 /// Throws st::Error (file "gemv engine", the parameter as field) on a shape the RTL rejects.
 void checkGemvEngineShape(const GemvEngineShape &shape);

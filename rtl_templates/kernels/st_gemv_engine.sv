@@ -50,7 +50,12 @@ module st_gemv_engine #(
     /// x ports (1 .. 256): the descriptor names the one to load x from.
     parameter int unsigned NumX = 1,
     /// y ports (1 .. 256): the descriptor names the one the outputs go to.
-    parameter int unsigned NumY = 1
+    parameter int unsigned NumY = 1,
+    /// Channel pairs (2i, 2i+1), i < PackedPairs, whose two products of a lane share one DSP48E2
+    /// multiply (st_gemv_channel Ways = 2): 0 .. Channels/2, and 0 unless WBits + SegBits + 1
+    /// <= 27 and ABits <= 18. The same bits either way; the compiler packs as many pairs as the
+    /// device's DSPs require.
+    parameter int unsigned PackedPairs = 0
 ) (
     input  wire                             clk_i,
     input  wire                             rst_ni,     // synchronous, active low
@@ -380,31 +385,41 @@ module st_gemv_engine #(
   // ---- channels ---------------------------------------------------------------------------------
   logic [Channels*SumBits-1:0] acc_all;
   logic [Channels*RecBits-1:0] rec_all;
+  // Channels 2i and 2i+1 (i < PackedPairs) share one st_gemv_channel whose multiplies take both
+  // their products (two int4 x int8 products per DSP48E2); the others have one each.
+  if (PackedPairs > Channels / 2 ||
+      (PackedPairs > 0 && (WBits + SegBits + 1 > 27 || ABits > 18))) begin : gen_bad_packed
+    $fatal(1, "st_gemv_engine: PackedPairs must be 0 .. Channels/2, 0 unless packable");
+  end
   for (genvar c = 0; c < Channels; c++) begin : gen_channel
-    st_gemv_channel #(
-        .KLanes(KLanes),
-        .SegLanes(SegLanes),
-        .WBits(WBits),
-        .ABits(ABits),
-        .SumBits(SumBits)
-    ) u_channel (
-        .clk_i,
-        .adv_i(adv),
-        .word_i(w_data_i[c*512+:512]),
-        .p_take_i(p_fire),
-        .p_slot_i(pslot_q),
-        .s_take_i(s_fire),
-        .w_take_i(w_fire),
-        .grouped_i(grouped_q),
-        .mant_idx_i(mant_idx),
-        .x_i(x1_q),
-        .acc_en_i(adv && v4_q),
-        .acc_first_i(first4_q),
-        .rec_slot_i(m5_slot),
-        .rec_idx_i(m5_rec),
-        .acc_o(acc_all[c*SumBits+:SumBits]),
-        .rec_o(rec_all[c*RecBits+:RecBits])
-    );
+    localparam int unsigned Ways = c < 2 * PackedPairs ? 2 : 1;
+    if (c >= 2 * PackedPairs || c % 2 == 0) begin : gen_instance
+      st_gemv_channel #(
+          .KLanes(KLanes),
+          .SegLanes(SegLanes),
+          .WBits(WBits),
+          .ABits(ABits),
+          .SumBits(SumBits),
+          .Ways(Ways)
+      ) u_channel (
+          .clk_i,
+          .adv_i(adv),
+          .word_i(w_data_i[c*512+:Ways*512]),
+          .p_take_i(p_fire),
+          .p_slot_i(pslot_q),
+          .s_take_i(s_fire),
+          .w_take_i(w_fire),
+          .grouped_i(grouped_q),
+          .mant_idx_i(mant_idx),
+          .x_i(x1_q),
+          .acc_en_i(adv && v4_q),
+          .acc_first_i(first4_q),
+          .rec_slot_i(m5_slot),
+          .rec_idx_i(m5_rec),
+          .acc_o(acc_all[c*SumBits+:Ways*SumBits]),
+          .rec_o(rec_all[c*RecBits+:Ways*RecBits])
+      );
+    end
   end
 
   // ---- output buffer (hold): one finished block, emitted Lanes rows per token -----------------

@@ -43,6 +43,8 @@ def main():
     ap.add_argument("--precision", required=True)
     ap.add_argument("--work", required=True, help="scratch directory (the design goes here)")
     ap.add_argument("--engine", help="compile --engine (default: the compiler's, gemv)")
+    ap.add_argument("--engine-packed-pairs", type=int,
+                    help="compile --engine-packed-pairs (default: the compiler's choice)")
     ap.add_argument("--tokens", type=int, default=16)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--check-hf", action="store_true",
@@ -63,6 +65,8 @@ def main():
                    "--target", "u55c", "-o", design]
     if a.engine:
         compile_cmd += ["--engine", a.engine]
+    if a.engine_packed_pairs is not None:
+        compile_cmd += ["--engine-packed-pairs", str(a.engine_packed_pairs)]
     r = subprocess.run(compile_cmd, capture_output=True, text=True)
     if r.returncode != 0:
         fail("compile: " + r.stderr.strip())

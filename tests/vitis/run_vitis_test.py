@@ -266,10 +266,14 @@ def check_link_cfg(design, top, mhz):
     check(f"nk={top['module']}:1:{cu}" in lines, f"link.cfg: nk={top['module']}:1:{cu}")
     sp = {}
     for l in lines:
-        m = re.match(rf"^sp={cu}\.(m_axi_\w+):HBM\[(\d+)\]$", l)
+        # HBM[c], or HBM[first:last] for a master that writes several channels (the append of a
+        # striped KV cache); the header names its first.
+        m = re.match(rf"^sp={cu}\.(m_axi_\w+):HBM\[(\d+)(?::(\d+))?\]$", l)
         if m:
             check(m.group(1) not in sp, f"link.cfg: {m.group(1)} mapped once")
             sp[m.group(1)] = int(m.group(2))
+            check(m.group(3) is None or int(m.group(2)) < int(m.group(3)) < 32,
+                  f"link.cfg: {l}: a range of pseudo-channels")
     check(set(sp) == set(top["maxi"]), f"link.cfg: sp= for every m_axi of the top: {sorted(sp)} "
           f"vs {sorted(top['maxi'])}")
     check(sp == channel_of, f"link.cfg channels {sp} vs the kernel header's {channel_of}")

@@ -24,5 +24,6 @@ int main(int argc, char **argv) {
   s.outputBits = values.at("OutBits");
   s.numX = values.at("NumX");
   s.numY = values.at("NumY");
+  s.packedPairs = values.count("PackedPairs") ? values.at("PackedPairs") : 0;
   return st::tb::compareSynthWithEstimate(argv[1], st::model::gemvEngineResources(s), 1.25);
 }
