@@ -128,15 +128,21 @@ DesignResources designResources(const ir::DataflowGraph &df, const plan::TopInte
         break;
       }
       // A striped KV cache (llm/kv_striping.h): the top's ports, a read's one per slice (plus the
-      // runtime row loop) with the st_fork of their command; the st_join is wiring.
+      // runtime row loop) with the st_fork of their command and the st_join of their tokens.
       const bool isRead = node.kind == ir::NodeKind::ReadDma;
       for (const plan::TopInterface::DmaPort &port : top->dmas)
         if (port.node == n) {
           ++numDmas;
           add(port.name, node.module, dmaResources(port.layout, isRead, isRead ? 1 : 0));
         }
-      if (isRead)
+      if (isRead) {
         add(node.name + " command fork", "st_fork", model::forkResources(slices->second, 1));
+        // st_join holds no state: the AND of the slices' valids (a LUT6 per five more inputs)
+        // and the one ready they all take.
+        model::ResourceEstimate join;
+        join.lut = (slices->second - 1 + 4) / 5 + 1;
+        add(node.name + " join", "st_join", join);
+      }
       break;
     }
     case ir::NodeKind::Converter: {

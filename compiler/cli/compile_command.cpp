@@ -64,7 +64,7 @@ struct CompileOptions {
   int64_t maxContext = 0; ///< 0: min(max_position_embeddings, kDefaultMaxContext)
   int64_t maxLanes = 8;
   std::string engine = "gemv";
-  int64_t attentionKvStep = -1;   ///< -1: chooseAttentionParallelism within kAttentionDspShare
+  int64_t attentionKvStep = -1;   ///< -1: chooseAttentionParallelism within kResourceShare
   int64_t enginePackedPairs = -1; ///< -1: chooseAttentionParallelism's (0 with --attention-kv-step)
   bool randomWeights = false;
   bool quiet = false;
@@ -77,10 +77,9 @@ struct CompileOptions {
 /// and small next to a full-size model's weights in HBM.
 constexpr int64_t kDefaultMaxContext = 4096;
 
-/// The share of the device's DSPs up to which the automatic choice of heads in parallel
-/// (llm/kv_step_choice.h) lets the design grow: the fitting limit, leaving room for
-/// placement.
-constexpr double kAttentionDspShare = 0.70;
+/// The share of each of the device's resources up to which the automatic choice of heads in
+/// parallel (llm/kv_step_choice.h) lets the design grow: room left for placement and routing.
+constexpr double kResourceShare = 0.70;
 
 /// Writes the phases' wall and CPU times and peak RSS (--timings).
 void writeTimings(const std::string &path, const PhaseLog &log) {
@@ -163,9 +162,14 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
     accelerator.enginePackedPairs = std::max<int64_t>(o.enginePackedPairs, 0);
   } else {
     const passes::DeviceConstraints device = passes::loadDeviceConstraints(o.device);
-    const llm::AttentionParallelism chosen = llm::chooseAttentionParallelism(
-        model.program, accelerator,
-        static_cast<int64_t>(kAttentionDspShare * static_cast<double>(device.availableDsp)));
+    model::ResourceEstimate budget;
+    budget.lut = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableLut));
+    budget.ff = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableFf));
+    budget.dsp = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableDsp));
+    budget.bram36 = kResourceShare * static_cast<double>(device.availableBram36);
+    budget.uram = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableUram));
+    const llm::AttentionParallelism chosen =
+        llm::chooseAttentionParallelism(model.program, accelerator, budget);
     accelerator.attentionKvStep = chosen.kvStep;
     accelerator.enginePackedPairs =
         o.enginePackedPairs >= 0 ? o.enginePackedPairs : chosen.packedPairs;
@@ -344,7 +348,7 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
                         "Model directory, gemv engine: kv heads attention reads per cache token "
                         "(a divisor of the kv heads; its rows striped over that many "
                         "pseudo-channels, docs/accelerator.md §6); 0: the unstriped cache; "
-                        "default: the most that keep the design within 70 % of the DSPs")
+                        "default: the most that keep the design within 70 % of each resource")
              ->check(CLI::NonNegativeNumber);
          app.add_option("--engine-packed-pairs", o->enginePackedPairs,
                         "Model directory, gemv engine at W4A8: channel pairs whose int4 x int8 "

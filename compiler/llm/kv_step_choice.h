@@ -3,14 +3,15 @@
 // room for them. More heads per token read the cache over more pseudo-channels at once and need
 // proportionally more multipliers (st_attention: Group x CacheLanes score and value products);
 // a packed engine channel pair (numerics::GemvEngineShape::packedPairs) gives back KLanes DSPs
-// for about 2,300 LUTs. The choice is the most heads per token that fit a DSP budget with the
-// fewest packed pairs.
+// for about 2,300 LUTs. The choice is the most heads per token that fit a resource budget with
+// the fewest packed pairs.
 #pragma once
 
 #include <cstdint>
 
 #include "ir/decode_program.h"
 #include "llm/accelerator_graph.h"
+#include "model/kernel_timing.h"
 
 namespace st::llm {
 
@@ -19,14 +20,18 @@ struct AttentionParallelism {
   int64_t packedPairs = 0; ///< AcceleratorOptions::enginePackedPairs
 };
 
+/// The kv heads of the program's attention ops (they agree; 0 when there is none).
+int64_t attentionKvHeads(const ir::DecodeProgram &program);
+
 /// The largest divisor k of the block's kv heads for which the design of `options` (with
-/// attentionKvStep k and as few packed engine channel pairs as that needs) is estimated at most
-/// `dspBudget` DSPs (the kernels' resource models: the engine, attention, norms, ...) and has
-/// at most the AXI masters the control's arguments allow. kvStep 0 (the unstriped cache, part of
-/// a head per token: the fewest multipliers) when no k fits, and for a per-op design. Builds
-/// the accelerator graph a few times per candidate (only shapes are read: milliseconds).
+/// attentionKvStep k and as few packed engine channel pairs as its DSPs need) is estimated
+/// within `budget` on every resource (its kernels' models on the joined graph, its DMAs and
+/// its sized FIFOs; the control and the sequencers, a few thousand LUTs, are left out) and has at
+/// most the AXI masters the control's arguments allow. kvStep 0 (the unstriped cache, part of
+/// a head per token: the fewest multipliers) when no k fits, and for a per-op design. Builds the
+/// accelerator graph a few times per candidate (only shapes are read: milliseconds).
 AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program,
                                                 const AcceleratorOptions &options,
-                                                int64_t dspBudget);
+                                                const model::ResourceEstimate &budget);
 
 } // namespace st::llm

@@ -299,18 +299,22 @@ module st_attention #(
   logic [StepHeads*QChunkBits-1:0] s1_q_q;
   logic [GBits-1:0] s1_g_q, s2_g_q, s3_g_q;
   logic s1_first_q, s1_last_q, s2_first_q, s2_last_q, s3_score_valid_q;
-  logic [StepHeads*32-1:0] s2_partial_q, s3_score_q;
+  // A chunk's dot product, exact in 16 + log2(DimLanes) bits (|q*k| <= 2^14); the score
+  // accumulates in s32.
+  localparam int unsigned PartialBits = 16 + $clog2(DimLanes);
+  logic [StepHeads*PartialBits-1:0] s2_partial_q;
+  logic [StepHeads*32-1:0] s3_score_q;
 
   // StepHeads dot products of DimLanes s8 x s8 products (|sum| <= DimLanes * 2^14); head j of
   // the block reads kv head j / Group of the chunk.
-  logic [StepHeads*32-1:0] partial;
+  logic [StepHeads*PartialBits-1:0] partial;
   always_comb begin
     for (int j = 0; j < StepHeads; j++) begin
-      partial[j*32+:32] = '0;
+      partial[j*PartialBits+:PartialBits] = '0;
       for (int l = 0; l < DimLanes; l++)
-        partial[j*32+:32] = partial[j*32+:32] +
-            32'($signed(s1_q_q[j*QChunkBits+l*8+:8]) *
-                $signed(s1_k_q[((j/Group)*DimLanes+l)*8+:8]));
+        partial[j*PartialBits+:PartialBits] = partial[j*PartialBits+:PartialBits] +
+            PartialBits'($signed(s1_q_q[j*QChunkBits+l*8+:8]) *
+                         $signed(s1_k_q[((j/Group)*DimLanes+l)*8+:8]));
     end
   end
 
@@ -342,7 +346,7 @@ module st_attention #(
       s3_g_q <= s2_g_q;
       for (int j = 0; j < StepHeads; j++)
         s3_score_q[j*32+:32] <= (s2_first_q ? 32'd0 : s3_score_q[j*32+:32]) +
-                                s2_partial_q[j*32+:32];
+                                32'($signed(s2_partial_q[j*PartialBits+:PartialBits]));
     end
   end
 

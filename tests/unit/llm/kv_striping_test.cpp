@@ -1,7 +1,11 @@
 // KV striping (compiler/llm/kv_striping): the slices of a cache token and their pseudo-channels
 // for the full-size shapes and the fixtures' odd head dims, the unstriped design at kvStep 0,
-// and one error for a kv step that is not a divisor of the kv heads or slices that do not fit.
+// and one error for a kv step that is not a divisor of the kv heads or slices that do not fit;
+// the choice of heads per token and packed engine pairs within a DSP budget (kv_step_choice).
 #include "llm/kv_striping.h"
+
+#include "frontend/decode_builder.h"
+#include "llm/kv_step_choice.h"
 
 #include <gtest/gtest.h>
 
@@ -81,6 +85,39 @@ TEST(KvStriping, BadStepsAndTooManySlicesAreOneError) {
     EXPECT_NE(std::string(e.what()).find("divisor of the 16 kv heads"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(KvStepChoice, MostHeadsThatFitWithFewestPackedPairs) {
+  const frontend::LoadedModel m = frontend::loadModel(std::string(ST_CONFIG_DIR) + "/gpt2-medium",
+                                                      frontend::WeightSource::ShapeOnly);
+  AcceleratorOptions o;
+  o.maxContext = 1024;
+  // 70 % of the U55C's kernel resources: 8 of 16 heads (16 would need 78 kernel arguments),
+  // one packed engine pair to make room in the DSPs.
+  model::ResourceEstimate budget;
+  budget.lut = 802368;
+  budget.ff = 1604736;
+  budget.dsp = 5863;
+  budget.bram36 = 1243.2;
+  budget.uram = 672;
+  const AttentionParallelism chosen = chooseAttentionParallelism(m.program, o, budget);
+  EXPECT_EQ(chosen.kvStep, 8);
+  EXPECT_EQ(chosen.packedPairs, 1);
+  // DSPs to spare: no packing.
+  model::ResourceEstimate roomy = budget;
+  roomy.dsp = 100000;
+  EXPECT_EQ(chooseAttentionParallelism(m.program, o, roomy).kvStep, 8);
+  EXPECT_EQ(chooseAttentionParallelism(m.program, o, roomy).packedPairs, 0);
+  // Fewer LUTs: fewer heads per token.
+  model::ResourceEstimate narrow = roomy;
+  narrow.lut = 700000;
+  EXPECT_LT(chooseAttentionParallelism(m.program, o, narrow).kvStep, 8);
+  // Nothing fits: the unstriped cache; and the per-op design keeps it.
+  model::ResourceEstimate tiny = budget;
+  tiny.dsp = 100;
+  EXPECT_EQ(chooseAttentionParallelism(m.program, o, tiny).kvStep, 0);
+  o.engine = LinearEngine::PerOp;
+  EXPECT_EQ(chooseAttentionParallelism(m.program, o, roomy).kvStep, 0);
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 // (grows with the cache, stops growing on a sliding-window layer, slower memory is slower) and the
 // per-run means sim prints beside the measured cycles.
 #include "llm/engine_step_prediction.h"
+#include "llm/kv_step_choice.h"
 #include "llm/step_prediction.h"
 
 #include <gtest/gtest.h>
@@ -194,15 +195,6 @@ TEST(StepPrediction, SampledBlockCurveEqualsTheSimulationOnEveryFixture) {
   }
 }
 
-/// The kv heads of the program's attention.
-int64_t kvHeadsOf(const ir::DecodeProgram &program) {
-  for (const ir::DecodeStage &stage : program.stages)
-    for (ir::OpId o = 0; o < stage.graph.numOps(); ++o)
-      if (const auto *a = std::get_if<ir::AttentionAttrs>(&stage.graph.op(o).llm))
-        return a->numKvHeads;
-  return 0;
-}
-
 /// Full-size GPT-2 Medium (shapes only), and the options of its design at context 1024.
 frontend::LoadedModel gpt2MediumShapes() {
   return frontend::loadModel(std::string(ST_CONFIG_DIR) + "/gpt2-medium",
@@ -264,7 +256,7 @@ TEST(StepPrediction, EngineStepTableEqualsTheSimulationOnEveryFixture) {
     o.maxContext = m.program.maxPositions;
     // Every kv head per cache token (striped when a token outgrows a bus word), as compile
     // chooses for the fixtures.
-    o.attentionKvStep = kvHeadsOf(m.program);
+    o.attentionKvStep = attentionKvHeads(m.program);
     const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
     expectEngineStepsMatchSimulation(g, o, plan::layerWindowsOf(m.program), 24);
   }
