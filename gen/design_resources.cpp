@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ir/converter_program.h"
+#include "llm/stage_lowering.h"
 #include "model/axi_lite_ctrl_resources.h"
 #include "model/converter_model.h"
 #include "model/dma_stream_resources.h"
@@ -121,7 +122,7 @@ DesignResources designResources(const ir::DataflowGraph &df, const plan::TopInte
       break;
     case ir::NodeKind::ReadDma:
     case ir::NodeKind::WriteDma: {
-      const auto slices = node.attributes.find("kv_slices"); // llm::kAttrKvSlices
+      const auto slices = node.attributes.find(llm::kAttrKvSlices);
       if (!top || slices == node.attributes.end() || slices->second < 2) {
         ++numDmas;
         add(node.name, node.module, dmaResources(node));

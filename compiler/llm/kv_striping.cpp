@@ -36,7 +36,8 @@ KvStriping kvStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep) {
   }
   if (kvStep < 0 || numKvHeads % kvStep != 0)
     throw Error("kv striping", "kv heads per cache token " + std::to_string(kvStep),
-                "0 or a divisor of the " + std::to_string(numKvHeads) + " kv heads");
+                "0 or a divisor of the " + std::to_string(numKvHeads) + " kv heads, got " +
+                    std::to_string(kvStep));
   s.cacheLanes = kvStep * headDim;
   s.partCodes = 1;
   for (int64_t d = 1; d <= std::min(headDim, kWordBytes); ++d)

@@ -2,6 +2,7 @@
 #include "plan/hbm_layout.h"
 
 #include "ir/dataflow_graph.h"
+#include "llm/stage_lowering.h"
 #include "support/error.h"
 
 namespace st::plan {
@@ -68,7 +69,7 @@ std::vector<int64_t> HbmTensorLayout::burstLengths(int64_t maxBurstLen) const {
 
 int64_t readDmaWordsPerChannel(const ir::DataflowNode &node) {
   const ir::ITensorType &type = node.outputs.at(0).type;
-  const auto slices = node.attributes.find("kv_slices");
+  const auto slices = node.attributes.find(llm::kAttrKvSlices);
   if (slices != node.attributes.end() && slices->second > 1)
     return type.numTokens();
   return hbmLayoutOf(type).wordsStreamed();

@@ -46,7 +46,7 @@ struct HbmTensorLayout {
 HbmTensorLayout hbmLayoutOf(const ir::ITensorType &stream, int64_t wordBits = 512);
 
 /// Words a read DMA node streams from each pseudo-channel it reads: its stream's layout's, or,
-/// for a node whose tokens are joined from one DMA per slice (attribute "kv_slices", a striped
+/// for a node whose tokens are joined from one DMA per slice (llm::kAttrKvSlices, a striped
 /// KV cache, llm/kv_striping.h), one bus word per token from each slice's channel.
 int64_t readDmaWordsPerChannel(const ir::DataflowNode &node);
 
