@@ -148,7 +148,10 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
 
   std::map<std::pair<int, int64_t>, LoweredStage> lowered; // (stage, rows)
   std::map<std::string, int> cacheChannels; // KV cache tensor -> its channel (0, 1, ...)
-  size_t previousOutput = SIZE_MAX;         // the x output of the instance before
+  // A block-stage read DMA serves every layer, one command after another: its read of the
+  // layer before (an index into sg.reads), by node name.
+  std::map<std::string, size_t> blockReadBefore;
+  size_t previousOutput = SIZE_MAX; // the x output of the instance before
   for (const Instance &inst : instances) {
     auto key = std::make_pair(inst.stage, inst.rows);
     if (!lowered.count(key))
@@ -195,6 +198,13 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
           const auto [it, added] =
               cacheChannels.emplace(cache, static_cast<int>(cacheChannels.size()));
           r.channels = {it->second};
+        }
+        if (inst.stage == 1) {
+          auto [before, first] = blockReadBefore.emplace(tg.nodes[i].name, sg.reads.size());
+          if (!first) {
+            r.after = before->second;
+            before->second = sg.reads.size();
+          }
         }
         sg.reads.push_back(r);
       } else if (node.kind == ir::NodeKind::WriteDma && node.attributes.count(kAttrStageOutput) &&
@@ -289,9 +299,10 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
   passes::MemoryRead wordRead;
   wordRead.node = wordSource;
   wordRead.words = words;
-  // A super-word takes a word from every channel: also from those the KV caches read, where the
-  // weight stream's refill and the K/V rows share the channel's bandwidth.
-  for (int c = 0; c < static_cast<int>(cacheChannels.size()); ++c)
+  // A super-word takes a word from every channel: also from those the KV caches read (an
+  // unstriped cache on channel 0, 1, ..., a striped one on its slices' kvSliceChannel), where
+  // the weight stream's refill and the K/V rows share the channel's bandwidth.
+  for (int c = 0; c < static_cast<int>(use.shape.channels); ++c)
     wordRead.channels.push_back(c);
   sg.reads.push_back(wordRead);
   sg.compact();

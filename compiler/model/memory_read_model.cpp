@@ -95,6 +95,17 @@ KernelTiming memoryWordsTiming(int64_t words, int64_t startDelay, Cadence rate) 
   return t;
 }
 
+KernelTiming memoryWordsAfterTiming(int64_t words, int64_t previousWords, Cadence rate) {
+  if (previousWords < 1)
+    throw Error("memory timing", "previous read", "at least one word");
+  // With ideal inputs the previous read's last word is in at cycle previousWords - 1 and this
+  // read's first goes one cycle later: D = previousWords, lambda = 1.
+  KernelTiming t = memoryWordsTiming(words, previousWords, rate);
+  t.inputTokens = {previousWords};
+  t.inputTokensNeeded = {[previousWords](int64_t) { return previousWords; }};
+  return t;
+}
+
 KernelTiming memoryWordsTiming(const std::vector<int64_t> &schedule, Cadence rate) {
   KernelTiming t = memoryWordsTiming(static_cast<int64_t>(schedule.size()), schedule.at(0), rate);
   t.notBefore = schedule;

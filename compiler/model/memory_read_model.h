@@ -59,6 +59,11 @@ constexpr int64_t kReadDmaUnpackDelay = 2;
 /// The memory stage of a read of `words` words: the first word `startDelay` cycles after the
 /// start, then words at `rate`.
 KernelTiming memoryWordsTiming(int64_t words, int64_t startDelay, Cadence rate);
+/// The memory stage of a read of `words` words that one DMA serves right after a read of
+/// `previousWords` words: one input port carrying the previous read's words as they arrive (its
+/// memory stage's outputs), the first word one cycle after it took the last of them (two after
+/// that word left the previous stage: the edge's cycle), then words at `rate`.
+KernelTiming memoryWordsAfterTiming(int64_t words, int64_t previousWords, Cadence rate);
 /// The memory stage of a read whose words arrive by `schedule` (readDmaWordSchedule), at most at
 /// `rate` once a stall has pushed them later.
 KernelTiming memoryWordsTiming(const std::vector<int64_t> &schedule, Cadence rate);

@@ -7,7 +7,9 @@ namespace st::passes {
 
 void addMemoryStages(TimingGraph &graph, std::vector<int64_t> &depths,
                      const std::vector<MemoryRead> &reads, model::Cadence rate) {
-  for (const MemoryRead &r : reads) {
+  std::vector<size_t> memoryNode; // per read, its memory node
+  for (size_t i = 0; i < reads.size(); ++i) {
+    const MemoryRead &r = reads[i];
     const std::string dmaName = graph.nodes.at(r.node).name;
     model::KernelTiming &dma = graph.nodes.at(r.node).timing;
     if (!dma.inputTokens.empty())
@@ -15,10 +17,28 @@ void addMemoryStages(TimingGraph &graph, std::vector<int64_t> &depths,
     dma = model::readDmaUnpackTiming(r.words, dma.outputTokens);
     TimingNode memory;
     memory.name = dmaName + ".memory";
-    memory.timing = r.schedule.empty() ? model::memoryWordsTiming(r.words, r.startDelay, rate)
-                                       : model::memoryWordsTiming(r.schedule, rate);
+    if (r.after == SIZE_MAX) {
+      memory.timing = r.schedule.empty() ? model::memoryWordsTiming(r.words, r.startDelay, rate)
+                                         : model::memoryWordsTiming(r.schedule, rate);
+    } else {
+      if (r.after >= i)
+        throw Error("node '" + dmaName + "'", "memory stage",
+                    "a read that follows an earlier read of the list");
+      memory.timing = model::memoryWordsAfterTiming(r.words, reads[r.after].words, rate);
+    }
     memory.channels = r.channels;
     graph.nodes.push_back(memory);
+    memoryNode.push_back(graph.nodes.size() - 1);
+    if (r.after != SIZE_MAX) {
+      TimingEdge chain;
+      chain.name = graph.nodes[memoryNode[r.after]].name + "->" + memory.name;
+      chain.src = memoryNode[r.after];
+      chain.dst = memoryNode.back();
+      chain.tokens = reads[r.after].words;
+      chain.tokenBits = 1;
+      graph.edges.push_back(chain);
+      depths.push_back(chain.tokens);
+    }
     TimingEdge edge;
     edge.name = memory.name + "->" + dmaName;
     edge.src = graph.nodes.size() - 1;

@@ -22,11 +22,19 @@ struct MemoryRead {
   std::vector<int64_t> schedule;
   /// The pseudo-channels its words draw bandwidth from (TimingNode::channels); empty: none.
   std::vector<int> channels;
+  /// Index (into the same `reads`) of the read that the same DMA serves just before this one
+  /// (the previous layer's command of a block-stage DMA), or SIZE_MAX: none. One DMA issues its
+  /// commands' addresses in order through one buffer, so this read's first word comes right
+  /// after that read's last (two cycles; its start delay is then ignored), not from the step's
+  /// start.
+  size_t after = SIZE_MAX;
 };
 
 /// Turns each listed node into the DMA's unpack stage fed by a new memory node (appended to the
 /// graph, named "<node>.memory") through an edge as deep as the DMA's buffer; `depths` (one per
-/// edge) gets that edge's depth. Throws st::Error naming a node that is not a source.
+/// edge) gets that edge's depth. A read with `after` gets its memory node fed by the earlier
+/// read's memory node (an edge of its words, deep enough never to hold it back). Throws
+/// st::Error naming a node that is not a source, or an `after` that is not an earlier read.
 void addMemoryStages(TimingGraph &graph, std::vector<int64_t> &depths,
                      const std::vector<MemoryRead> &reads, model::Cadence rate);
 

@@ -1,0 +1,86 @@
+// Tests of the memory stages of HBM read DMAs (passes/memory_stages.h): a DMA that serves one
+// read after another (a block-stage DMA's commands, layer by layer) delivers the second read's
+// first word only after the first read's last, also when its consumer is ready long before;
+// alone on its channel each read keeps the memory's rate; a read that names a later read as the
+// one before it is an st::Error naming the node.
+#include "passes/memory_stages.h"
+
+#include "model/dma_stream_model.h"
+#include "model/memory_read_model.h"
+#include "support/error.h"
+
+#include <gtest/gtest.h>
+
+namespace st::passes {
+namespace {
+
+/// Two read DMAs of `words` words each into a sink of their own, the second served after the
+/// first when `chained`; both on pseudo-channel 0.
+struct TwoReads {
+  TimingGraph graph;
+  std::vector<int64_t> depths;
+  std::vector<MemoryRead> reads;
+};
+TwoReads twoReads(int64_t words, bool chained) {
+  TwoReads t;
+  for (const char *name : {"layer0/rd_k", "layer1/rd_k"})
+    t.graph.nodes.push_back({name, model::readDmaStreamTiming(words, words), nullptr, {}});
+  t.graph.nodes.push_back({"sink0", model::writeDmaStreamTiming(words), nullptr, {}});
+  t.graph.nodes.push_back({"sink1", model::writeDmaStreamTiming(words), nullptr, {}});
+  t.graph.edges.push_back({"k0", 0, 2, 0, words, 512, 0});
+  t.graph.edges.push_back({"k1", 1, 3, 0, words, 512, 0});
+  t.depths = {2, 2};
+  t.graph.bandwidth.wordsPerCycle = 0.9;
+  for (size_t v = 0; v < 2; ++v) {
+    MemoryRead r;
+    r.node = v;
+    r.words = words;
+    r.startDelay = 40;
+    r.channels = {0};
+    t.reads.push_back(r);
+  }
+  if (chained)
+    t.reads[1].after = 0;
+  return t;
+}
+
+TEST(MemoryStages, AReadServedAfterAnotherStartsAfterItsLastWord) {
+  const int64_t words = 600;
+  const model::Cadence rate{4, 5};
+  TwoReads chained = twoReads(words, true);
+  addMemoryStages(chained.graph, chained.depths, chained.reads, rate);
+  ASSERT_EQ(chained.graph.nodes.size(), 6u); // two memory nodes appended, in read order
+  const TimingSimResult r = simulateDataflowTiming(chained.graph, chained.depths);
+  ASSERT_FALSE(r.deadlock) << r.deadlockReport;
+  const std::vector<int64_t> &first = r.emitCycle[4], &second = r.emitCycle[5];
+  ASSERT_EQ(first.size(), size_t(words));
+  ASSERT_EQ(second.size(), size_t(words));
+  EXPECT_EQ(second.front(), first.back() + 2); // taken the cycle after its push, lambda 1
+  // Each read alone on the channel keeps the memory's rate: 600 words in 750 cycles.
+  EXPECT_NEAR(double(first.back() - first.front()), 749, 2);
+  EXPECT_NEAR(double(second.back() - second.front()), 749, 2);
+  EXPECT_NEAR(double(r.makespan), 40 + 2 * 750, 12);
+
+  // Unchained, both start at once and share the channel (the model before: every layer's read
+  // of one DMA in flight at the step's start).
+  TwoReads parallel = twoReads(words, false);
+  addMemoryStages(parallel.graph, parallel.depths, parallel.reads, rate);
+  const TimingSimResult p = simulateDataflowTiming(parallel.graph, parallel.depths);
+  ASSERT_FALSE(p.deadlock) << p.deadlockReport;
+  EXPECT_LT(p.emitCycle[5].front(), 100);
+  EXPECT_GT(p.emitCycle[4].back(), 1200); // the first read got about half of the 0.9
+}
+
+TEST(MemoryStages, AReadAfterALaterReadIsAnErrorNamingTheNode) {
+  TwoReads t = twoReads(64, false);
+  t.reads[0].after = 1;
+  try {
+    addMemoryStages(t.graph, t.depths, t.reads, model::Cadence{4, 5});
+    FAIL() << "expected st::Error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("layer0/rd_k"), std::string::npos) << e.what();
+  }
+}
+
+} // namespace
+} // namespace st::passes
