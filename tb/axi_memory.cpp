@@ -274,8 +274,11 @@ void AxiMemory::drive(uint64_t cycle) {
                chance(config_.awreadyProbability);
     pins_.awready.write(awReady_ ? 1 : 0);
 
+    // WREADY waits for WVALID (AXI allows it): a burst whose AW came ahead of its data (an
+    // append DMA's next row) neither holds a place in its channel's queue nor turns away the
+    // reads that share the channel while its data is not there.
     wReady_ = false;
-    if (!writes_.empty()) {
+    if (!writes_.empty() && pins_.wvalid.readBool()) {
       const Burst &b = writes_.front();
       wReady_ = chance(config_.wreadyProbability) &&
                 mayMoveBeat(b.addr + uint64_t(b.done) * dataBytes_, 1);

@@ -23,7 +23,9 @@
 //     whose latency has passed, the next one is picked at random, so different IDs are returned
 //     out of order (reorderAcrossIds). Beats of one read burst are never interleaved with
 //     another's.
-//   - W beats are accepted only for an accepted AW (the slave waits for AW, as AXI allows).
+//   - W beats are accepted only for an accepted AW (the slave waits for AW, as AXI allows), and
+//     wready is raised only while wvalid is high (it may wait for WVALID too): an AW issued long
+//     before its data takes no turn of its channel's bandwidth meanwhile.
 // It accepts only what the HBM ports accept: INCR bursts of at most maxBurstLen beats, full-width
 // beats, never across 4 KB. Anything else (a FIXED or WRAP burst, a narrow size, a wrong WLAST)
 // is a protocol error, reported through error(). An address range may be set to answer SLVERR.
