@@ -97,13 +97,14 @@ def compile_config(args, config):
     return report, manifest, wall
 
 
-def figures_of(name, report, manifest, wall):
+def figures_of(name, report, manifest, wall, extra_contexts=()):
     table = report["step_prediction"]["step_cycles"]
     windows = report["step_prediction"].get("layer_windows") or [0] * report["layers"]
     max_context = report["max_context"]
     embedding_row = embedding_row_bytes(manifest)
     points = []
-    for context in sorted(set([c for c in CONTEXTS if c <= max_context] + [max_context])):
+    contexts = [c for c in list(CONTEXTS) + list(extra_contexts) if c <= max_context]
+    for context in sorted(set(contexts + [max_context])):
         step = context - 1
         cycles = table[step]
         nbytes = step_bytes(manifest, windows, step) + embedding_row
@@ -225,20 +226,22 @@ def main():
     args = p.parse_args()
     os.makedirs(args.work, exist_ok=True)
     names = args.only.split(",") if args.only else CONFIGS
-    results = []
-    for name in names:
-        report, manifest, wall = compile_config(args, os.path.join(args.configs, name))
-        r = figures_of(name, report, manifest, wall)
-        results.append(r)
-        for q in r["points"]:
-            print(f"{name} context {q['context']}: {q['predicted_cycles']:,} cycles, "
-                  f"{q['ms_per_token']:.3f} ms/token, {q['hbm_gb_per_s']:.0f} GB/s, "
-                  f"{q['over_bound']:.2f}x its bound, {q['over_w4_bound']:.2f}x the W4 bound")
     measured = []
     for path in args.measured:
         if os.path.exists(path):
             with open(path) as f:
                 measured.append(json.load(f))
+    results = []
+    for name in names:
+        report, manifest, wall = compile_config(args, os.path.join(args.configs, name))
+        # The measured contexts get a predicted point too (their bound, measured/predicted).
+        extra = [m.get("context_last", m["tokens"]) for m in measured if m["config"] == name]
+        r = figures_of(name, report, manifest, wall, extra)
+        results.append(r)
+        for q in r["points"]:
+            print(f"{name} context {q['context']}: {q['predicted_cycles']:,} cycles, "
+                  f"{q['ms_per_token']:.3f} ms/token, {q['hbm_gb_per_s']:.0f} GB/s, "
+                  f"{q['over_bound']:.2f}x its bound, {q['over_w4_bound']:.2f}x the W4 bound")
     for path, text in ((args.markdown, markdown(results, measured)),
                        (args.svg, svg(results) if args.svg else None)):
         if path:
