@@ -36,6 +36,16 @@ def fail(message):
     sys.exit(1)
 
 
+def run_sim_json(cmd, what="sim"):
+    """Runs `streamtensor sim ... --json`; returns (its JSON result, the completed process).
+    Fails naming `what` when it printed no JSON line."""
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    lines = [l for l in r.stdout.splitlines() if l.startswith("{")]
+    if not lines:
+        fail("%s printed no JSON (exit %d):\n%s\n%s" % (what, r.returncode, r.stdout, r.stderr))
+    return json.loads(lines[-1]), r
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--streamtensor", required=True)
@@ -75,11 +85,7 @@ def main():
         fail(error)
     sim_cmd = [a.streamtensor, "sim", design, "--prompt-ids", ",".join(map(str, prompt)),
                "--tokens", str(a.tokens), "--seed", str(a.seed), "--json"]
-    r = subprocess.run(sim_cmd, capture_output=True, text=True)
-    lines = [l for l in r.stdout.splitlines() if l.startswith("{")]
-    if not lines:
-        fail("sim printed no JSON (exit %d):\n%s\n%s" % (r.returncode, r.stdout, r.stderr))
-    res = json.loads(lines[-1])
+    res, r = run_sim_json(sim_cmd)
     error = check_stall_svg(design, r.stderr)
     if error:
         fail(error)
@@ -125,14 +131,10 @@ def check_resumed_run(a, design, prompt, tokens, name):
     """Resumes at position P = len(prompt) + 7 over the golden KV rows of 0 .. P-1."""
     position = len(prompt) + 7
     new_tokens = 4
-    r = subprocess.run([a.streamtensor, "sim", design, "--prompt-ids", ",".join(map(str, prompt)),
-                        "--kv-prefill", str(position), "--tokens", str(new_tokens), "--seed",
-                        str(a.seed + 1), "--json"], capture_output=True, text=True)
-    lines = [l for l in r.stdout.splitlines() if l.startswith("{")]
-    if not lines:
-        fail("%s: resumed sim printed no JSON (exit %d):\n%s\n%s" % (name, r.returncode,
-                                                                      r.stdout, r.stderr))
-    res = json.loads(lines[-1])
+    res, r = run_sim_json([a.streamtensor, "sim", design, "--prompt-ids",
+                           ",".join(map(str, prompt)), "--kv-prefill", str(position),
+                           "--tokens", str(new_tokens), "--seed", str(a.seed + 1), "--json"],
+                          "%s: resumed sim" % name)
     if not res.get("bit_exact") or r.returncode != 0:
         fail("%s: resumed at %d: not bit-exact: %s" % (
             name, position, res.get("first_mismatch", res.get("error", ""))))

@@ -18,12 +18,8 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 
-
-def fail(message):
-    print("FAIL: " + message)
-    sys.exit(1)
+from run_e2e_test import fail, run_sim_json
 
 
 def main():
@@ -61,13 +57,9 @@ def main():
                        capture_output=True, text=True)
     if r.returncode != 0:
         fail("compile: " + r.stderr.strip())
-    r = subprocess.run([a.streamtensor, "sim", design, "--prompt-ids", ",".join(map(str, prompt)),
-                        "--kv-prefill", str(a.kv_prefill), "--tokens", str(a.tokens),
-                        "--seed", str(a.seed), "--json"], capture_output=True, text=True)
-    lines = [l for l in r.stdout.splitlines() if l.startswith("{")]
-    if not lines:
-        fail("sim printed no JSON (exit %d):\n%s\n%s" % (r.returncode, r.stdout, r.stderr))
-    res = json.loads(lines[-1])
+    res, r = run_sim_json([a.streamtensor, "sim", design, "--prompt-ids",
+                           ",".join(map(str, prompt)), "--kv-prefill", str(a.kv_prefill),
+                           "--tokens", str(a.tokens), "--seed", str(a.seed), "--json"])
     name = "%s %s at context %d" % (os.path.basename(os.path.normpath(a.fixture)), a.precision,
                                     a.kv_prefill)
     if res.get("deadlock") or res.get("timeout"):
