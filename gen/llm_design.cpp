@@ -10,7 +10,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gen/design_resources.h"
 #include "gen/design_writer.h"
 #include "gen/hbm_image.h"
 #include "gen/kernel_tables.h"
@@ -18,7 +17,7 @@
 #include "gen/report.h"
 #include "gen/stream_probes.h"
 #include "gen/vitis_writer.h"
-#include "model/step_sequencer_model.h"
+#include "plan/design_resources.h"
 #include "plan/hbm_layout.h"
 #include "plan/llm_kernel_bindings.h"
 #include "support/error.h"
@@ -124,28 +123,17 @@ nlohmann::json reportJson(const plan::LlmPlan &d, const plan::LlmStepPrediction 
                                 {"hbm_channels", channels},
                                 {"arg_offset", p.argOffset}});
   }
-  // Resource estimate of the whole top (gen/design_resources.h: kernels, DMAs, forks, FIFOs and
+  // Resource estimate of the whole top (plan/design_resources.h: kernels, DMAs, forks, FIFOs and
   // the LLM control) beside the device budget; synth.vitis_top.<fixture> compares it with Yosys.
-  DesignResources res = designResources(d.graph.dataflow, &d.top.top);
-  // Beside the graph's nodes the LLM top holds one st_step_sequencer per DMA (its stage's layers;
-  // a KV read gated on the appends; a kernel's own master, the embedding gather's, has none) and
-  // one st_vector_counter per kernel whose sidebands follow the step or the layer.
-  for (const plan::LlmDmaPort &dma : d.top.dmas) {
-    if (dma.role == AcceleratorRole::Kernel || dma.kvSlice > 0) // a striped read: one sequencer
-      continue;
-    model::StepSequencerParams p;
-    p.layers = d.graph.nodes.at(dma.node).layers;
-    p.gated = dma.role == AcceleratorRole::KvCacheRead;
-    const model::ResourceEstimate e = model::stepSequencerResources(p, {llmStepBits, 1, 32});
-    res.total += e;
-    res.parts.push_back(
-        {d.graph.dataflow.node(dma.node).name + " sequencer", "st_step_sequencer", e});
-  }
+  // Beside the graph's nodes the LLM top holds one st_step_sequencer per DMA and one
+  // st_vector_counter per kernel whose sidebands follow the step or the layer.
+  plan::DesignResources res = plan::designResources(d.graph.dataflow, &d.top.top);
+  plan::addLlmSequencers(res, d.graph);
   for (const auto &[n, cfg] : d.kernels)
     if (plan::sidebandsFollowStepOrLayer(cfg)) {
       const ir::DataflowNode &node = d.graph.dataflow.node(n);
-      const model::ResourceEstimate e =
-          llmVectorCounterResources(node.inputs.at(0).type.numTokens(), d.graph.nodes.at(n).layers);
+      const model::ResourceEstimate e = plan::llmVectorCounterResources(
+          node.inputs.at(0).type.numTokens(), d.graph.nodes.at(n).layers);
       res.total += e;
       res.parts.push_back({node.name + " counter", "st_vector_counter", e});
     }

@@ -1,8 +1,6 @@
 // Compile report: JSON and Markdown views of a compiled dataflow graph.
 #include "gen/report.h"
 
-#include "gen/design_resources.h"
-
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -97,8 +95,8 @@ nlohmann::json reportJson(const plan::GraphPlan &plan) {
       entry["deadlock"] = k.deadlock;
     report["kernel_cycle_prediction"].push_back(entry);
   }
-  // Resource estimate of the whole top (gen/design_resources.h) beside the device budget.
-  const DesignResources res = designResources(df);
+  // Resource estimate of the whole top (plan/design_resources.h) beside the device budget.
+  const plan::DesignResources res = plan::designResources(df);
   const passes::DeviceConstraints &dev = plan.device;
   addResourceEstimate(res, report);
   report["resources_available"] = {{"lut", dev.availableLut},
@@ -109,7 +107,7 @@ nlohmann::json reportJson(const plan::GraphPlan &plan) {
   return report;
 }
 
-void addResourceEstimate(const DesignResources &res, nlohmann::json &report) {
+void addResourceEstimate(const plan::DesignResources &res, nlohmann::json &report) {
   auto kinds = [](const model::ResourceEstimate &e) {
     return nlohmann::json{
         {"lut", e.lut}, {"ff", e.ff}, {"bram36", e.bram36}, {"dsp", e.dsp}, {"uram", e.uram}};
@@ -117,7 +115,7 @@ void addResourceEstimate(const DesignResources &res, nlohmann::json &report) {
   report["resource_estimate"] = kinds(res.total);
   report["resource_estimate_fifos"] = kinds(res.fifos);
   std::map<std::string, std::pair<int64_t, model::ResourceEstimate>> byModule;
-  for (const DesignResources::Part &part : res.parts) {
+  for (const plan::DesignResources::Part &part : res.parts) {
     auto &[instances, sum] = byModule[part.module];
     ++instances;
     sum += part.estimate;

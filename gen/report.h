@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gen/design_resources.h"
+#include "plan/design_resources.h"
 #include "plan/graph_plan.h"
 
 namespace st::gen {
@@ -18,6 +18,6 @@ std::string reportMarkdown(const nlohmann::json &report);
 /// Writes `res` into `report`: resource_estimate (the whole top), resource_estimate_fifos (the
 /// FIFOs' share) and resource_estimate_by_module (per template: instances and their summed
 /// estimate; the synth tests print it beside Yosys's count of the same module's instances).
-void addResourceEstimate(const DesignResources &res, nlohmann::json &report);
+void addResourceEstimate(const plan::DesignResources &res, nlohmann::json &report);
 
 } // namespace st::gen

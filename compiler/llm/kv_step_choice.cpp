@@ -6,10 +6,8 @@
 
 #include "llm/gemv_engine_join.h"
 #include "llm/stage_lowering.h"
-#include "model/dma_stream_resources.h"
-#include "model/fifo_resources.h"
-#include "model/llm_kernel_catalog.h"
 #include "numerics/gemv_stream.h"
+#include "plan/design_resources.h"
 
 namespace st::llm {
 
@@ -17,45 +15,40 @@ namespace {
 
 /// Most AXI masters the top can have: st_axi_lite_ctrl takes 64 arguments, three of them scalars
 /// (plan/llm_top_interface.h).
-constexpr int64_t kMaxAxiMasters = 64 - 3;
+constexpr int64_t kScalarArgs = 3;
+constexpr int64_t kMaxAxiMasters = 64 - kScalarArgs;
 
-/// The design of `options`: the estimated resources of its kernels (the joined graph, so the
-/// shared engine counts once), its DMAs (a striped cache's read one per slice; each priced as a
-/// two-loop read stream of whole words) and its FIFOs at their sized depths, and its AXI
-/// masters. The control and the sequencers (a few thousand LUTs) are left out.
+/// The design of `options`: its estimated resources, the report's own estimate
+/// (plan/design_resources.h: kernels on the joined graph, so the shared engine counts once, DMAs
+/// with a striped cache's read one per slice, FIFOs at their sized depths, control, sequencers;
+/// only the few st_vector_counters, tens of LUTs each, are left out: which kernels get one is
+/// decided by the bindings of the quantized model), and its AXI masters.
 struct DesignNeeds {
   model::ResourceEstimate resources;
   int64_t masters = 0;
 };
 DesignNeeds designNeeds(const ir::DecodeProgram &program, const AcceleratorOptions &options) {
   const AcceleratorGraph g = buildAcceleratorGraph(program, options);
-  model::DmaParams dma;
-  dma.numLoops = 2;
-  const model::DmaStreamTokens words{512, 512, 1};
   DesignNeeds needs;
   for (ir::NodeId n : g.dataflow.nodes()) {
     const ir::DataflowNode &node = g.dataflow.node(n);
-    if (auto e = model::llmKernelResources(node))
-      needs.resources += *e;
     if (node.kind == ir::NodeKind::ReadDma || node.kind == ir::NodeKind::WriteDma) {
       const auto slices = node.attributes.find(kAttrKvSlices);
-      const int64_t masters = node.kind == ir::NodeKind::ReadDma && slices != node.attributes.end()
-                                  ? slices->second
-                                  : 1;
-      needs.masters += masters;
-      for (int64_t i = 0; i < masters; ++i)
-        needs.resources += node.kind == ir::NodeKind::ReadDma
-                               ? model::readDmaStreamResources(dma, words)
-                               : model::writeDmaStreamResources(dma, words);
+      needs.masters += node.kind == ir::NodeKind::ReadDma && slices != node.attributes.end()
+                           ? slices->second
+                           : 1;
     } else if (node.module == "st_embedding_gather") {
       ++needs.masters;
     }
   }
-  for (ir::StreamId s : g.dataflow.streams()) {
-    const ir::Stream &st = g.dataflow.stream(s);
-    needs.resources +=
-        model::fifoResources(g.dataflow.tokenBits(st), std::max<int64_t>(st.fifoDepth, 2));
-  }
+  // The control's arguments as the LLM top has them (plan/llm_top_interface.h): the scalars and
+  // a pointer per AXI master; the HBM plan that names their buffers comes later.
+  plan::TopInterface top;
+  top.args.assign(static_cast<size_t>(kScalarArgs), {"", false, 0, -1});
+  top.args.resize(static_cast<size_t>(kScalarArgs + needs.masters), {"", true, 0, 0});
+  plan::DesignResources estimate = plan::designResources(g.dataflow, &top);
+  plan::addLlmSequencers(estimate, g);
+  needs.resources = estimate.total;
   return needs;
 }
 

@@ -25,9 +25,9 @@ int64_t attentionKvHeads(const ir::DecodeProgram &program);
 
 /// The largest divisor k of the block's kv heads for which the design of `options` (with
 /// attentionKvStep k and as few packed engine channel pairs as its DSPs need) is estimated
-/// within `budget` on every resource (its kernels' models on the joined graph, its DMAs and
-/// its sized FIFOs; the control and the sequencers, a few thousand LUTs, are left out) and has at
-/// most the AXI masters the control's arguments allow. kvStep 0 (the unstriped cache, part of
+/// within `budget` on every resource (the estimate report.json gives the design,
+/// plan/design_resources.h, less its few st_vector_counters) and has at most the AXI masters the
+/// control's arguments allow. kvStep 0 (the unstriped cache, part of
 /// a head per token: the fewest multipliers) when no k fits, and for a per-op design. Builds the
 /// accelerator graph a few times per candidate (only shapes are read: milliseconds).
 AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program,

@@ -402,16 +402,20 @@ private:
       const TensorId cache = port == 3 ? kCache : vCache;
       const ir::NodeId dma =
           addReadDma("rd_" + tensor(cache).name, cache, cacheType, kAttrKvCacheRead);
-      if (striping.striped())
+      if (striping.striped()) {
         df().node(dma).attributes[kAttrKvSlices] = striping.slices;
+        df().node(dma).attributes[kAttrKvPartCodes] = striping.partCodes;
+      }
       df().connect({dma, 0}, {k, port}, tensor(cache).name + "_rows");
     }
     // The new token's K and V are appended to the caches in HBM (every slice of a striped one).
     for (const auto &[cache, row] : {std::pair{kCache, kNew}, std::pair{vCache, vNew}}) {
       const ir::NodeId dma =
           addWriteDma("wr_" + tensor(cache).name, cache, producedBy_.at(row), kAttrKvAppend);
-      if (striping.striped())
+      if (striping.striped()) {
         df().node(dma).attributes[kAttrKvSlices] = striping.slices;
+        df().node(dma).attributes[kAttrKvPartCodes] = striping.partCodes;
+      }
     }
   }
 

@@ -56,6 +56,8 @@ inline constexpr const char *kAttrKvAppend = "kv_append";
 /// On a KV read or append DMA of a striped cache (llm/kv_striping.h): its slices, each a DMA of
 /// its own in the top, on its own pseudo-channel.
 inline constexpr const char *kAttrKvSlices = "kv_slices";
+/// Beside kv_slices: the codes of one slice's part of a cache token (KvStriping::partCodes).
+inline constexpr const char *kAttrKvPartCodes = "kv_part_codes";
 inline constexpr const char *kAttrWeightStream = "weight_stream";
 /// On a kernel node: a linear computed by the shared GEMV engine (gemvEngine lowering).
 inline constexpr const char *kAttrEngineCall = "engine_call";

@@ -77,6 +77,35 @@ HbmTensorLayout kvSliceAppendLayout(const ir::ITensorType &row, int64_t chunks, 
 
 } // namespace
 
+std::vector<HbmTensorLayout> stripedKvPortLayouts(const ir::DataflowNode &node,
+                                                  int64_t sliceStride) {
+  const std::string where = "KV DMA '" + node.name + "'";
+  const auto slices = node.attributes.find(llm::kAttrKvSlices);
+  const auto partCodes = node.attributes.find(llm::kAttrKvPartCodes);
+  if (slices == node.attributes.end() || slices->second < 2 || partCodes == node.attributes.end() ||
+      partCodes->second < 1)
+    throw Error("emitter", where, "the kv_slices (>= 2) and kv_part_codes of a striped cache");
+  const int64_t cacheCodes = slices->second * partCodes->second; // st_attention's CacheLanes
+  if (node.kind == ir::NodeKind::ReadDma) {
+    const ir::ITensorType &stream = node.outputs.at(0).type;
+    if (stream.elementsPerToken() != cacheCodes)
+      throw Error("emitter", where,
+                  "cache tokens of " + std::to_string(cacheCodes) + " codes, got " +
+                      std::to_string(stream.elementsPerToken()));
+    const int64_t chunks = rowTypeOf(stream, true).numTokens();
+    return std::vector<HbmTensorLayout>(static_cast<size_t>(slices->second),
+                                        kvSliceReadLayout(chunks, partCodes->second));
+  }
+  const ir::ITensorType &row = node.inputs.at(0).type;
+  const int64_t rowCodes = row.numTokens() * row.elementsPerToken();
+  if (rowCodes % cacheCodes != 0)
+    throw Error("emitter", where,
+                "a row of whole cache tokens of " + std::to_string(cacheCodes) + " codes, got " +
+                    std::to_string(rowCodes) + " codes");
+  return {kvSliceAppendLayout(row, rowCodes / cacheCodes, slices->second, partCodes->second,
+                              sliceStride, where)};
+}
+
 bool isLlmDma(AcceleratorRole r) {
   switch (r) {
   case AcceleratorRole::WeightStream:
@@ -134,11 +163,12 @@ void addStripedKvPorts(LlmTopInterface &out, ir::NodeId n, const ir::DataflowNod
                   std::to_string(slices) + " slices in buffer '" + port.buffer + "', got " +
                       std::to_string(placement.kvSlices));
     port.layerStride = placement.layerStride;
-    const int64_t chunks = placement.rowBytes / kWordBytes;
-    port.rowLayout =
-        isRead ? kvSliceReadLayout(chunks, placement.kvPartCodes)
-               : kvSliceAppendLayout(node.inputs[0].type, chunks, slices, placement.kvPartCodes,
-                                     placement.kvSliceStride, where);
+    port.rowLayout = stripedKvPortLayouts(node, placement.kvSliceStride).at(0);
+    if (placement.kvPartCodes != node.attributes.at(llm::kAttrKvPartCodes) ||
+        port.rowLayout.runs / (isRead ? 1 : slices) * kWordBytes != placement.rowBytes)
+      throw Error("emitter", where,
+                  "slices of " + std::to_string(placement.kvPartCodes) + "-code parts in rows of " +
+                      std::to_string(placement.rowBytes) + " bytes (buffer '" + port.buffer + "')");
     port.rowBytes = placement.rowBytes;
     TopInterface &top = out.top;
     const unsigned index = static_cast<unsigned>(top.dmas.size());

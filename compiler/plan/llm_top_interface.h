@@ -82,6 +82,13 @@ llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
                   const std::function<BufferPlacement(const std::string &)> &bufferInfo,
                   const std::function<std::string(ir::NodeId)> &bufferOf);
 
+/// The layouts of a striped KV cache DMA node's AXI masters (llm/kv_striping.h; its kv_slices
+/// and kv_part_codes attributes): a read's one per slice (each its slice's part of every token of
+/// a row, a bus word per part), an append's one writing every slice, `sliceStride` bytes apart.
+/// Throws st::Error naming the node when it is not a striped cache's DMA.
+std::vector<HbmTensorLayout> stripedKvPortLayouts(const ir::DataflowNode &node,
+                                                  int64_t sliceStride);
+
 /// Whether an accelerator node of this role is a DMA with its own AXI master and sequencer.
 bool isLlmDma(llm::AcceleratorRole role);
 

@@ -1,11 +1,15 @@
 // KV striping (compiler/llm/kv_striping): the slices of a cache token and their pseudo-channels
 // for the full-size shapes and the fixtures' odd head dims, the unstriped design at kvStep 0,
 // and one error for a kv step that is not a divisor of the kv heads or slices that do not fit;
-// the choice of heads per token and packed engine pairs within a DSP budget (kv_step_choice).
+// the choice of heads per token and packed engine pairs within a DSP budget (kv_step_choice),
+// priced as the report prices the design; the AXI masters of a striped cache's DMAs
+// (plan::stripedKvPortLayouts).
 #include "llm/kv_striping.h"
 
 #include "frontend/decode_builder.h"
 #include "llm/kv_step_choice.h"
+#include "llm/stage_lowering.h"
+#include "plan/llm_top_interface.h"
 
 #include <gtest/gtest.h>
 
@@ -118,6 +122,55 @@ TEST(KvStepChoice, MostHeadsThatFitWithFewestPackedPairs) {
   EXPECT_EQ(chooseAttentionParallelism(m.program, o, tiny).kvStep, 0);
   o.engine = LinearEngine::PerOp;
   EXPECT_EQ(chooseAttentionParallelism(m.program, o, roomy).kvStep, 0);
+}
+
+TEST(KvStepChoice, PricesTheDesignAsTheReportDoes) {
+  // Llama-3.2-1B at its default context: 2 of its 8 kv heads per token with 4 packed pairs fits
+  // 70 % of the U55C by the report's estimate (LUTs 798,686 of 802,368). Pricing every DMA as a
+  // generic two-loop stream of whole words put it 9,000 LUTs over and kept one head per token.
+  const frontend::LoadedModel m = frontend::loadModel(std::string(ST_CONFIG_DIR) + "/llama-3.2-1b",
+                                                      frontend::WeightSource::ShapeOnly);
+  AcceleratorOptions o;
+  o.maxContext = 4096;
+  model::ResourceEstimate budget;
+  budget.lut = 802368;
+  budget.ff = 1604736;
+  budget.dsp = 5863;
+  budget.bram36 = 1243.2;
+  budget.uram = 672;
+  const AttentionParallelism chosen = chooseAttentionParallelism(m.program, o, budget);
+  EXPECT_EQ(chosen.kvStep, 2);
+  EXPECT_EQ(chosen.packedPairs, 4);
+}
+
+TEST(KvStriping, StripedCacheDmasHaveAMasterPerSlice) {
+  const frontend::LoadedModel m = frontend::loadModel(std::string(ST_CONFIG_DIR) + "/gpt2-medium",
+                                                      frontend::WeightSource::ShapeOnly);
+  AcceleratorOptions o;
+  o.maxContext = 1024;
+  o.attentionKvStep = 8; // 512-code tokens, 8 slices of 64 codes, 2 chunks per row
+  const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
+  int checked = 0;
+  for (ir::NodeId n : g.dataflow.nodes()) {
+    const ir::DataflowNode &node = g.dataflow.node(n);
+    if (node.name == "block_rd_k_cache") {
+      const std::vector<plan::HbmTensorLayout> ports = plan::stripedKvPortLayouts(node, 0);
+      ASSERT_EQ(ports.size(), 8u);
+      EXPECT_EQ(ports[3].tokenBits, 64 * 8);
+      EXPECT_EQ(ports[3].runs, 2);
+      ++checked;
+    } else if (node.name == "block_wr_v_cache") {
+      const std::vector<plan::HbmTensorLayout> ports = plan::stripedKvPortLayouts(node, 4096);
+      ASSERT_EQ(ports.size(), 1u);
+      EXPECT_EQ(ports[0].runs, 2 * 8); // a word per chunk and slice
+      EXPECT_EQ(ports[0].loops.at(1).strideBytes, 4096);
+      ++checked;
+    } else if (node.name == "block_rd_attn_norm_param") {
+      EXPECT_THROW(plan::stripedKvPortLayouts(node, 0), Error); // not a striped cache
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 3);
 }
 
 } // namespace

@@ -1,5 +1,5 @@
 // Whole-design resource estimate (see design_resources.h).
-#include "gen/design_resources.h"
+#include "plan/design_resources.h"
 
 #include <algorithm>
 
@@ -15,9 +15,10 @@
 #include "model/llm_kernel_catalog.h"
 #include "model/step_sequencer_model.h"
 #include "plan/hbm_layout.h"
+#include "plan/llm_top_interface.h"
 #include "support/error.h"
 
-namespace st::gen {
+namespace st::plan {
 
 namespace {
 
@@ -28,7 +29,7 @@ int64_t requireParam(const ir::DataflowNode &node, const std::string &name) {
   return *v;
 }
 
-model::ResourceEstimate dmaResources(const plan::HbmTensorLayout &layout, bool isRead,
+model::ResourceEstimate dmaResources(const HbmTensorLayout &layout, bool isRead,
                                      int64_t extraLoops = 0) {
   model::DmaParams p; // the top leaves MaxBurstLen and MaxOutstanding at their defaults
   p.numLoops = static_cast<int64_t>(layout.loops.size()) + extraLoops;
@@ -42,7 +43,7 @@ model::ResourceEstimate dmaResources(const plan::HbmTensorLayout &layout, bool i
 
 model::ResourceEstimate dmaResources(const ir::DataflowNode &node) {
   const bool isRead = node.kind == ir::NodeKind::ReadDma;
-  return dmaResources(plan::hbmLayoutOf(isRead ? node.outputs.at(0).type : node.inputs.at(0).type),
+  return dmaResources(hbmLayoutOf(isRead ? node.outputs.at(0).type : node.inputs.at(0).type),
                       isRead);
 }
 
@@ -103,7 +104,7 @@ model::ResourceEstimate llmVectorCounterResources(int64_t vecTokens, int64_t lay
   return e;
 }
 
-DesignResources designResources(const ir::DataflowGraph &df, const plan::TopInterface *top) {
+DesignResources designResources(const ir::DataflowGraph &df, const TopInterface *top) {
   DesignResources r;
   auto add = [&](std::string name, std::string module, const model::ResourceEstimate &e) {
     r.total += e;
@@ -123,19 +124,21 @@ DesignResources designResources(const ir::DataflowGraph &df, const plan::TopInte
     case ir::NodeKind::ReadDma:
     case ir::NodeKind::WriteDma: {
       const auto slices = node.attributes.find(llm::kAttrKvSlices);
-      if (!top || slices == node.attributes.end() || slices->second < 2) {
+      if (slices == node.attributes.end() || slices->second < 2) {
         ++numDmas;
         add(node.name, node.module, dmaResources(node));
         break;
       }
       // A striped KV cache (llm/kv_striping.h): the top's ports, a read's one per slice (plus the
-      // runtime row loop) with the st_fork of their command and the st_join of their tokens.
+      // runtime row loop) with the st_fork of their command and the st_join of their tokens. (The
+      // slices' distance in HBM, unknown before the HBM plan, changes no resource.)
       const bool isRead = node.kind == ir::NodeKind::ReadDma;
-      for (const plan::TopInterface::DmaPort &port : top->dmas)
-        if (port.node == n) {
-          ++numDmas;
-          add(port.name, node.module, dmaResources(port.layout, isRead, isRead ? 1 : 0));
-        }
+      const std::vector<HbmTensorLayout> ports = stripedKvPortLayouts(node, 0);
+      for (size_t j = 0; j < ports.size(); ++j) {
+        ++numDmas;
+        add(node.name + (isRead ? "_s" + std::to_string(j) : ""), node.module,
+            dmaResources(ports[j], isRead, isRead ? 1 : 0));
+      }
       if (isRead) {
         add(node.name + " command fork", "st_fork", model::forkResources(slices->second, 1));
         // st_join holds no state: the AND of the slices' valids (a LUT6 per five more inputs)
@@ -167,9 +170,8 @@ DesignResources designResources(const ir::DataflowGraph &df, const plan::TopInte
     r.fifos += e;
     add("fifo " + st.name, "st_fifo", e);
   }
-  const plan::TopInterface derived =
-      top ? plan::TopInterface{} : plan::topInterfaceOf(df, "design");
-  const plan::TopInterface &t = top ? *top : derived;
+  const TopInterface derived = top ? TopInterface{} : topInterfaceOf(df, "design");
+  const TopInterface &t = top ? *top : derived;
   uint64_t argIs64 = 0;
   for (size_t a = 0; a < t.args.size() && a < 64; ++a)
     if (t.args[a].isPointer)
@@ -183,4 +185,18 @@ DesignResources designResources(const ir::DataflowGraph &df, const plan::TopInte
   return r;
 }
 
-} // namespace st::gen
+void addLlmSequencers(DesignResources &r, const llm::AcceleratorGraph &g) {
+  for (ir::NodeId n : g.dataflow.nodes()) {
+    const llm::AcceleratorRole role = g.nodes.at(n).role;
+    if (!isLlmDma(role))
+      continue;
+    model::StepSequencerParams p;
+    p.layers = g.nodes.at(n).layers;
+    p.gated = role == llm::AcceleratorRole::KvCacheRead;
+    const model::ResourceEstimate e = model::stepSequencerResources(p, {llmStepBits, 1, 32});
+    r.total += e;
+    r.parts.push_back({g.dataflow.node(n).name + " sequencer", "st_step_sequencer", e});
+  }
+}
+
+} // namespace st::plan

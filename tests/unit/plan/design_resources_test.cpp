@@ -1,4 +1,4 @@
-// designResources (gen/design_resources.h): every instance of the generated top is costed once
+// designResources (plan/design_resources.h): every instance of the generated top is costed once
 // (kernels, DMA streams, one st_fifo per stream at its sized depth, the control slave), the
 // total is the sum of the parts, a module without a model is an st::Error naming the node; and
 // the st_fifo memory rule and BRAM tiling of compiler/model/fifo_resources.h.
@@ -9,10 +9,10 @@
 #include <gtest/gtest.h>
 
 #include "frontend/graph_yaml.h"
-#include "gen/design_resources.h"
 #include "model/axi_lite_ctrl_resources.h"
 #include "model/fifo_resources.h"
 #include "passes/pass_pipeline.h"
+#include "plan/design_resources.h"
 #include "support/error.h"
 
 namespace {
@@ -39,7 +39,7 @@ std::unique_ptr<Compiled> compile(const std::string &file) {
 TEST(DesignResources, EveryInstanceOnceAndTheTotalIsTheirSum) {
   auto c = compile("reshape_chain.yaml");
   const ir::DataflowGraph &df = c->state.dataflow;
-  const gen::DesignResources r = gen::designResources(df);
+  const plan::DesignResources r = plan::designResources(df);
   model::ResourceEstimate sum;
   size_t fifos = 0, dmas = 0, controls = 0;
   for (const auto &p : r.parts) {
@@ -66,11 +66,11 @@ TEST(DesignResources, EveryInstanceOnceAndTheTotalIsTheirSum) {
 TEST(DesignResources, FifosAtTheirSizedDepth) {
   auto c = compile("reshape_chain.yaml");
   ir::DataflowGraph &df = c->state.dataflow;
-  const gen::DesignResources shallow = gen::designResources(df);
+  const plan::DesignResources shallow = plan::designResources(df);
   const ir::StreamId s = df.streams().front();
   const int64_t bits = df.tokenBits(df.stream(s));
   df.stream(s).fifoDepth = 1000; // BRAM
-  const gen::DesignResources deep = gen::designResources(df);
+  const plan::DesignResources deep = plan::designResources(df);
   EXPECT_EQ(deep.total.bram36 - shallow.total.bram36, model::blockRamTiles(bits, 1000));
   EXPECT_GT(deep.fifos.bram36, 0);
 }
@@ -84,7 +84,7 @@ TEST(DesignResources, ModuleWithoutModelNamesTheNode) {
       df.node(n).op.reset();
     }
   try {
-    gen::designResources(df);
+    plan::designResources(df);
     FAIL() << "expected st::Error";
   } catch (const Error &e) {
     const std::string what = e.what();
