@@ -17,12 +17,16 @@ target_compile_options(st_verilator_runtime PRIVATE -O2 -w)
 target_link_libraries(st_verilator_runtime PUBLIC ZLIB::ZLIB Threads::Threads)
 
 # st_add_verilated_model(<exe-target> PREFIX <Vname> TOP <module> SOURCES <sv...>
-#                        [PARAMS Name=Value ...] [ARGS <extra verilator args>] [NO_TRACE])
+#                        [PARAMS Name=Value ...] [ARGS <extra verilator args>] [NO_TRACE]
+#                        [OPT <1|2|3>] [THREADS <n>])
 # Verilates TOP with the given parameter overrides (-G) into class PREFIX, linked into the
 # executable. FST tracing is compiled in (a test turns it on with --trace FILE) unless NO_TRACE
 # (generated design testbenches: their traced build is separate, `streamtensor sim --trace`).
+# OPT: the optimization of the model's C++ (default 1: the tests' models compile quickly; a long
+# simulation pays for 2, `streamtensor sim` chooses it by the run's predicted cycles). THREADS
+# n > 1: Verilator's multithreaded model on n threads (the same results, docs/decisions.md).
 function(st_add_verilated_model target)
-  cmake_parse_arguments(M "NO_TRACE" "PREFIX;TOP" "SOURCES;PARAMS;ARGS" ${ARGN})
+  cmake_parse_arguments(M "NO_TRACE" "PREFIX;TOP;OPT;THREADS" "SOURCES;PARAMS;ARGS" ${ARGN})
   set(gflags)
   foreach(p ${M_PARAMS})
     list(APPEND gflags "-G${p}")
@@ -35,10 +39,21 @@ function(st_add_verilated_model target)
     set_property(TARGET ${target} PROPERTY VERILATOR_TRACE ON)
     set_property(TARGET ${target} PROPERTY VERILATOR_TRACE_FST ON)
   endif()
-  verilate(${target} ${trace} PREFIX ${M_PREFIX} TOP_MODULE ${M_TOP}
+  if(NOT M_OPT)
+    set(M_OPT 1)
+  endif()
+  if(NOT M_OPT MATCHES "^[123]$")
+    message(FATAL_ERROR "st_add_verilated_model(${target}): OPT must be 1, 2 or 3, got ${M_OPT}")
+  endif()
+  math(EXPR opt_slow "${M_OPT} - 1")
+  set(threads)
+  if(M_THREADS AND M_THREADS GREATER 1)
+    set(threads THREADS ${M_THREADS})
+  endif()
+  verilate(${target} ${trace} ${threads} PREFIX ${M_PREFIX} TOP_MODULE ${M_TOP}
     SOURCES ${M_SOURCES}
     VERILATOR_ARGS -Wall -Wno-fatal --assert --x-assign unique --x-initial unique ${gflags} ${M_ARGS}
-    OPT_FAST -O1 OPT_SLOW -O0 OPT_GLOBAL -O1)
+    OPT_FAST -O${M_OPT} OPT_SLOW -O${opt_slow} OPT_GLOBAL -O${M_OPT})
   # Drop the per-target copy of the runtime: st_verilator_runtime provides it.
   get_target_property(srcs ${target} SOURCES)
   list(FILTER srcs EXCLUDE REGEX "/include/verilated[a-z_]*\\.cpp$")

@@ -110,7 +110,9 @@ std::string testbenchMain(const plan::TopInterface &top, const std::string &desi
 
 /// With `probes`, the model also reads tb/probes.vlt (the stream signals the stall report
 /// reads) and is verilated without FST tracing unless ST_TB_TRACE is ON (the traced build of
-/// `streamtensor sim --trace`, in its own build directory).
+/// `streamtensor sim --trace`, in its own build directory). ST_TB_OPT (1, 2 or 3) optimizes the
+/// model and the testbench's C++, ST_TB_THREADS (> 1) makes a multithreaded model; `sim` sets
+/// both.
 std::string testbenchCmakeLists(const std::string &topModule, const std::string &sourceDir,
                                 const std::vector<std::string> &rtlFiles, bool probes) {
   std::ostringstream os;
@@ -125,14 +127,17 @@ std::string testbenchCmakeLists(const std::string &topModule, const std::string 
      << "add_subdirectory(${ST_SOURCE_DIR}/tb st_tb)\n"
      << "add_executable(tb_" << topModule << " tb_main.cpp)\n"
      << "target_link_libraries(tb_" << topModule << " PRIVATE st_tb st_verilator_runtime)\n"
-     << "target_compile_options(tb_" << topModule << " PRIVATE -O1)\n"
+     << "set(ST_TB_OPT 1 CACHE STRING \"Optimization of the model's C++ (1, 2 or 3)\")\n"
+     << "set(ST_TB_THREADS 1 CACHE STRING \"Threads of the Verilator model\")\n"
+     << "target_compile_options(tb_" << topModule << " PRIVATE -O${ST_TB_OPT})\n"
      << "target_include_directories(tb_" << topModule
      << " PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/../include)\n";
   if (probes)
     os << "option(ST_TB_TRACE \"Verilate with FST tracing (streamtensor sim --trace)\" OFF)\n"
        << "set(st_tb_trace NO_TRACE)\nif(ST_TB_TRACE)\n  set(st_tb_trace)\nendif()\n";
   os << "st_add_verilated_model(tb_" << topModule << " PREFIX V" << topModule << " TOP "
-     << topModule << (probes ? " ${st_tb_trace}" : "") << "\n  SOURCES";
+     << topModule << (probes ? " ${st_tb_trace}" : "")
+     << " OPT ${ST_TB_OPT} THREADS ${ST_TB_THREADS}\n  SOURCES";
   if (probes)
     os << "\n    ${CMAKE_CURRENT_SOURCE_DIR}/probes.vlt";
   for (const auto &f : rtlFiles)

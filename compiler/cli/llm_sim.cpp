@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -227,10 +228,9 @@ std::string addStepPrediction(const fs::path &dir, const LlmSimOptions &o, nlohm
   return os.str();
 }
 
-/// The run's cycle budget when --timeout is 0: kBudgetFactor x the cycles report.json predicts
-/// for the run's steps S .. T-1 (its step table, or the one figure per step of an older design),
-/// plus kBudgetSlack for the AXI-Lite programming and the poll.
-uint64_t runBudgetCycles(const fs::path &dir, const LlmSimOptions &o) {
+/// The cycles report.json predicts for the run's steps S .. T-1 (its step table, or the one
+/// figure per step of an older design).
+double predictedRunCycles(const fs::path &dir, const LlmSimOptions &o) {
   const nlohmann::json report = readJson(dir / "report.json");
   const RunSteps steps = runStepsOf(o);
   double predicted = 0;
@@ -243,7 +243,30 @@ uint64_t runBudgetCycles(const fs::path &dir, const LlmSimOptions &o) {
     predicted = report.at("predicted_cycles_per_step").get<double>() *
                 static_cast<double>(steps.designSteps());
   }
-  return static_cast<uint64_t>(predicted) * kBudgetFactor + kBudgetSlack;
+  return predicted;
+}
+
+/// The run's cycle budget when --timeout is 0: kBudgetFactor x its predicted cycles, plus
+/// kBudgetSlack for the AXI-Lite programming and the poll.
+uint64_t runBudgetCycles(const fs::path &dir, const LlmSimOptions &o) {
+  return static_cast<uint64_t>(predictedRunCycles(dir, o)) * kBudgetFactor + kBudgetSlack;
+}
+
+/// A run predicted at this many cycles or more gets the optimized, multithreaded model by
+/// default: a full-size model's few steps simulate for minutes, and -O2 with two threads ran a
+/// GPT-2 Medium-shaped layer pair 1.8x faster (docs/decisions.md) for a minute more of build.
+/// The tests' fixtures run far shorter and keep the quick -O1 build.
+constexpr double kLongRunCycles = 1e6;
+
+/// How the testbench's model is built: the options, or by the run's length.
+ModelBuild modelBuildFor(const fs::path &dir, const LlmSimOptions &o) {
+  const bool longRun = predictedRunCycles(dir, o) >= kLongRunCycles;
+  ModelBuild m;
+  m.opt = o.modelOpt > 0 ? o.modelOpt : longRun ? 2 : 1;
+  m.threads = o.modelThreads > 0                                    ? o.modelThreads
+              : longRun && std::thread::hardware_concurrency() >= 2 ? 2
+                                                                    : 1;
+  return m;
 }
 
 /// The testbench's stream observations carried into sim's result: the stall report's
@@ -283,7 +306,8 @@ int runLlmSim(const LlmSimOptions &o) {
       return std::chrono::duration<double>(Clock::now() - t).count();
     };
     const Clock::time_point buildStart = Clock::now();
-    if (!buildTestbench(tb.string(), log, trace)) {
+    const ModelBuild model = modelBuildFor(dir, o);
+    if (!buildTestbench(tb.string(), log, trace, model)) {
       std::cerr << log;
       throw Error(o.design, "testbench build", "the generated testbench to build (log above)");
     }
@@ -346,6 +370,8 @@ int runLlmSim(const LlmSimOptions &o) {
     result["deadlock"] = deadlock;
     result["timeout"] = timedOut;
     result["budget_cycles"] = budget;
+    result["model_opt"] = model.opt;
+    result["model_threads"] = model.threads;
     if (run.contains("error"))
       result["error"] = run["error"];
     addObservations(result, run);

@@ -37,6 +37,10 @@ struct LlmSimOptions {
   /// Cycles before the run counts as a timeout; 0: kBudgetFactor x the cycles report.json
   /// predicts for this run, plus kBudgetSlack.
   uint64_t timeout = 0;
+  /// The Verilated model's C++ optimization (1 .. 3) and threads; 0: chosen by the run's
+  /// predicted cycles (modelBuildFor).
+  unsigned modelOpt = 0;
+  unsigned modelThreads = 0;
 };
 
 /// True when `designDir` holds an LLM design: a top-level design.json (graph designs keep theirs

@@ -60,6 +60,8 @@ struct SimOptions {
   std::string promptIds; ///< LLM designs: comma-separated prompt ids
   int64_t tokens = 16;   ///< LLM designs: tokens to generate
   int64_t kvPrefill = 0; ///< LLM designs: start decoding at this position (golden KV rows below)
+  unsigned modelOpt = 0; ///< LLM designs: the model's C++ optimization (0: by the run's length)
+  unsigned modelThreads = 0; ///< LLM designs: Verilator model threads (0: by the run's length)
 };
 
 /// Adds the RTL search results to the design's report.json and rewrites report.md from it.
@@ -112,6 +114,8 @@ int runLlmDesignSim(const SimOptions &o) {
   l.jitter = o.jitter;
   l.readyProbability = o.readyProbability;
   l.timeout = o.timeout;
+  l.modelOpt = o.modelOpt;
+  l.modelThreads = o.modelThreads;
   return runLlmSim(l);
 }
 
@@ -320,6 +324,18 @@ void addSimCommands(std::vector<CliCommand> &registry) {
                         "a long context without simulating every earlier step (0: off)")
              ->default_val(0)
              ->check(CLI::NonNegativeNumber);
+         app.add_option("--model-opt", o->modelOpt,
+                        "LLM designs: optimization level of the Verilated model's C++, 1 .. 3 "
+                        "(0: 2 when the run is predicted at 1,000,000 cycles or more, else 1: "
+                        "a long run pays for the longer build)")
+             ->default_val(0)
+             ->check(CLI::Range(0, 3));
+         app.add_option("--model-threads", o->modelThreads,
+                        "LLM designs: threads of the Verilated model, same results on any "
+                        "number (0: 2 for a run predicted at 1,000,000 cycles or more on a "
+                        "machine with 2 or more cores, else 1)")
+             ->default_val(0)
+             ->check(CLI::Range(0, 64));
          return [o, traceOption]() {
            o->trace = traceOption->count() > 0;
            return runSim(*o);

@@ -30,12 +30,14 @@ std::string testbenchBuildDir(const std::string &tbDir, bool trace) {
   return (std::filesystem::path(tbDir) / (trace ? "build-trace" : "build")).string();
 }
 
-bool buildTestbench(const std::string &tbDir, std::string &log, bool trace) {
+bool buildTestbench(const std::string &tbDir, std::string &log, bool trace,
+                    const ModelBuild &model) {
   const std::filesystem::path build = testbenchBuildDir(tbDir, trace);
   const std::string configure =
       "cmake -S " + shellQuote(tbDir) + " -B " + shellQuote(build.string()) +
       (std::filesystem::exists(build / "CMakeCache.txt") ? "" : " -G Ninja") +
-      (trace ? " -DST_TB_TRACE=ON" : "") + " 2>&1";
+      (trace ? " -DST_TB_TRACE=ON" : "") + " -DST_TB_OPT=" + std::to_string(model.opt) +
+      " -DST_TB_THREADS=" + std::to_string(model.threads) + " 2>&1";
   const std::string make = "cmake --build " + shellQuote(build.string()) + " --parallel 2>&1";
   return runCapture(configure, log) == 0 && runCapture(make, log) == 0;
 }

@@ -142,7 +142,7 @@ def markdown(results, measured):
         lines += ["", "Measured in Verilator (bit-exact against the golden model; a context "
                   "past the first few resumes over the golden KV rows, `sim --kv-prefill`):", "",
                   "| model | contexts (generated steps) | cycles/token | ms/token | x bound | "
-                  "measured/predicted | HBM GB/s | Verilator s/token | golden s |",
+                  "measured/predicted | HBM GB/s | Verilator s/token (model) | golden s |",
                   "|---|---|---|---|---|---|---|---|---|"]
         for m in measured:
             # One prompt token: generated step t decodes with t + 1 tokens in the context.
@@ -153,7 +153,9 @@ def markdown(results, measured):
                     if q["context"] == last:
                         over = f"{m['ms_per_token_250mhz'] / (q['ms_per_token'] / q['over_bound']):.2f}"
             per_token = m.get("verilator_seconds_per_token")
-            walls = (f"{per_token:.0f} | {m.get('golden_seconds') or 0:.0f}" if per_token
+            model = (f" (-O{m['model_opt']}, {m['model_threads']} thr.)" if m.get("model_opt")
+                     else "")
+            walls = (f"{per_token:.0f}{model} | {m.get('golden_seconds') or 0:.0f}" if per_token
                      else " | ")
             lines.append(f"| {m['config']} | {first} .. {last} | "
                          f"{m['measured_cycles']:,.0f} | {m['ms_per_token_250mhz']:.3f} | {over} | "

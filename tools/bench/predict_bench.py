@@ -86,6 +86,8 @@ def main():
                "testbench_build_seconds": walls.get("testbench_build"),
                "golden_seconds": walls.get("golden"),
                "verilator_seconds": sim_seconds,
+               # How sim built the model (--model-opt, --model-threads; by the run's length).
+               "model_opt": r.get("model_opt"), "model_threads": r.get("model_threads"),
                # Wall time per simulated step (the prompt step included), load and dump included.
                "verilator_seconds_per_token": sim_seconds / args.tokens if sim_seconds else None}
     print(f"{name} {args.precision} {args.engine}: generated step measured {measured:.0f} cycles, "
@@ -93,7 +95,8 @@ def main():
           f"ms/token at 250 MHz; HBM {gbps:.0f} GB/s over the run; contexts "
           f"{args.kv_prefill + 2}..{args.kv_prefill + args.tokens}; sim {wall:.0f} s (testbench "
           f"build {walls.get('testbench_build', 0):.0f} s, golden {walls.get('golden', 0):.0f} s, "
-          f"Verilator {sim_seconds:.0f} s for {args.tokens} steps)")
+          f"Verilator {sim_seconds:.0f} s for {args.tokens} steps, model -O{r.get('model_opt')} on "
+          f"{r.get('model_threads')} threads)")
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:
