@@ -254,8 +254,8 @@ uint64_t runBudgetCycles(const fs::path &dir, const LlmSimOptions &o) {
 
 /// A run predicted at this many cycles or more gets the optimized, multithreaded model by
 /// default: a full-size model's few steps simulate for minutes, and -O2 with two threads ran a
-/// GPT-2 Medium-shaped layer pair 1.8x faster (docs/decisions.md) for a minute more of build.
-/// The tests' fixtures run far shorter and keep the quick -O1 build.
+/// GPT-2 Medium-shaped layer pair 1.8x faster (docs/decisions.md) for about two minutes more of
+/// build. The tests' fixtures run far shorter and keep the quick -O1 build.
 constexpr double kLongRunCycles = 1e6;
 
 /// How the testbench's model is built: the options, or by the run's length.
