@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -258,8 +259,19 @@ uint64_t runBudgetCycles(const fs::path &dir, const LlmSimOptions &o) {
 /// build. The tests' fixtures run far shorter and keep the quick -O1 build.
 constexpr double kLongRunCycles = 1e6;
 
-/// How the testbench's model is built: the options, or by the run's length.
+/// How the testbench's model is built: the options, or by the run's length. A design written
+/// before its testbench took ST_TB_OPT builds at -O1 single-threaded whatever is asked (a note
+/// says so), and the result reports that.
 ModelBuild modelBuildFor(const fs::path &dir, const LlmSimOptions &o) {
+  std::ifstream cmakeLists(dir / "tb" / "CMakeLists.txt");
+  const std::string text((std::istreambuf_iterator<char>(cmakeLists)),
+                         std::istreambuf_iterator<char>());
+  if (text.find("ST_TB_OPT") == std::string::npos) {
+    std::cerr << "streamtensor sim: note: " << (dir / "tb").string()
+              << " was written by an older compile: its model builds at -O1 on one thread "
+                 "(compile the design again for --model-opt and --model-threads)\n";
+    return {};
+  }
   const bool longRun = predictedRunCycles(dir, o) >= kLongRunCycles;
   ModelBuild m;
   m.opt = o.modelOpt > 0 ? o.modelOpt : longRun ? 2 : 1;
