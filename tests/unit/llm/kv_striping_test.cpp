@@ -91,19 +91,30 @@ TEST(KvStriping, BadStepsAndTooManySlicesAreOneError) {
   }
 }
 
-TEST(KvStepChoice, MostHeadsThatFitWithFewestPackedPairs) {
-  const frontend::LoadedModel m = frontend::loadModel(std::string(ST_CONFIG_DIR) + "/gpt2-medium",
-                                                      frontend::WeightSource::ShapeOnly);
-  AcceleratorOptions o;
-  o.maxContext = 1024;
-  // 70 % of the U55C's kernel resources: 8 of 16 heads (16 would need 78 kernel arguments),
-  // one packed engine pair to make room in the DSPs.
+/// 70 % of the U55C's kernel resources (compile's budget for the choice; constraints/u55c.yaml).
+model::ResourceEstimate u55cShare70() {
   model::ResourceEstimate budget;
   budget.lut = 802368;
   budget.ff = 1604736;
   budget.dsp = 5863;
   budget.bram36 = 1243.2;
   budget.uram = 672;
+  return budget;
+}
+
+/// The shapes of a full-size config (no weights).
+frontend::LoadedModel configShapes(const std::string &name) {
+  return frontend::loadModel(std::string(ST_CONFIG_DIR) + "/" + name,
+                             frontend::WeightSource::ShapeOnly);
+}
+
+TEST(KvStepChoice, MostHeadsThatFitWithFewestPackedPairs) {
+  const frontend::LoadedModel m = configShapes("gpt2-medium");
+  AcceleratorOptions o;
+  o.maxContext = 1024;
+  // 70 % of the U55C's kernel resources: 8 of 16 heads (16 would need 78 kernel arguments),
+  // one packed engine pair to make room in the DSPs.
+  const model::ResourceEstimate budget = u55cShare70();
   const AttentionParallelism chosen = chooseAttentionParallelism(m.program, o, budget);
   EXPECT_EQ(chosen.kvStep, 8);
   EXPECT_EQ(chosen.packedPairs, 1);
@@ -128,24 +139,17 @@ TEST(KvStepChoice, PricesTheDesignAsTheReportDoes) {
   // Llama-3.2-1B at its default context: 2 of its 8 kv heads per token with 4 packed pairs fits
   // 70 % of the U55C by the report's estimate (LUTs 798,686 of 802,368). Pricing every DMA as a
   // generic two-loop stream of whole words put it 9,000 LUTs over and kept one head per token.
-  const frontend::LoadedModel m = frontend::loadModel(std::string(ST_CONFIG_DIR) + "/llama-3.2-1b",
-                                                      frontend::WeightSource::ShapeOnly);
+  const frontend::LoadedModel m = configShapes("llama-3.2-1b");
   AcceleratorOptions o;
   o.maxContext = 4096;
-  model::ResourceEstimate budget;
-  budget.lut = 802368;
-  budget.ff = 1604736;
-  budget.dsp = 5863;
-  budget.bram36 = 1243.2;
-  budget.uram = 672;
+  const model::ResourceEstimate budget = u55cShare70();
   const AttentionParallelism chosen = chooseAttentionParallelism(m.program, o, budget);
   EXPECT_EQ(chosen.kvStep, 2);
   EXPECT_EQ(chosen.packedPairs, 4);
 }
 
 TEST(KvStriping, StripedCacheDmasHaveAMasterPerSlice) {
-  const frontend::LoadedModel m = frontend::loadModel(std::string(ST_CONFIG_DIR) + "/gpt2-medium",
-                                                      frontend::WeightSource::ShapeOnly);
+  const frontend::LoadedModel m = configShapes("gpt2-medium");
   AcceleratorOptions o;
   o.maxContext = 1024;
   o.attentionKvStep = 8; // 512-code tokens, 8 slices of 64 codes, 2 chunks per row
