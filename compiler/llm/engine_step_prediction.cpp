@@ -204,6 +204,11 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
           if (!first) {
             r.after = before->second;
             before->second = sg.reads.size();
+          } else if (!node.attributes.count(kAttrWeightStream)) {
+            // The DMA serves the first layer's command right after the previous step's last
+            // layer's, in that step's tail (argmax, embedding, ...): its buffer is full when
+            // the step starts (docs/decisions.md).
+            r.prefetchedWords = std::min(r.words, model::kReadDmaBufferWords);
           }
         }
         sg.reads.push_back(r);

@@ -26,18 +26,24 @@ struct KernelTiming {
   /// gaps of a Bresenham line: 1, 1, 1, 2, ... for 5 / 4); ii must be 1.
   int64_t rateTokens = 0;
   int64_t rateCycles = 0;
+  /// Outputs 0 .. rateFrom come at II, the cadence applies to the outputs after them (a
+  /// memory source whose first words are already in its DMA's buffer).
+  int64_t rateFrom = 0;
   /// A source's schedule (empty: none): output k no earlier than notBefore[k] cycles after the
   /// start, e.g. the words of a DMA's bursts as the memory answers them.
   std::vector<int64_t> notBefore;
   /// The least gap before output k >= 1 (ii, or the rate's).
   int64_t gapBefore(int64_t k) const {
-    if (rateTokens <= 0)
+    if (rateTokens <= 0 || k <= rateFrom)
       return ii;
-    return (k * rateCycles) / rateTokens - ((k - 1) * rateCycles) / rateTokens;
+    const int64_t j = k - rateFrom;
+    return (j * rateCycles) / rateTokens - ((j - 1) * rateCycles) / rateTokens;
   }
   /// The least cycles from output 0 to output k.
   int64_t spanTo(int64_t k) const {
-    return rateTokens <= 0 ? k * ii : (k * rateCycles) / rateTokens;
+    if (rateTokens <= 0 || k <= rateFrom)
+      return k * ii;
+    return rateFrom * ii + ((k - rateFrom) * rateCycles) / rateTokens;
   }
   /// L: cycles from the first input handshake to the last output handshake.
   int64_t totalLatency = 0;

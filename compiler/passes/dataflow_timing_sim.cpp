@@ -40,11 +40,6 @@ std::vector<std::vector<int64_t>> neededTable(const model::KernelTiming &t) {
   return table;
 }
 
-/// How many tokens of a port whose order ranks are `ranks` come before rank `rank`.
-int64_t tokensBefore(const std::vector<int64_t> &ranks, int64_t rank) {
-  return int64_t(std::lower_bound(ranks.begin(), ranks.end(), rank) - ranks.begin());
-}
-
 /// The input order of a kernel: the cycle at which each input token is needed at the latest
 /// when the outputs come at D + k II (token j of port p by output k(j)'s cycle - lambda, at
 /// one token per cycle per port). Tokens no output needs come after the last needed one.
@@ -812,9 +807,9 @@ SharedCurves sharedKernelCurves(const std::string &nodeName, const model::Kernel
       for (const Entry &e : it->second) {
         const model::KernelTiming &t = e.timing;
         if (t.ii != timing.ii || t.rateTokens != timing.rateTokens ||
-            t.rateCycles != timing.rateCycles || t.inputTokens != timing.inputTokens ||
-            t.notBefore != timing.notBefore || t.inputRanks != timing.inputRanks ||
-            t.inputPhases != timing.inputPhases)
+            t.rateCycles != timing.rateCycles || t.rateFrom != timing.rateFrom ||
+            t.inputTokens != timing.inputTokens || t.notBefore != timing.notBefore ||
+            t.inputRanks != timing.inputRanks || t.inputPhases != timing.inputPhases)
           continue;
         if (needed.empty() && !timing.inputTokens.empty())
           needed = neededTable(timing);
@@ -928,7 +923,15 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
     }
   }
   auto channelsOf = [&](size_t v) -> const std::vector<int> * {
-    return buckets && !g.nodes[v].channels.empty() ? &g.nodes[v].channels : nullptr;
+    if (!buckets || g.nodes[v].channels.empty())
+      return nullptr;
+    // Outputs fetched before the start drew their bandwidth then.
+    if (g.nodes[v].prefetchedOutputs > 0) {
+      const NodeRun *run = runs[v]->generic();
+      if (run && run->emitted() < g.nodes[v].prefetchedOutputs)
+        return nullptr;
+    }
+    return &g.nodes[v].channels;
   };
 
   TimingSimResult result;

@@ -80,6 +80,8 @@ struct TimingNode {
   /// A memory source whose every output draws one word of bandwidth from each of these
   /// pseudo-channels (TimingGraph::bandwidth); empty: none.
   std::vector<int> channels;
+  /// Its first outputs, fetched before the simulation's start, draw none.
+  int64_t prefetchedOutputs = 0;
 };
 
 /// Pseudo-channel bandwidth shared by the memory sources that read a channel, as the testbench

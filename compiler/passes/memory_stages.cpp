@@ -1,6 +1,8 @@
 // Memory stages of HBM read DMAs in a timing graph (see memory_stages.h).
 #include "passes/memory_stages.h"
 
+#include <algorithm>
+
 #include "support/error.h"
 
 namespace st::passes {
@@ -17,7 +19,17 @@ void addMemoryStages(TimingGraph &graph, std::vector<int64_t> &depths,
     dma = model::readDmaUnpackTiming(r.words, dma.outputTokens);
     TimingNode memory;
     memory.name = dmaName + ".memory";
-    if (r.after == SIZE_MAX) {
+    if (r.prefetchedWords > 0) {
+      if (r.after != SIZE_MAX || !r.schedule.empty() ||
+          r.prefetchedWords > std::min(r.words, model::kReadDmaBufferWords))
+        throw Error("node '" + dmaName + "'", "memory stage",
+                    "prefetched words only on a read that follows none, without a schedule, "
+                    "at most its words and the DMA's buffer");
+      memory.timing = model::memoryWordsTiming(r.words, 0, rate);
+      memory.timing.rateFrom = r.prefetchedWords;
+      memory.timing.totalLatency = memory.timing.spanTo(r.words - 1);
+      memory.prefetchedOutputs = r.prefetchedWords;
+    } else if (r.after == SIZE_MAX) {
       memory.timing = r.schedule.empty() ? model::memoryWordsTiming(r.words, r.startDelay, rate)
                                          : model::memoryWordsTiming(r.schedule, rate);
     } else {

@@ -28,6 +28,11 @@ struct MemoryRead {
   /// after that read's last (two cycles; its start delay is then ignored), not from the step's
   /// start.
   size_t after = SIZE_MAX;
+  /// Words the DMA fetched before the start (at most its buffer; none with `after`): the read
+  /// of the step's first layer, which the DMA serves right after the previous step's last
+  /// layer, in that step's tail. They are in the buffer at cycle 0, draw no bandwidth, and the
+  /// rest follow at the rate.
+  int64_t prefetchedWords = 0;
 };
 
 /// Turns each listed node into the DMA's unpack stage fed by a new memory node (appended to the

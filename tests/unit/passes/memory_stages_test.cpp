@@ -1,8 +1,10 @@
 // Tests of the memory stages of HBM read DMAs (passes/memory_stages.h): a DMA that serves one
 // read after another (a block-stage DMA's commands, layer by layer) delivers the second read's
 // first word only after the first read's last, also when its consumer is ready long before;
-// alone on its channel each read keeps the memory's rate; a read that names a later read as the
-// one before it is an st::Error naming the node.
+// alone on its channel each read keeps the memory's rate; a read whose first words the DMA
+// fetched before the start (the previous step's tail) delivers them at once, without drawing
+// bandwidth, and the rest at the rate; a read that names a later read as the one before it is
+// an st::Error naming the node.
 #include "passes/memory_stages.h"
 
 #include "model/dma_stream_model.h"
@@ -69,6 +71,29 @@ TEST(MemoryStages, AReadServedAfterAnotherStartsAfterItsLastWord) {
   ASSERT_FALSE(p.deadlock) << p.deadlockReport;
   EXPECT_LT(p.emitCycle[5].front(), 100);
   EXPECT_GT(p.emitCycle[4].back(), 1200); // the first read got about half of the 0.9
+}
+
+TEST(MemoryStages, PrefetchedWordsComeAtOnceAndDrawNoBandwidth) {
+  const int64_t words = 600, prefetched = model::kReadDmaBufferWords;
+  const model::Cadence rate{4, 5};
+  TwoReads t = twoReads(words, false);
+  t.reads[1].channels = {1}; // the other read keeps out of the way
+  t.reads[0].prefetchedWords = prefetched;
+  addMemoryStages(t.graph, t.depths, t.reads, rate);
+  const TimingSimResult r = simulateDataflowTiming(t.graph, t.depths);
+  ASSERT_FALSE(r.deadlock) << r.deadlockReport;
+  const std::vector<int64_t> &memory = r.emitCycle[4];
+  ASSERT_EQ(memory.size(), size_t(words));
+  // In the buffer at the start: no start delay, one a cycle, although the channel's bucket
+  // refills at 0.9 words a cycle; then the memory's rate (344 words in 430 cycles).
+  EXPECT_EQ(memory.front(), 0);
+  EXPECT_EQ(memory[size_t(prefetched - 1)], prefetched - 1);
+  EXPECT_NEAR(double(memory.back() - memory[size_t(prefetched - 1)]), 430, 2);
+
+  // A chained read cannot have prefetched words: the DMA fetches them in the earlier read.
+  TwoReads chained = twoReads(64, true);
+  chained.reads[1].prefetchedWords = 8;
+  EXPECT_THROW(addMemoryStages(chained.graph, chained.depths, chained.reads, rate), Error);
 }
 
 TEST(MemoryStages, AReadAfterALaterReadIsAnErrorNamingTheNode) {
