@@ -49,10 +49,25 @@ int64_t chunksOf(const AttentionParams &p) {
   return p.headDim / (p.cacheLanes / kvStepOf(p));
 }
 
+/// One st_softmax instance of the kernel (weights, not probabilities) at n positions.
+SoftmaxParams headSoftmax(const AttentionParams &p, int64_t n) {
+  SoftmaxParams sm;
+  sm.lanes = 1;
+  sm.inBits = 32;
+  sm.maxLen = p.maxContext;
+  sm.length = n;
+  sm.normalized = false;
+  return sm;
+}
+
 } // namespace
 
 int64_t attentionCacheLengthBits(const AttentionParams &p) {
   return ceilLog2(p.maxContext);
+}
+
+int64_t attentionAccumulatorBits(const AttentionParams &p) {
+  return 24 + ceilLog2(p.maxContext);
 }
 
 AttentionSchedule attentionSchedule(const AttentionParams &p) {
@@ -67,18 +82,19 @@ AttentionSchedule attentionSchedule(const AttentionParams &p) {
   s.chunksPerPosition = p.numKvHeads / kvStepOf(p) * chunks;
   // The last chunk of kv head 0 at position n-1 issues at load + (n-1)*W + chunks - 1.
   s.lastScoreGroup0 = s.loadCycles + (n - 1) * s.chunksPerPosition + chunks - 1 + P::kScoreStages;
-  // st_softmax emits its first probability (D - T) cycles after its last logit.
-  SoftmaxParams sm;
-  sm.lanes = 1;
-  sm.inBits = 32;
-  sm.maxLen = p.maxContext;
-  sm.length = n;
+  // st_softmax emits its first weight (D - T) cycles after its last logit, and its (R, L)
+  // (norm valid - T) cycles after it.
+  const SoftmaxParams sm = headSoftmax(p, n);
   const int64_t softmaxAfterLast = softmaxTiming(sm).firstOutputDelay - n;
-  // Value chunks of position p of kv head g need P[g's heads][p]; P arrives one position per
+  const int64_t normAfterLast = softmaxNormValidCycle(sm) - n;
+  // Value chunks of position p of kv head g need E[g's heads][p]; E arrives one position per
   // cycle and the value pass takes >= 1 cycle per position, so only the first chunk waits.
   s.firstValueIssue = std::max(s.loadCycles + n * s.chunksPerPosition,
                                s.lastScoreGroup0 + softmaxAfterLast + P::kValueReady);
-  s.firstOutputIssue = s.firstValueIssue + n * s.chunksPerPosition - 1 + P::kValueDrain;
+  // The output waits for the value pipeline and for the last kv-head block's (R, L).
+  const int64_t lastScoreLastBlock = s.lastScoreGroup0 + (p.numKvHeads / kvStepOf(p) - 1) * chunks;
+  s.firstOutputIssue = std::max(s.firstValueIssue + n * s.chunksPerPosition - 1 + P::kValueDrain,
+                                lastScoreLastBlock + normAfterLast + P::kNormToOutput);
   s.nextInvocation = s.firstOutputIssue + qTokens;
   return s;
 }
@@ -127,21 +143,20 @@ ResourceEstimate attentionResources(const AttentionParams &p) {
   const int64_t walk = p.numKvHeads / kvStepOf(p) * chunks; // chunks per token position
   const int64_t lenBits = ceilLog2(p.maxContext + 1);
   const int64_t macs = group * p.cacheLanes;
+  const int64_t accBits = attentionAccumulatorBits(p);
+  const int64_t normBits = accBits + 33; // a x R
   ResourceEstimate r;
-  SoftmaxParams sm;
-  sm.lanes = 1;
-  sm.inBits = 32;
-  sm.maxLen = p.maxContext;
-  const ResourceEstimate softmax = softmaxResources(sm);
+  const ResourceEstimate softmax = softmaxResources(headSoftmax(p, p.maxContext));
   for (int64_t h = 0; h < p.numHeads; ++h)
     r += softmax;
   // Registers: q, k_new, v_new; the accumulators; score pipeline (S1 k and q chunks, S2
-  // partials, S3 scores); value pipeline (V1 chunk and every head's P, V2 products); output
-  // pipeline (O1 accumulators and scale, O2 products, O3 codes, slice); sideband; control.
-  r.ff += qCodes * 8 + 2 * kvCodes * 8 + qCodes * 32;
+  // partials, S3 scores); value pipeline (V1 chunk and every head's E, V2 products); output
+  // pipeline (O1 accumulators, (R, L) and scale, O2 a x R, O3 means, O4 products, O5 codes,
+  // slice); sideband; control.
+  r.ff += qCodes * 8 + 2 * kvCodes * 8 + qCodes * accBits;
   r.ff += (group + 1) * p.cacheLanes * 8 + 2 * stepHeads * 32;
-  r.ff += p.cacheLanes * 8 + p.numHeads * 16 + macs * 32;
-  r.ff += p.lanes * (32 + 57 + 3 * p.outBits) + 30;
+  r.ff += p.cacheLanes * 8 + p.numHeads * 16 + macs * 24;
+  r.ff += p.lanes * (accBits + normBits + 32 + 57 + 3 * p.outBits) + 38 + 3 * 30;
   r.ff += 60 + ceilLog2(p.maxContext) + p.numKvHeads * lenBits + 40;
   // LUTs. Chunk selects: q (group lanes) and k_new / v_new from walk-to-1 muxes (a LUT6 is a
   // 4:1 mux bit, so an m:1 mux costs about (m-1)/3 LUTs per bit); the accumulator read mux
@@ -150,19 +165,22 @@ ResourceEstimate attentionResources(const AttentionParams &p) {
   // saturation; the token-register write enables; control.
   auto mux = [](int64_t inputs) { return inputs <= 1 ? 0 : ceilDiv(inputs - 1, 3); };
   r.lut += (group + 2) * p.cacheLanes * 8 * mux(walk);
-  r.lut += macs * 32 * (mux(walk) + 1);
-  r.lut += p.lanes * 32 * mux(qTokens);
+  r.lut += macs * accBits * (mux(walk) + 1);
+  r.lut += p.lanes * accBits * mux(qTokens) + 38 * mux(p.numHeads);
   // Per score lane (StepHeads x DimLanes products of a chunk): its share of the dot-product
   // tree, the q and k operand registers and routing and the value side that grows with the
   // heads in parallel (fitted on Yosys runs: h4 kv2 d12 at CacheLanes 4 and 24, h2 kv1 d16 at
   // CacheLanes 4: 10497 / 18861 / 6742 LUTs).
   r.lut += stepHeads * dimLanes * 150;
-  r.lut += p.lanes * (6 * 57 + 57 + 2 * p.outBits);
+  // The normalize stage (a x R rounded by L - 2, saturated to 32 bits) measured about 3 LUTs
+  // per product bit and 3 per mean bit in Yosys (h2 kv1 d16: +1,028 LUTs for 4 lanes).
+  r.lut += p.lanes * (6 * 57 + 57 + 2 * p.outBits + 3 * normBits + 3 * 32);
   r.lut += (qCodes + 2 * kvCodes) / p.lanes + qCodes + 150 + p.numKvHeads * 2 * lenBits;
   // DSPs, one DSP48E2 (27 x 18 signed) per s8 x s8 score product and per u16 x s8 value
-  // product; the s32 x u24 output multiply splits into 2 x 2 of them.
-  r.dsp += 2 * macs + 4 * p.lanes;
-  // Probability memories: MaxContext x 16 per head, block RAM (ram_style), as the logit
+  // product; the s32 x u24 output multiply splits into 2 x 2 of them, the a x u32 R one into
+  // 26-bit by 17-bit pieces.
+  r.dsp += 2 * macs + 4 * p.lanes + p.lanes * ceilDiv(accBits, 26) * ceilDiv(33, 17);
+  // Weight memories: MaxContext x 16 per head, block RAM (ram_style), as the logit
   // buffers of the softmax instances.
   r.bram36 += p.numHeads * (p.maxContext <= 1024 ? 0.5 : double(ceilDiv(p.maxContext, 2048)));
   return r;

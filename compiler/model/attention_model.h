@@ -25,13 +25,17 @@ struct AttentionParams {
 
 /// Width of the cache_len_i sideband input.
 int64_t attentionCacheLengthBits(const AttentionParams &params);
+/// Width of the signed E x v accumulators: 24 + ceil(log2(maxContext)).
+int64_t attentionAccumulatorBits(const AttentionParams &params);
 
 /// Pipeline constants of the template (cycles).
 struct AttentionPipeline {
   static constexpr int64_t kScoreStages = 3;  ///< operand register, dot products, accumulator
   static constexpr int64_t kValueReady = 1;   ///< a P write is readable the next cycle
   static constexpr int64_t kValueDrain = 4;   ///< last value issue -> first output issue
-  static constexpr int64_t kOutputStages = 4; ///< accumulator read, multiply, round, slice
+  static constexpr int64_t kNormToOutput = 2; ///< last head's (R, L) -> first output issue
+  /// accumulator read, a x R, round (a / S), x M_o, round and saturate, slice
+  static constexpr int64_t kOutputStages = 6;
 };
 
 /// Derived schedule of one invocation (cycle 0 = the first handshake; every input offers a
@@ -40,7 +44,7 @@ struct AttentionSchedule {
   int64_t loadCycles = 0;        ///< max(q tokens, k_new tokens): the Score pass starts here
   int64_t chunksPerPosition = 0; ///< NumKvHeads * HeadDim / CacheLanes
   int64_t lastScoreGroup0 = 0;   ///< cycle kv head 0's last score enters its softmax
-  int64_t firstValueIssue = 0;   ///< first value chunk (waits for P[.][0] of kv head 0)
+  int64_t firstValueIssue = 0;   ///< first value chunk (waits for E[.][0] of kv head 0)
   int64_t firstOutputIssue = 0;  ///< the accumulators are final
   int64_t nextInvocation = 0;    ///< the next invocation's q can be accepted from this cycle
 };
@@ -52,16 +56,18 @@ AttentionSchedule attentionSchedule(const AttentionParams &params);
 ///   Load 0 .. max(Q, K) - 1; score chunks from max(Q, K), one per cycle, n*W of them;
 ///   kv head 0's last score at a0 = max(Q, K) + (n-1)*W + C + 2 (C = HeadDim/CacheLanes, or 1
 ///   when a chunk holds whole kv heads); st_softmax
-///   emits P[.][p] at a0 + n + 27 + p (softmaxTiming's D - T after its last logit);
-///   value chunks from V0 = max(max(Q, K) + n*W, a0 + n + 28), n*W of them; the first output
-///   issue at V0 + n*W + 3; D = V0 + n*W + 7, ii = 1, L = D + Q - 1.
+///   emits E[.][p] at a0 + 12 + p (softmaxTiming's D - T after its last logit, weights);
+///   value chunks from V0 = max(max(Q, K) + n*W, a0 + 13), n*W of them; the last block's
+///   (R, L) at a1 + n + 16 (a1 = a0 + (W/C - 1)*C, its last score); the first output issue at
+///   O = max(V0 + n*W + 3, a1 + n + 18); D = O + 6, ii = 1, L = D + Q - 1.
 KernelTiming attentionTiming(const AttentionParams &params);
 
-/// LUT/FF/DSP/BRAM estimate: NumHeads st_softmax instances (Lanes 1, s32, MaxLen = MaxContext:
-/// their logit buffers are the score buffer), the q / k_new / v_new registers, the s32
-/// accumulators (NumHeads*HeadDim registers) with their read-modify-write muxes, Group x
-/// CacheLanes s8 x s8 and u16 x s8 multipliers (one DSP each), the per-head probability
-/// memories (MaxContext x 16, block RAM) and the Lanes-wide requantize pipeline (4 DSPs a lane).
+/// LUT/FF/DSP/BRAM estimate: NumHeads st_softmax instances (Lanes 1, s32, MaxLen = MaxContext,
+/// weights: their logit buffers are the score buffer), the q / k_new / v_new registers, the
+/// accumulators (NumHeads*HeadDim registers of attentionAccumulatorBits) with their
+/// read-modify-write muxes, Group x CacheLanes s8 x s8 and u16 x s8 multipliers (one DSP each),
+/// the per-head weight memories (MaxContext x 16, block RAM) and the Lanes-wide normalize and
+/// requantize pipeline.
 ResourceEstimate attentionResources(const AttentionParams &params);
 
 } // namespace st::model

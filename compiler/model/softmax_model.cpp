@@ -63,7 +63,8 @@ KernelTiming softmaxTiming(const SoftmaxParams &p) {
   // Pass 2: the last read's e reaches the accumulator; S is final kSumStages later.
   const int64_t sumFinal = firstSumRead + (tokens - 1) + P::kReadToE + P::kSumStages;
   // The reciprocal starts in that cycle; the state machine sees its result one cycle later.
-  const int64_t firstNormalizeRead = sumFinal + P::kReciprocal + 1;
+  // Without normalization the weight pass reads right away, where pass 2 would.
+  const int64_t firstNormalizeRead = p.normalized ? sumFinal + P::kReciprocal + 1 : firstSumRead;
   KernelTiming t;
   t.firstOutputDelay = firstNormalizeRead + P::kReadToE + P::kNormalize + P::kOutSlice;
   t.ii = 1;
@@ -72,6 +73,14 @@ KernelTiming softmaxTiming(const SoftmaxParams &p) {
   t.inputTokens = {1, tokens};
   t.inputTokensNeeded = {[](int64_t) { return int64_t(1); }, [tokens](int64_t) { return tokens; }};
   return t;
+}
+
+int64_t softmaxNormValidCycle(const SoftmaxParams &p) {
+  using P = SoftmaxPipeline;
+  const int64_t tokens = ceilDiv(vectorLength(p), p.lanes);
+  // The weight pass reads from T + 2; its last weight is summed as pass 2's last e would be.
+  const int64_t lastRead = tokens + 1 + P::kMaxMerge + tokens - 1;
+  return lastRead + P::kReadToE + P::kSumStages + P::kReciprocal;
 }
 
 ResourceEstimate softmaxResources(const SoftmaxParams &p) {
@@ -86,21 +95,28 @@ ResourceEstimate softmaxResources(const SoftmaxParams &p) {
   // 0..63 (six 2:1 mux levels, as Yosys maps a shift) and its rounding adder, saturation of n,
   // two 129x21 table reads (2 LUTs per bit each), interpolation adder and rounding (~60), the e
   // shift (34 bits, six levels) and its rounding adder, the p shift and rounding (18 bits).
-  const int64_t laneLuts =
-      in + 6 * (in + 25) + (in + 25) + 10 + 2 * 21 * 2 + 60 + 6 * 34 + 34 + 3 * 18 + 18;
+  // Without normalization the p shift and rounding give way to the weight's rounding adder.
+  const int64_t laneLuts = in + 6 * (in + 25) + (in + 25) + 10 + 2 * 21 * 2 + 60 + 6 * 34 + 34 +
+                           (p.normalized ? 3 * 18 + 18 : 17);
   // FFs: the stage registers B..I of one lane, less the two multiplier outputs (absorbed into
   // the DSPs' P registers).
   const int64_t laneFfs = in + 22 + (2 * 21 + 9 + 6) + (21 + 6) + 33 + 16;
   // DSPs: InBits x 24 (scale), 33 x 32 (e * R) and 22 x 10 (interpolation) multiplies, tiled
   // as Yosys does: 26-bit by 17-bit unsigned pieces of a DSP48E2.
-  const int64_t laneDsps =
-      ceilDiv(in, 26) * ceilDiv(24, 17) + ceilDiv(33, 26) * ceilDiv(32, 17) + 1;
+  // Without normalization there is no e * R.
+  const int64_t laneDsps = ceilDiv(in, 26) * ceilDiv(24, 17) +
+                           (p.normalized ? ceilDiv(33, 26) * ceilDiv(32, 17) : 0) + 1;
   r.lut = lanes * laneLuts;
   r.ff = lanes * laneFfs;
   r.dsp = lanes * laneDsps;
   // Lane max tree and running max (pass 1), lane sum and S accumulator (pass 2).
   r.lut += (leaves - 1) * (3 * in / 2) + in + (lanes - 1) * (33 + ceilLog2(lanes)) + sumBits;
   r.ff += 2 * in + (33 + ceilLog2(lanes)) + sumBits;
+  // Without normalization: the weight registers (stage H) and their sum.
+  if (!p.normalized) {
+    r.lut += (lanes - 1) * (16 + ceilLog2(lanes)) + sumBits - 17;
+    r.ff += lanes * 16 + sumBits - 17 + 1;
+  }
   // Reciprocal unit: leading-one detect, two normalizing shifts of S, 257x18 table reads,
   // interpolation, and the Newton step's 32x18 and 18x49 multiplies (DSPs).
   r.lut += 2 * sumBits * 3 + 2 * 18 * 4 + 60 + 120;

@@ -11,10 +11,11 @@ namespace st::model {
 
 /// The template's parameters, plus the runtime vector length of the invocation being timed.
 struct SoftmaxParams {
-  int64_t lanes = 4;     ///< Lanes: logits per token
-  int64_t inBits = 32;   ///< InBits: signed logit width
-  int64_t maxLen = 4096; ///< MaxLen: longest vector (the max context)
-  int64_t length = 0;    ///< runtime length n of the invocation (1 .. maxLen; 0 means maxLen)
+  int64_t lanes = 4;      ///< Lanes: logits per token
+  int64_t inBits = 32;    ///< InBits: signed logit width
+  int64_t maxLen = 4096;  ///< MaxLen: longest vector (the max context)
+  int64_t length = 0;     ///< runtime length n of the invocation (1 .. maxLen; 0 means maxLen)
+  bool normalized = true; ///< Normalized: probabilities (3 passes), or weights and 1/sum (2)
 };
 
 /// Width of n on the config stream, and of the whole config token {shift, mantissa, n}.
@@ -35,7 +36,10 @@ struct SoftmaxPipeline {
 /// in full before output 0. With the config handshake at cycle 0: logits in cycles 1..T; pass-2
 /// reads from T+2 (after the last token's maximum merges); S final at 2T+10; R at 2T+16;
 /// pass-3 reads from 2T+17; output k at D + k with D = 2T + 27, ii = 1, L = 3T + 26.
+/// normalized = false: the weight reads from T+2, D = T + 12, L = 2T + 11.
 KernelTiming softmaxTiming(const SoftmaxParams &params);
+/// normalized = false: the cycle norm_valid_o pulses (2T + 16), config handshake at 0.
+int64_t softmaxNormValidCycle(const SoftmaxParams &params);
 
 /// LUT/FF/DSP/BRAM estimate: per lane the exponent pipeline (subtract, 24-bit scale multiply,
 /// 6-bit barrel shift, two table reads, interpolation, output shift) and the e*R multiply and

@@ -81,57 +81,100 @@ std::vector<int32_t> attentionScores(const AttentionInputs &in, const AttentionS
   return scores;
 }
 
-std::vector<uint32_t> attentionProbabilities(const AttentionInputs &in,
-                                             const AttentionShape &shape,
-                                             const AttentionScales &scales) {
+namespace {
+
+/// E[h][p] of attentionWeights on checked inputs.
+std::vector<uint32_t> weightsOf(const AttentionInputs &in, const AttentionShape &shape,
+                                const AttentionScales &scales) {
   const std::vector<int32_t> scores = attentionScores(in, shape);
   const size_t n = in.cacheLength + 1;
-  std::vector<uint32_t> probabilities(scores.size());
+  const SoftmaxScales softmaxScale{scales.scoreToLog2};
+  constexpr unsigned kDrop = kExpSumFracBits - kProbabilityFracBits; // Q1.32 -> Q1.15
+  std::vector<uint32_t> weights(scores.size());
   for (size_t h = 0; h < shape.numHeads; ++h) {
-    const std::vector<int32_t> head(scores.begin() + h * n, scores.begin() + (h + 1) * n);
-    const std::vector<uint32_t> p = softmax(head, SoftmaxScales{scales.scoreToLog2});
-    std::copy(p.begin(), p.end(), probabilities.begin() + h * n);
+    const auto first = scores.begin() + h * n;
+    const int32_t maximum = *std::max_element(first, first + n);
+    for (size_t p = 0; p < n; ++p) {
+      const uint64_t e = softmaxExponent(maximum, first[p], softmaxScale); // <= 2^32
+      weights[h * n + p] = static_cast<uint32_t>((e + (uint64_t(1) << (kDrop - 1))) >> kDrop);
+    }
   }
-  return probabilities;
+  return weights;
 }
 
-std::vector<int64_t> attentionAccumulators(const AttentionInputs &in,
-                                           const AttentionShape &shape,
-                                           const AttentionScales &scales) {
-  const std::vector<uint32_t> probabilities = attentionProbabilities(in, shape, scales);
+std::vector<AttentionNormalizer> normalizersOf(const std::vector<uint32_t> &weights,
+                                               const AttentionShape &shape, size_t n) {
+  constexpr unsigned kToSumScale = kExpSumFracBits - kProbabilityFracBits;
+  std::vector<AttentionNormalizer> normalizers(shape.numHeads);
+  for (size_t h = 0; h < shape.numHeads; ++h) {
+    uint64_t sum = 0; // <= n * 2^15
+    for (size_t p = 0; p < n; ++p)
+      sum += weights[h * n + p];
+    normalizers[h].sum = sum;
+    // S * 2^17 >= 2^32 (the maximum weighs 2^15): the softmax reciprocal's domain, L >= 32.
+    normalizers[h].inverse = reciprocalRefined(sum << kToSumScale);
+  }
+  return normalizers;
+}
+
+std::vector<int64_t> accumulatorsOf(const AttentionInputs &in, const AttentionShape &shape,
+                                    const std::vector<uint32_t> &weights) {
   const size_t n = in.cacheLength + 1;
   const size_t group = shape.numHeads / shape.numKvHeads;
   std::vector<int64_t> accumulators(shape.qSize(), 0);
   for (size_t h = 0; h < shape.numHeads; ++h)
     for (size_t d = 0; d < shape.headDim; ++d) {
-      int64_t sum = 0;
+      int64_t sum = 0; // |sum| <= n * 2^15 * 2^7
       for (size_t p = 0; p < n; ++p)
-        sum += int64_t(probabilities[h * n + p]) *
+        sum += int64_t(weights[h * n + p]) *
                kvCode(in.vCache, in.vNew, in.cacheLength, shape, p, h / group, d);
-      // sum p <= 2^15 + n/2 + 1 (each p rounds by <= 1/2), |v| <= 2^7: the s32 accumulator
-      // of the RTL cannot overflow for n <= 2^20.
-      if (!fitsSigned(sum, 32))
-        throw std::logic_error("attention: accumulator exceeds 32 bits");
       accumulators[h * shape.headDim + d] = sum;
     }
   return accumulators;
 }
 
+} // namespace
+
+std::vector<uint32_t> attentionWeights(const AttentionInputs &in, const AttentionShape &shape,
+                                       const AttentionScales &scales) {
+  return weightsOf(in, shape, scales);
+}
+
+std::vector<AttentionNormalizer> attentionNormalizers(const AttentionInputs &in,
+                                                      const AttentionShape &shape,
+                                                      const AttentionScales &scales) {
+  return normalizersOf(weightsOf(in, shape, scales), shape, in.cacheLength + 1);
+}
+
+std::vector<int64_t> attentionAccumulators(const AttentionInputs &in, const AttentionShape &shape,
+                                           const AttentionScales &scales) {
+  return accumulatorsOf(in, shape, weightsOf(in, shape, scales));
+}
+
 std::vector<int32_t> attention(const AttentionInputs &in, const AttentionShape &shape,
                                const AttentionScales &scales) {
-  const std::vector<int64_t> accumulators = attentionAccumulators(in, shape, scales);
+  const std::vector<uint32_t> weights = weightsOf(in, shape, scales);
+  const std::vector<AttentionNormalizer> normalizers =
+      normalizersOf(weights, shape, in.cacheLength + 1);
+  const std::vector<int64_t> accumulators = accumulatorsOf(in, shape, weights);
   std::vector<int32_t> out(accumulators.size());
-  for (size_t i = 0; i < accumulators.size(); ++i)
-    out[i] = static_cast<int32_t>(
-        requantizeValue(accumulators[i], scales.output, scales.outputBits));
+  for (size_t i = 0; i < accumulators.size(); ++i) {
+    // a / S in Q.15: a * R * 2^-(30 + L) * 2^17 * 2^15 = a * R / 2^(L - 2).
+    const NormalizedMantissa &inverse = normalizers[i / shape.headDim].inverse;
+    const unsigned shift = kRefinedMantissaFracBits + inverse.exponent -
+                           (kExpSumFracBits - kProbabilityFracBits) - kProbabilityFracBits;
+    const Int128 scaled =
+        roundShiftRight128(Int128(accumulators[i]) * Int128(inverse.mantissa), shift);
+    const int64_t mean = saturateSigned(static_cast<int64_t>(saturateSigned128(scaled)), 32);
+    out[i] = static_cast<int32_t>(requantizeValue(mean, scales.output, scales.outputBits));
+  }
   return out;
 }
 
 std::vector<float> attentionFloat(const std::vector<float> &q, const std::vector<float> &kCache,
-                                  const std::vector<float> &vCache,
-                                  const std::vector<float> &kNew, const std::vector<float> &vNew,
-                                  size_t cacheLength, const AttentionShape &shape,
-                                  float attnScale) {
+                                  const std::vector<float> &vCache, const std::vector<float> &kNew,
+                                  const std::vector<float> &vNew, size_t cacheLength,
+                                  const AttentionShape &shape, float attnScale) {
   checkShape(shape);
   const size_t n = cacheLength + 1, kv = shape.kvSize(), dim = shape.headDim;
   const size_t group = shape.numHeads / shape.numKvHeads;

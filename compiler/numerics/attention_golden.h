@@ -1,11 +1,14 @@
 // The golden decode-attention kernel (docs/numerics.md §7): one new token at position
 // cacheLength attends to cacheLength cached keys/values plus its own. Pure integer arithmetic
 // computing exactly the bits rtl_templates/kernels/st_attention.sv produces, built from the
-// golden softmax (exp2Negative, reciprocalRefined), applyScale and requantizeValue; plus the
-// fp32 reference it is measured against.
+// golden softmax's exponent (softmaxExponent), reciprocalRefined, applyScale and
+// requantizeValue; plus the fp32 reference it is measured against. The values are weighed by
+// the unnormalized exponents and the sum divides at the end, so the kernel reads the scores
+// twice (score pass, value pass) and never a third time to normalize them.
 #pragma once
 
 #include "fixed_point.h"
+#include "nonlinear_functions.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -31,7 +34,8 @@ constexpr size_t kMaxAttentionHeadDim = 32768;
 /// The two runtime multipliers of the kernel (sideband inputs of st_attention):
 ///   scoreToLog2 = s_q * s_k * attnScale * log2(e) * 2^16 (the softmax multiplier, as
 ///                 softmaxScales(s_q * s_k * attnScale).logitToLog2);
-///   output      = s_v / (s_o * 2^15): P.V accumulators (Q1.15 x v codes) -> output codes.
+///   output      = s_v / (s_o * 2^15): the normalized accumulators (the softmax-weighted
+///                 mean of v codes in Q.15) -> output codes.
 struct AttentionScales {
   FixedScale scoreToLog2;
   FixedScale output;
@@ -61,26 +65,39 @@ struct AttentionInputs {
 /// [h * (cacheLength + 1) + p]. Throws std::invalid_argument on sizes or codes that do not fit.
 std::vector<int32_t> attentionScores(const AttentionInputs &inputs, const AttentionShape &shape);
 
-/// Probabilities P[h][p] (u16 Q1.15): golden softmax of each head's scores with scoreToLog2.
-std::vector<uint32_t> attentionProbabilities(const AttentionInputs &inputs,
-                                             const AttentionShape &shape,
-                                             const AttentionScales &scales);
+/// Value weights E[h][p] (u16 Q1.15), not normalized: each head's softmax exponent against its
+/// maximum score, e = softmaxExponent(max_p s[h][p], s[h][p], scoreToLog2) (Q1.32), rounded
+/// half up to Q1.15: E = floor((e + 2^16) / 2^17), 32768 at the maximum. Head-major.
+std::vector<uint32_t> attentionWeights(const AttentionInputs &inputs, const AttentionShape &shape,
+                                       const AttentionScales &scales);
 
-/// Accumulators a[h][d] = sum_p P[h][p] * v[p][h / group][d] (exact; |a| < 2^27 for
-/// cacheLength < 2^20), head-major.
+/// Each head's normalizer: the sum S = sum_p E[h][p] (>= 2^15, the maximum's own weight) and
+/// 1/(S * 2^17) = R * 2^-(30 + L) from reciprocalRefined (L >= 32).
+struct AttentionNormalizer {
+  uint64_t sum = 0;
+  NormalizedMantissa inverse;
+};
+std::vector<AttentionNormalizer> attentionNormalizers(const AttentionInputs &inputs,
+                                                      const AttentionShape &shape,
+                                                      const AttentionScales &scales);
+
+/// Accumulators a[h][d] = sum_p E[h][p] * v[p][h / group][d] (exact; |a| <= n * 2^22 for
+/// n = cacheLength + 1 positions), head-major.
 std::vector<int64_t> attentionAccumulators(const AttentionInputs &inputs,
                                            const AttentionShape &shape,
                                            const AttentionScales &scales);
 
-/// The kernel's output: o[h][d] = saturate(round(a[h][d] * output), outputBits), head-major.
+/// The kernel's output, head-major: each accumulator normalized by its head's sum,
+/// u[h][d] = sat(round(a[h][d] * R / 2^(L - 2)), 32) = a / S in Q.15 (|u| <= about 2^22), then
+/// o[h][d] = saturate(round(u[h][d] * output), outputBits). Two roundings: u keeps 15 fraction
+/// bits of the weighted mean of v codes.
 std::vector<int32_t> attention(const AttentionInputs &inputs, const AttentionShape &shape,
                                const AttentionScales &scales);
 
 /// fp32 reference on real operands (same layouts): softmax(q.k * attnScale) . v per head.
 std::vector<float> attentionFloat(const std::vector<float> &q, const std::vector<float> &kCache,
-                                  const std::vector<float> &vCache,
-                                  const std::vector<float> &kNew, const std::vector<float> &vNew,
-                                  size_t cacheLength, const AttentionShape &shape,
-                                  float attnScale);
+                                  const std::vector<float> &vCache, const std::vector<float> &kNew,
+                                  const std::vector<float> &vNew, size_t cacheLength,
+                                  const AttentionShape &shape, float attnScale);
 
 } // namespace st::numerics

@@ -129,6 +129,13 @@ SoftmaxScales softmaxScales(double logitScale) {
   return {fixedScaleFromReal(logitScale * M_LOG2E * std::ldexp(1.0, kExpInputFracBits))};
 }
 
+uint64_t softmaxExponent(int32_t maximum, int32_t logit, const SoftmaxScales &scales) {
+  const int64_t difference = int64_t(maximum) - logit; // >= 0, < 2^32
+  if (difference < 0)
+    throw std::invalid_argument("softmaxExponent: the logit exceeds the maximum");
+  return exp2Negative(-applyScale(difference, scales.logitToLog2), kExpSumFracBits);
+}
+
 std::vector<uint32_t> softmax(const std::vector<int32_t> &logits, const SoftmaxScales &scales) {
   if (logits.empty() || logits.size() > kMaxSoftmaxLength)
     throw std::invalid_argument("softmax: length must be 1 .. kMaxSoftmaxLength, got " +
@@ -137,8 +144,7 @@ std::vector<uint32_t> softmax(const std::vector<int32_t> &logits, const SoftmaxS
   std::vector<uint64_t> exps(logits.size());
   uint64_t sum = 0; // Q1.32 terms <= 2^32, at most 2^20 of them: < 2^53
   for (size_t i = 0; i < logits.size(); ++i) {
-    const int64_t difference = int64_t(maximum) - logits[i]; // >= 0, < 2^32
-    exps[i] = exp2Negative(-applyScale(difference, scales.logitToLog2), kExpSumFracBits);
+    exps[i] = softmaxExponent(maximum, logits[i], scales);
     sum += exps[i];
   }
   // sum >= 2^32 (the maximum's own term); 1/sum = R * 2^-(30 + L).

@@ -63,6 +63,9 @@ struct SoftmaxScales {
   FixedScale logitToLog2;
 };
 SoftmaxScales softmaxScales(double logitScale);
+/// The exponent of pass 2 (below): exp2Negative(-round((m - z)·logitToLog2), 32), Q1.32, for a
+/// logit z <= the maximum m (2^32 at z = m). Decode attention weighs the values with it too.
+uint64_t softmaxExponent(int32_t maximum, int32_t logit, const SoftmaxScales &scales);
 /// Three passes over the streamed vector: m = max z; e_i = exp2Negative(-round((m - z_i) *
 /// logitToLog2), 32) (Q1.32); S = sum e_i; (R, L) = reciprocalRefined(S) (Q1.30);
 /// p_i = round(e_i * R / 2^(L + 15)).

@@ -2,9 +2,13 @@
 // bit-exact with st::numerics::attention (compiler/numerics/attention_golden.h,
 // docs/numerics.md §6):
 //   s[h][p] = sum_d q[h][d] * k[p][g(h)][d]                 (s8 x s8 -> s32), g(h) = h / Group
-//   P[h][.] = softmax(s[h][.])                              (st_softmax, one per head, u16 Q1.15)
-//   a[h][d] = sum_p P[h][p] * v[p][g(h)][d]                 (u16 x s8 -> s32)
-//   o[h][d] = sat(round(a[h][d] * M_o), OutBits)
+//   E[h][.] = exp(s[h][.] - max) rounded to u16 Q1.15     (st_softmax, one per head, not
+//             normalized), S[h] = sum_p E[h][p], (R, L)[h] = 1 / (S[h] * 2^17)
+//   a[h][d] = sum_p E[h][p] * v[p][g(h)][d]                 (u16 x s8 -> AccBits)
+//   u[h][d] = sat(round(a[h][d] * R[h] / 2^(L[h] - 2)), 32) (a / S in Q.15)
+//   o[h][d] = sat(round(u[h][d] * M_o), OutBits)
+// Weighing v with the unnormalized E and dividing by the sum at the end reads the scores twice,
+// not three times: the value pass starts right after the score pass's maximum is known.
 // over positions p = 0 .. n-1, n = cache_len + 1: the cache_len cached positions first, then the
 // new token (k_new, v_new) last. Multi-head (NumKvHeads = NumHeads), grouped-query and
 // multi-query (NumKvHeads = 1) attention. K and V are each read once per token, in position
@@ -36,15 +40,18 @@
 //           min(CacheLanes, HeadDim) products each (q from the q register); a head's last chunk
 //           sends the scores of its heads to their st_softmax instances. The
 //           instances buffer the scores (their MaxLen = MaxContext logit buffer is the score
-//           buffer) and run max / exp-sum / normalize; their probabilities go to one
-//           MaxContext x u16 probability memory per head.
+//           buffer), find the maximum, then emit E and sum it; the weights go to one
+//           MaxContext x u16 weight memory per head.
 //   Value   one chunk of CacheLanes value codes per cycle: the v_cache tokens, then the v_new
 //           register. A chunk of position p issues once every head of its kv heads has written
-//           P[.][p], so the value pass overlaps the softmax's normalize pass. Group x CacheLanes
-//           products P * v accumulate into the s32 accumulators (NumHeads*HeadDim registers).
-//   Output  requantize the accumulators Lanes at a time (multiply, rounding shift with
-//           saturation, register slice). The next invocation's Load starts once the last
-//           output token has entered the output pipeline.
+//           E[.][p], so the value pass overlaps the softmax's weight pass. Group x CacheLanes
+//           products E * v accumulate into the AccBits accumulators (NumHeads*HeadDim
+//           registers).
+//   Drain   the value pipeline empties and every head's (R, L) has arrived.
+//   Output  Lanes accumulators at a time: normalize (multiply by R, rounding shift by L - 2),
+//           requantize (multiply by M_o, rounding shift with saturation), register slice. The
+//           next invocation's Load starts once the last output token has entered the output
+//           pipeline.
 // Only the output pipeline sees backpressure; a stalled input stream stalls its phase.
 `default_nettype none
 
@@ -143,7 +150,13 @@ module st_attention #(
   localparam int unsigned LenBits = $clog2(MaxContext + 1);  // n = cache_len + 1
   localparam int unsigned PAddrBits = $clog2(MaxContext);
   localparam int unsigned SmCfgBits = LenBits + 30;
-  localparam int unsigned ProductBits = 32 + 25;  // s32 accumulator x u24 mantissa
+  // |a| <= n * 2^15 * 2^7 with n <= MaxContext positions
+  localparam int unsigned AccBits = 24 + $clog2(MaxContext);
+  localparam int unsigned NormBits = AccBits + 33;  // a x u32 R (Q1.30, < 2^31)
+  localparam int unsigned ProductBits = 32 + 25;  // s32 normalized a x u24 mantissa
+  localparam int unsigned HeadTokens = HeadDim / Lanes;  // output tokens per head
+  localparam int unsigned HeadBits = (NumHeads > 1) ? $clog2(NumHeads) : 1;
+  localparam int unsigned HeadTokenBits = (HeadTokens > 1) ? $clog2(HeadTokens) : 1;
 
   typedef enum logic [2:0] {
     Load,
@@ -260,6 +273,7 @@ module st_attention #(
   wire out_issue = state_q == Output && out_advance;
   wire out_issue_last = out_addr_q == OutAddrBits'(QTokens - 1);
   logic s1_valid_q, s2_valid_q, v1_valid_q, v2_valid_q;
+  logic [NumHeads-1:0] norm_arrived_q;  // a head's (R, L) of this invocation has arrived
 
   // ---- state machine -------------------------------------------------------------------------
   always_ff @(posedge clk_i) begin
@@ -280,7 +294,7 @@ module st_attention #(
         Score: if (score_step && walk_last) state_q <= Value;
         Value: if (value_step && walk_last) state_q <= Drain;
         // The last products are accumulated once the value pipeline is empty.
-        Drain: if (!v1_valid_q && !v2_valid_q) state_q <= Output;
+        Drain: if (!v1_valid_q && !v2_valid_q && &norm_arrived_q) state_q <= Output;
         default: begin
           if (out_issue) out_addr_q <= out_issue_last ? '0 : out_addr_q + 1'b1;
           if (out_issue && out_issue_last) begin
@@ -362,9 +376,11 @@ module st_attention #(
     else if (sm_cfg_valid) sm_cfg_sent_q <= 1'b1;
   end
 
-  logic [NumHeads-1:0] sm_cfg_ready, sm_in_valid, sm_in_ready, sm_out_valid;
+  logic [NumHeads-1:0] sm_cfg_ready, sm_in_valid, sm_in_ready, sm_out_valid, sm_norm_valid;
   logic [15:0] sm_out[NumHeads];
-  logic [NumHeads*16-1:0] v1_p_q;  // P[h][pos] of every head, read with a value chunk
+  logic [31:0] norm_mantissa[NumHeads];  // R[h], Q1.30, held by the instance until its next
+  logic [5:0] norm_exponent[NumHeads];  // L[h]
+  logic [NumHeads*16-1:0] v1_p_q;  // E[h][pos] of every head, read with a value chunk
 
   for (genvar h = 0; h < NumHeads; h++) begin : gen_head
     assign sm_in_valid[h] = s3_score_valid_q && s3_g_q == GBits'(h / StepHeads);
@@ -373,22 +389,30 @@ module st_attention #(
         .InBits             (32),
         .MaxLen             (MaxContext),
         .ExpTableFile       (ExpTableFile),
-        .ReciprocalTableFile(ReciprocalTableFile)
+        .ReciprocalTableFile(ReciprocalTableFile),
+        .Normalized         (1'b0)
     ) u_softmax (
-        .clk_i      (clk_i),
-        .rst_ni     (rst_ni),
-        .cfg_valid_i(sm_cfg_valid),
-        .cfg_ready_o(sm_cfg_ready[h]),
-        .cfg_data_i (sm_cfg),
-        .valid_i    (sm_in_valid[h]),
-        .ready_o    (sm_in_ready[h]),
-        .data_i     (s3_score_q[(h%StepHeads)*32+:32]),
-        .valid_o    (sm_out_valid[h]),
-        .ready_i    (1'b1),
-        .data_o     (sm_out[h])
+        .clk_i          (clk_i),
+        .rst_ni         (rst_ni),
+        .cfg_valid_i    (sm_cfg_valid),
+        .cfg_ready_o    (sm_cfg_ready[h]),
+        .cfg_data_i     (sm_cfg),
+        .valid_i        (sm_in_valid[h]),
+        .ready_o        (sm_in_ready[h]),
+        .data_i         (s3_score_q[(h%StepHeads)*32+:32]),
+        .valid_o        (sm_out_valid[h]),
+        .ready_i        (1'b1),
+        .data_o         (sm_out[h]),
+        .norm_valid_o   (sm_norm_valid[h]),
+        .norm_mantissa_o(norm_mantissa[h]),
+        .norm_exponent_o(norm_exponent[h])
     );
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni || state_q == Load) norm_arrived_q[h] <= 1'b0;
+      else if (sm_norm_valid[h]) norm_arrived_q[h] <= 1'b1;
+    end
 
-    // P[h][.]: written in position order as the instance emits it, read by the value pass.
+    // E[h][.]: written in position order as the instance emits it, read by the value pass.
     (* ram_style = "block" *) logic [15:0] probability_q[MaxContext];
     always_ff @(posedge clk_i) begin
       if (sm_out_valid[h])
@@ -397,7 +421,7 @@ module st_attention #(
     end
   end
 
-  // Every head of a group receives its scores in the same cycles, so emits P in lockstep: the
+  // Every head of a group receives its scores in the same cycles, so emits E in lockstep: the
   // group's first head counts the writes.
   for (genvar g = 0; g < NumKvHeads; g++) begin : gen_group_count
     always_ff @(posedge clk_i) begin
@@ -411,19 +435,19 @@ module st_attention #(
   logic [GBits-1:0] v1_g_q, v2_g_q;
   logic [CBits-1:0] v1_c_q, v2_c_q;
   logic v1_first_q, v2_first_q;
-  logic [StepHeads*DimLanes*32-1:0] v2_product_q;
+  logic [StepHeads*DimLanes*24-1:0] v2_product_q;  // u16 x s8: |E v| <= 2^22
   // Accumulator a[h][d] is acc_q[h*HeadDim + d]. The value pass reads the StepHeads x DimLanes
   // accumulators of its (block, chunk) through a mux, adds the products, and writes them back
   // with one enable per accumulator.
-  logic [31:0] acc_q[QCodes];
-  logic [31:0] acc_sum[StepHeads*DimLanes];
+  logic [AccBits-1:0] acc_q[QCodes];
+  logic [AccBits-1:0] acc_sum[StepHeads*DimLanes];
   always_comb begin
     for (int j = 0; j < StepHeads; j++)
       for (int l = 0; l < DimLanes; l++)
         acc_sum[j*DimLanes+l] =
-            (v2_first_q ? 32'd0
+            (v2_first_q ? AccBits'(0)
                         : acc_q[((32'(v2_g_q)*StepHeads+j)*Chunks+32'(v2_c_q))*DimLanes+l]) +
-            v2_product_q[(j*DimLanes+l)*32+:32];
+            AccBits'($signed(v2_product_q[(j*DimLanes+l)*24+:24]));
   end
   for (genvar i = 0; i < QCodes; i++) begin : gen_acc
     localparam int unsigned H = i / HeadDim, D = i % HeadDim;
@@ -432,10 +456,10 @@ module st_attention #(
         acc_q[i] <= acc_sum[(H%StepHeads)*DimLanes+D%DimLanes];
     end
   end
-  logic [Lanes*32-1:0] acc_tokens[QTokens];
+  logic [Lanes*AccBits-1:0] acc_tokens[QTokens];
   for (genvar t = 0; t < QTokens; t++) begin : gen_acc_token
     for (genvar i = 0; i < Lanes; i++) begin : gen_lane
-      assign acc_tokens[t][i*32+:32] = acc_q[t*Lanes+i];
+      assign acc_tokens[t][i*AccBits+:AccBits] = acc_q[t*Lanes+i];
     end
   end
 
@@ -460,51 +484,94 @@ module st_attention #(
     v2_first_q <= v1_first_q;
     for (int j = 0; j < StepHeads; j++)
       for (int l = 0; l < DimLanes; l++)
-        v2_product_q[(j*DimLanes+l)*32+:32] <=
-            32'($signed({1'b0, v1_p_q[(32'(v1_g_q)*StepHeads+j)*16+:16]}) *
+        v2_product_q[(j*DimLanes+l)*24+:24] <=
+            24'($signed({1'b0, v1_p_q[(32'(v1_g_q)*StepHeads+j)*16+:16]}) *
                 $signed(v1_v_q[((j/Group)*DimLanes+l)*8+:8]));
   end
 
-  // ---- Output: O1 accumulators, O2 product, O3 rounding shift + saturation, slice -----------
-  logic o1_valid_q, o2_valid_q, o3_valid_q;
-  logic [Lanes*32-1:0] o1_acc_q;
-  logic [23:0] o1_mantissa_q;
-  logic [5:0] o1_shift_q, o2_shift_q;
-  logic [Lanes*ProductBits-1:0] o2_product_q;
-  logic [Lanes*OutBits-1:0] o3_code_q, code;
+  // ---- Output: O1 accumulators and their head's (R, L), O2 a x R, O3 rounding shift by L - 2
+  // (a / S in Q.15), O4 x M_o, O5 rounding shift + saturation, slice ---------------------------
+  // The head of the output token: out_head_q advances every HeadTokens tokens.
+  logic [HeadBits-1:0] out_head_q;
+  logic [HeadTokenBits-1:0] out_head_token_q;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      out_head_q       <= '0;
+      out_head_token_q <= '0;
+    end else if (out_issue) begin
+      out_head_token_q <= out_head_token_q == HeadTokenBits'(HeadTokens - 1) ? '0
+                                                                            : out_head_token_q + 1'b1;
+      if (out_head_token_q == HeadTokenBits'(HeadTokens - 1))
+        out_head_q <= out_issue_last ? '0 : out_head_q + 1'b1;
+    end
+  end
+
+  logic o1_valid_q, o2_valid_q, o3_valid_q, o4_valid_q, o5_valid_q;
+  logic [Lanes*AccBits-1:0] o1_acc_q;
+  logic [31:0] o1_norm_mantissa_q;
+  logic [5:0] o1_norm_shift_q, o2_norm_shift_q;
+  logic [23:0] o1_mantissa_q, o2_mantissa_q, o3_mantissa_q;
+  logic [5:0] o1_shift_q, o2_shift_q, o3_shift_q, o4_shift_q;
+  logic [Lanes*NormBits-1:0] o2_norm_q;
+  logic [Lanes*32-1:0] o3_mean_q, mean;
+  logic [Lanes*ProductBits-1:0] o4_product_q;
+  logic [Lanes*OutBits-1:0] o5_code_q, code;
   logic out_slice_ready;
-  assign out_advance = out_slice_ready || !o3_valid_q;
+  assign out_advance = out_slice_ready || !o5_valid_q;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       o1_valid_q <= 1'b0;
       o2_valid_q <= 1'b0;
       o3_valid_q <= 1'b0;
+      o4_valid_q <= 1'b0;
+      o5_valid_q <= 1'b0;
     end else if (out_advance) begin
       o1_valid_q <= out_issue;
       o2_valid_q <= o1_valid_q;
       o3_valid_q <= o2_valid_q;
+      o4_valid_q <= o3_valid_q;
+      o5_valid_q <= o4_valid_q;
     end
   end
   always_ff @(posedge clk_i) begin
     if (out_advance) begin
-      o1_acc_q      <= acc_tokens[out_addr_q];
-      o1_mantissa_q <= out_mantissa_q;
-      o1_shift_q    <= out_shift_q;
-      o2_shift_q    <= o1_shift_q;
-      for (int i = 0; i < Lanes; i++)
-        o2_product_q[i*ProductBits+:ProductBits] <=
-            ProductBits'($signed(o1_acc_q[i*32+:32]) * $signed({1'b0, o1_mantissa_q}));
-      o3_code_q <= code;
+      o1_acc_q           <= acc_tokens[out_addr_q];
+      o1_norm_mantissa_q <= norm_mantissa[out_head_q];
+      o1_norm_shift_q    <= norm_exponent[out_head_q] - 6'd2;  // L >= 32
+      o1_mantissa_q      <= out_mantissa_q;
+      o1_shift_q         <= out_shift_q;
+      o2_norm_shift_q    <= o1_norm_shift_q;
+      o2_mantissa_q      <= o1_mantissa_q;
+      o2_shift_q         <= o1_shift_q;
+      o3_mantissa_q      <= o2_mantissa_q;
+      o3_shift_q         <= o2_shift_q;
+      o4_shift_q         <= o3_shift_q;
+      for (int i = 0; i < Lanes; i++) begin
+        o2_norm_q[i*NormBits+:NormBits] <=
+            NormBits'($signed(o1_acc_q[i*AccBits+:AccBits]) * $signed({1'b0, o1_norm_mantissa_q}));
+        o4_product_q[i*ProductBits+:ProductBits] <=
+            ProductBits'($signed(o3_mean_q[i*32+:32]) * $signed({1'b0, o3_mantissa_q}));
+      end
+      o3_mean_q <= mean;
+      o5_code_q <= code;
     end
   end
   for (genvar i = 0; i < Lanes; i++) begin : gen_requantize
     st_round_shift #(
+        .InWidth (NormBits),
+        .OutWidth(32)
+    ) u_to_mean (
+        .value_i(o2_norm_q[i*NormBits+:NormBits]),
+        .shift_i(o2_norm_shift_q),
+        .value_o(mean[i*32+:32])
+    );
+    st_round_shift #(
         .InWidth (ProductBits),
         .OutWidth(OutBits)
     ) u_to_code (
-        .value_i(o2_product_q[i*ProductBits+:ProductBits]),
-        .shift_i(o2_shift_q),
+        .value_i(o4_product_q[i*ProductBits+:ProductBits]),
+        .shift_i(o4_shift_q),
         .value_o(code[i*OutBits+:OutBits])
     );
   end
@@ -514,9 +581,9 @@ module st_attention #(
   ) u_out_slice (
       .clk_i  (clk_i),
       .rst_ni (rst_ni),
-      .valid_i(o3_valid_q),
+      .valid_i(o5_valid_q),
       .ready_o(out_slice_ready),
-      .data_i (o3_code_q),
+      .data_i (o5_code_q),
       .valid_o(valid_o),
       .ready_i(ready_i),
       .data_o (data_o)

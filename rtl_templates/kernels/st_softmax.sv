@@ -7,6 +7,11 @@
 // Passes 2 and 3 read the buffered logits back and recompute e_i in the same exponent pipeline
 // (the spec allows recomputing or buffering; recomputing keeps the buffer InBits wide).
 //
+// Normalized = 0 (decode attention, st::numerics::attentionWeights): no pass 2. Right after
+// pass 1 the last pass emits the unnormalized weights E_i = floor((e_i + 2^16) / 2^17) (u16
+// Q1.15, 32768 at the maximum) and sums them; 1/(S_E * 2^17) = (R, L) from the same reciprocal
+// follows on norm_valid_o, and the consumer divides by the sum after weighing with E.
+//
 // Streams:
 //   cfg (cfg_valid_i/cfg_ready_o/cfg_data_i): one token per vector, {shift[5:0], mantissa[23:0],
 //     n[LenBits-1:0]}: the vector length and the FixedScale M = mantissa * 2^-shift
@@ -16,8 +21,11 @@
 //   in  (valid_i/ready_o/data_i): ceil(n / Lanes) tokens of Lanes signed InBits-bit logits,
 //     element i of a token at bits [i*InBits +: InBits], element 0 of the vector in token 0. n
 //     need not be a multiple of Lanes; the lanes beyond n in the last token are ignored.
-//   out (valid_o/ready_i/data_o): ceil(n / Lanes) tokens of Lanes u16 probabilities in the same
-//     layout; the lanes beyond n in the last token are 0. Leaves through an st_skid_buffer.
+//   out (valid_o/ready_i/data_o): ceil(n / Lanes) tokens of Lanes u16 probabilities (weights
+//     when Normalized = 0) in the same layout; the lanes beyond n in the last token are 0.
+//     Leaves through an st_skid_buffer.
+//   norm (Normalized = 0 only): norm_valid_o pulses one cycle with (R, L) of the vector's weight
+//     sum on norm_mantissa_o (Q1.30) / norm_exponent_o, which hold until the next vector's.
 //
 // Schedule of one vector (T = ceil(n / Lanes); st::model::softmaxTiming, cycle 0 = the config
 // handshake, no backpressure): data tokens in cycles 1..T, written to the buffer (depth
@@ -27,7 +35,8 @@
 // cycles of st_softmax_reciprocal; pass-3 reads from cycle 2T+17, two more stages (e * R, round
 // and shift) and the output slice: outputs in cycles 2T+27 .. 3T+26, one per cycle. The next
 // vector streams in once the last pass-3 read has been issued. Output backpressure stalls the
-// whole read pipeline (passes 2 and 3); pass 1 never waits for it.
+// whole read pipeline (passes 2 and 3); pass 1 never waits for it. Normalized = 0: the weight
+// reads take cycles T+2 .. 2T+1, outputs in T+12 .. 2T+11, norm_valid_o in 2T+16.
 `default_nettype none
 
 module st_softmax #(
@@ -41,6 +50,8 @@ module st_softmax #(
     parameter ExpTableFile = "",
     /// $readmemh file of the reciprocal table (257 entries u18).
     parameter ReciprocalTableFile = "",
+    /// 1: probabilities (three passes); 0: unnormalized weights and their sum's reciprocal.
+    parameter bit Normalized = 1'b1,
     /// Width of n on the config stream (derived; do not override).
     parameter int unsigned LenBits = $clog2(MaxLen + 1),
     /// Config token width: {shift[5:0], mantissa[23:0], n[LenBits-1:0]} (derived).
@@ -59,7 +70,11 @@ module st_softmax #(
     // probabilities, u16 Q1.15
     output logic                     valid_o,
     input  wire                      ready_i,
-    output logic [    Lanes*16-1:0]  data_o
+    output logic [    Lanes*16-1:0]  data_o,
+    // 1 / (weight sum * 2^17) = norm_mantissa_o * 2^-(30 + norm_exponent_o) (Normalized = 0)
+    output logic                     norm_valid_o,
+    output logic [             31:0] norm_mantissa_o,
+    output logic [              5:0] norm_exponent_o
 );
 
   if (Lanes < 1) begin : gen_bad_lanes
@@ -180,7 +195,8 @@ module st_softmax #(
   wire [LenBits-1:0] read_remaining = read_first ? vector_len_q : read_remaining_q;
   wire               read_last = read_remaining <= LenBits'(Lanes);
   // Pass 2 waits for the last token's maximum to be merged.
-  wire issue = advance && ((state_q == Sum && !token_valid_q) || state_q == Normalize);
+  // (In Normalize only Normalized = 0 can see token_valid_q: it comes straight from Load.)
+  wire issue = advance && !token_valid_q && (state_q == Sum || state_q == Normalize);
   logic [Lanes-1:0] issue_keep;
   for (genvar i = 0; i < Lanes; i++) begin : gen_keep
     assign issue_keep[i] = LenBits'(i) < read_remaining;
@@ -192,7 +208,7 @@ module st_softmax #(
       read_addr_q <= '0;
     end else begin
       case (state_q)
-        Load: if (accept && token_last) state_q <= Sum;
+        Load: if (accept && token_last) state_q <= Normalized ? Sum : Normalize;
         Sum: if (issue && read_last) state_q <= Reciprocal;
         Reciprocal: if (reciprocal_done) state_q <= Normalize;
         default: if (issue && read_last) state_q <= Load;
@@ -261,11 +277,14 @@ module st_softmax #(
   end
   logic [LaneSumBits-1:0] lane_sum_h_q;
   logic [Lanes*64-1:0] scaled_h_q;
+  logic [Lanes*16-1:0] weight_h_q;  // Normalized = 0: E = (e + 2^16) >> 17 (e <= 2^32)
   always_ff @(posedge clk_i) begin
     if (advance) begin
       lane_sum_h_q <= lane_sum;
-      for (int i = 0; i < Lanes; i++)
+      for (int i = 0; i < Lanes; i++) begin
         scaled_h_q[i*64+:64] <= 64'(exp_g[i*33+:33]) * 64'(reciprocal_mantissa);
+        weight_h_q[i*16+:16] <= 16'(((exp_g[i*33+16+:17]) + 17'd1) >> 1);
+      end
     end
   end
 
@@ -288,7 +307,27 @@ module st_softmax #(
   end
   always_ff @(posedge clk_i) begin
     if (sum_step) sum_q <= (first_q[7] ? '0 : sum_q) + SumBits'(lane_sum_h_q);
-    if (advance) probability_i_q <= probability;
+    if (advance) probability_i_q <= Normalized ? probability : weight_h_q;
+  end
+
+  // Normalized = 0: S_E sums the emitted weights (<= n * 2^15); the reciprocal takes S_E * 2^17,
+  // in the Q1.32 domain of S (>= 2^32: the maximum weighs 2^15).
+  logic [SumBits-18:0] weight_sum_q;
+  logic                weight_sum_done_q;
+  logic [LaneSumBits-17-1:0] weight_lane_sum;
+  always_comb begin
+    weight_lane_sum = '0;
+    for (int i = 0; i < Lanes; i++)
+      weight_lane_sum = weight_lane_sum + (LaneSumBits - 17)'(weight_h_q[i*16+:16]);
+  end
+  wire weight_step = !Normalized && advance && valid_q[7];
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) weight_sum_done_q <= 1'b0;
+    else weight_sum_done_q <= weight_step && last_q[7];
+  end
+  always_ff @(posedge clk_i) begin
+    if (weight_step)
+      weight_sum_q <= (first_q[7] ? '0 : weight_sum_q) + (SumBits - 17)'(weight_lane_sum);
   end
 
   st_softmax_reciprocal #(
@@ -297,12 +336,16 @@ module st_softmax #(
   ) u_reciprocal (
       .clk_i     (clk_i),
       .rst_ni    (rst_ni),
-      .start_i   (sum_done_q),
-      .sum_i     (sum_q),
+      .start_i   (Normalized ? sum_done_q : weight_sum_done_q),
+      .sum_i     (Normalized ? sum_q : {weight_sum_q, 17'd0}),
       .done_o    (reciprocal_done),
       .mantissa_o(reciprocal_mantissa),
       .exponent_o(reciprocal_exponent)
   );
+
+  assign norm_valid_o    = !Normalized && reciprocal_done;
+  assign norm_mantissa_o = reciprocal_mantissa;
+  assign norm_exponent_o = reciprocal_exponent;
 
   // ---- output ---------------------------------------------------------------------------------
   wire  output_valid = valid_q[8] && normalize_q[8];
@@ -332,6 +375,7 @@ module st_softmax #(
     if (rst_ni && accept) assert (node_valid[0]);
     // S includes the maximum's own 2^32.
     if (rst_ni && sum_done_q) assert (sum_q >= (SumBits'(1) << 32));
+    if (rst_ni && weight_sum_done_q) assert (weight_sum_q >= (SumBits - 17)'(1 << 15));
   end
 `endif
 

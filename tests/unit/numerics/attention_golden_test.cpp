@@ -118,13 +118,13 @@ TEST(GoldenAttention, MatchesFloatOnRandomHeads) {
 }
 
 TEST(GoldenAttention, EmptyCacheReturnsTheNewValue) {
-  // One position: p = 32768 exactly, so o = round(v * s_v / s_o).
+  // One position: E = 32768 = S exactly, so o = round(v * s_v / s_o).
   std::mt19937_64 rng(3);
   const AttentionShape shape{4, 2, 16};
   const RandomCase c = randomCase(shape, 0, 4.0 / 127, 4.0 / 127, rng);
   const AttentionScales scales = attentionScales(4.0 / 127, 4.0 / 127, 0.25, 4.0 / 127, 2.0 / 127);
-  const std::vector<uint32_t> p = attentionProbabilities(c.inputs, shape, scales);
-  for (uint32_t v : p)
+  const std::vector<uint32_t> e = attentionWeights(c.inputs, shape, scales);
+  for (uint32_t v : e)
     EXPECT_EQ(v, 32768u);
   const std::vector<int32_t> o = attention(c.inputs, shape, scales);
   for (size_t h = 0; h < shape.numHeads; ++h)
@@ -172,9 +172,12 @@ TEST(GoldenAttention, ExtremeCodesSaturateAndStayExact) {
     EXPECT_EQ(s, 32 * 16384);
   const AttentionScales scales = attentionScales(1.0, 1.0, 1.0, 1.0, 1.0 / 64);
   const std::vector<int64_t> a = attentionAccumulators(in, shape, scales);
-  // Uniform p = round(32768 / 6) = 5461: a = 5 * 5461 * -128 + 5461 * 127.
+  // Every score is the maximum, so every weight is 32768 (not normalized): a = 32768 * (5 *
+  // -128 + 127), and the sum 6 * 32768 divides it at the output.
   for (int64_t v : a)
-    EXPECT_EQ(v, 5461 * (5 * -128 + 127));
+    EXPECT_EQ(v, 32768 * (5 * -128 + 127));
+  for (const AttentionNormalizer &norm : attentionNormalizers(in, shape, scales))
+    EXPECT_EQ(norm.sum, 6u * 32768u);
   for (int32_t v : attention(in, shape, scales))
     EXPECT_EQ(v, -128);
 }
