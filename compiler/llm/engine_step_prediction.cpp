@@ -180,6 +180,7 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
         passes::MemoryRead r;
         r.node = v;
         r.words = plan::readDmaWordsPerChannel(node);
+        r.restartDelay = model::memoryRestartDelay(hbm_);
         r.startDelay =
             node.attributes.count(kAttrWeightStream) ? 0 : model::memoryStartDelay(r.words, hbm_);
         const auto slices = node.attributes.find(kAttrKvSlices);
@@ -304,6 +305,7 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
   passes::MemoryRead wordRead;
   wordRead.node = wordSource;
   wordRead.words = words;
+  wordRead.restartDelay = model::memoryRestartDelay(hbm_);
   // A super-word takes a word from every channel: also from those the KV caches read (an
   // unstriped cache on channel 0, 1, ..., a striped one on its slices' kvSliceChannel), where
   // the weight stream's refill and the K/V rows share the channel's bandwidth.

@@ -143,6 +143,11 @@ std::vector<int64_t> readDmaWordSchedule(const std::vector<int64_t> &bursts,
   return schedule;
 }
 
+int64_t memoryRestartDelay(const MemoryTiming &memory) {
+  const double ready = std::clamp(memory.readyProbability, 1e-3, 1.0);
+  return static_cast<int64_t>(std::llround(2 + (1 / ready - 1) + memory.meanReadLatency()));
+}
+
 int64_t memoryStartDelay(int64_t words, const MemoryTiming &memory, int64_t maxBurstLen) {
   // Address merge of the first burst, then the AR handshake and the mean latency (as
   // readDmaStreamTiming's D, less the DMA's own buffer and unpack registers).

@@ -73,6 +73,13 @@ int64_t memoryStartDelay(int64_t words, const MemoryTiming &memory, int64_t maxB
 
 /// Bursts a read DMA keeps in flight (st_read_dma_stream's MaxOutstanding as the tops use it).
 constexpr int64_t kReadDmaMaxOutstanding = 4;
+/// Words of one of its bursts (MaxBurstLen): it issues a burst's AR once the buffer has room
+/// for all of it.
+constexpr int64_t kReadDmaMaxBurstLen = 64;
+/// Cycles from a read DMA's full buffer having a burst's room again to that burst's first word:
+/// loading and handshaking its AR (the mean wait for arready included) and the mean read
+/// latency, as readDmaWordSchedule counts a burst (sim's defaults: 46).
+int64_t memoryRestartDelay(const MemoryTiming &memory);
 /// Per word of a read DMA whose bursts are `bursts` (beats each, in order): the mean cycle it
 /// enters the DMA's buffer, from the DMA's start, when nothing downstream stalls. The address
 /// generator makes one address a cycle; the burst former closes a burst the cycle after its last

@@ -945,6 +945,29 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
     return true;
   };
 
+  // Memory sources with a restart rule (TimingNode::restartRoom): stopped by a full buffer,
+  // and the cycle they may emit again once a burst's room is free (kNever: not yet free).
+  std::vector<char> stopped(nodeCount, 0);
+  std::vector<int64_t> resumeAt(nodeCount, kNever);
+  auto restartReadyAt = [&](size_t v, int64_t now) -> int64_t {
+    if (!spaceOnAll(v)) {
+      stopped[v] = 1;
+      resumeAt[v] = kNever;
+      return kNever;
+    }
+    if (!stopped[v])
+      return 0;
+    if (resumeAt[v] == kNever) {
+      int64_t room = std::numeric_limits<int64_t>::max();
+      for (size_t e : portEdges[v][runs[v]->outputPort()])
+        room = std::min(room, depths[e] - occupancy[e]);
+      if (room < g.nodes[v].restartRoom)
+        return kNever; // a pop flags it again
+      resumeAt[v] = now + g.nodes[v].restartDelay;
+    }
+    return resumeAt[v];
+  };
+
   // The nodes to look at in the current cycle, those flagged for the next, and the ends of
   // time-based waits (a node visited more often than needed only finds nothing to do).
   std::vector<size_t> active(nodeCount), next;
@@ -1009,6 +1032,10 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
       if (isDone[v])
         continue;
       int64_t readyAt = run.emitReadyAt();
+      if (g.nodes[v].restartRoom > 0 && readyAt != kNever) {
+        const int64_t gate = restartReadyAt(v, now);
+        readyAt = gate == kNever ? kNever : std::max(readyAt, gate);
+      }
       if (const std::vector<int> *chans = channelsOf(v); chans && readyAt != kNever) {
         if (readyAt <= now && spaceOnAll(v))
           buckets->want(v, *chans);
@@ -1102,6 +1129,7 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
       }
       if (emit) {
         run.emit(now);
+        stopped[d.node] = 0;
         for (size_t e : portEdges[d.node][port]) {
           ++occupancy[e];
           pushed.push_back(e);

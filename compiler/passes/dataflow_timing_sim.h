@@ -82,6 +82,11 @@ struct TimingNode {
   std::vector<int> channels;
   /// Its first outputs, fetched before the simulation's start, draw none.
   int64_t prefetchedOutputs = 0;
+  /// A memory source that a full output edge (its DMA's buffer) stopped resumes only once
+  /// `restartRoom` slots are free again, `restartDelay` cycles later (the DMA's next burst:
+  /// its AR and the read latency); 0: at once.
+  int64_t restartRoom = 0;
+  int64_t restartDelay = 0;
 };
 
 /// Pseudo-channel bandwidth shared by the memory sources that read a channel, as the testbench

@@ -39,6 +39,10 @@ void addMemoryStages(TimingGraph &graph, std::vector<int64_t> &depths,
       memory.timing = model::memoryWordsAfterTiming(r.words, reads[r.after].words, rate);
     }
     memory.channels = r.channels;
+    if (r.restartDelay > 0) {
+      memory.restartRoom = model::kReadDmaMaxBurstLen;
+      memory.restartDelay = r.restartDelay;
+    }
     graph.nodes.push_back(memory);
     memoryNode.push_back(graph.nodes.size() - 1);
     if (r.after != SIZE_MAX) {

@@ -33,6 +33,9 @@ struct MemoryRead {
   /// layer, in that step's tail. They are in the buffer at cycle 0, draw no bandwidth, and the
   /// rest follow at the rate.
   int64_t prefetchedWords = 0;
+  /// Cycles from the DMA's buffer having a burst's room again, after it was full, to that
+  /// burst's first word (model::memoryRestartDelay); 0: the memory resumes at once.
+  int64_t restartDelay = 0;
 };
 
 /// Turns each listed node into the DMA's unpack stage fed by a new memory node (appended to the

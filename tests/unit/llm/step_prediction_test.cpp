@@ -110,6 +110,27 @@ TEST(StepPrediction, MemoryRatePacesAConsumerThatStartsLate) {
   EXPECT_NEAR(double(r.makespan), 5000 + 2.0 * buffered + 2.0 * (2000 - 2 * buffered), 8.0);
 }
 
+TEST(StepPrediction, AFullBufferRestartsAfterABurstsRoomAndTheReadLatency) {
+  // As above, but the DMA the full buffer stopped issues its next burst only once 64 words of
+  // the buffer are free, and that burst's first word comes a read latency later (the testbench
+  // memory; st_read_dma_stream): the supply restarts 64 + 46 cycles after the consumer starts,
+  // not the next cycle, and the consumer, faster than the memory, ends that much later.
+  model::MemoryTiming half;
+  half.readyProbability = 0.5;
+  const passes::TimingGraph g = lateConsumerGraph(2000, 5000);
+  auto makespan = [&](int64_t restartDelay) {
+    std::vector<int64_t> depths = {2, 2, 2};
+    passes::TimingGraph split = g;
+    passes::MemoryRead read{0, 2000, 0};
+    read.restartDelay = restartDelay;
+    passes::addMemoryStages(split, depths, {read}, model::cadenceOf(half.wordsPerCycle()));
+    const passes::TimingSimResult r = passes::simulateDataflowTiming(split, depths);
+    EXPECT_FALSE(r.deadlock) << r.deadlockReport;
+    return r.makespan;
+  };
+  EXPECT_NEAR(double(makespan(46) - makespan(0)), 64 + 46, 4.0);
+}
+
 TEST(StepPrediction, CachedRowsFollowTheWindowRule) {
   EXPECT_EQ(cachedRowsAt(0, 0), 0);
   EXPECT_EQ(cachedRowsAt(0, 17), 17);
