@@ -51,7 +51,12 @@ Cadence cadenceOf(double tokensPerCycle, int64_t maxCycles = 1024);
 
 /// Words of the DMA's data buffer (st_read_dma_stream's MaxOutstanding x MaxBurstLen as the top
 /// instantiates it).
-constexpr int64_t kReadDmaBufferWords = 4 * 64;
+/// Bursts a read DMA keeps in flight (st_read_dma_stream's MaxOutstanding as the tops use it).
+constexpr int64_t kReadDmaMaxOutstanding = 4;
+/// Words of one of its bursts (MaxBurstLen): it issues a burst's AR once the buffer has room
+/// for all of it.
+constexpr int64_t kReadDmaMaxBurstLen = 64;
+constexpr int64_t kReadDmaBufferWords = kReadDmaMaxOutstanding * kReadDmaMaxBurstLen;
 /// Cycles from a word leaving the buffer to its first token on the DMA's output (unpack
 /// register, output slice).
 constexpr int64_t kReadDmaUnpackDelay = 2;
@@ -69,13 +74,9 @@ KernelTiming memoryWordsAfterTiming(int64_t words, int64_t previousWords, Cadenc
 KernelTiming memoryWordsTiming(const std::vector<int64_t> &schedule, Cadence rate);
 /// The first-word delay of a read whose addresses the DMA merges into bursts after its start:
 /// the first burst's merge (up to maxBurstLen words), the AR and the mean latency.
-int64_t memoryStartDelay(int64_t words, const MemoryTiming &memory, int64_t maxBurstLen = 64);
+int64_t memoryStartDelay(int64_t words, const MemoryTiming &memory,
+                         int64_t maxBurstLen = kReadDmaMaxBurstLen);
 
-/// Bursts a read DMA keeps in flight (st_read_dma_stream's MaxOutstanding as the tops use it).
-constexpr int64_t kReadDmaMaxOutstanding = 4;
-/// Words of one of its bursts (MaxBurstLen): it issues a burst's AR once the buffer has room
-/// for all of it.
-constexpr int64_t kReadDmaMaxBurstLen = 64;
 /// Cycles from a read DMA's full buffer having a burst's room again to that burst's first word:
 /// loading and handshaking its AR (the mean wait for arready included) and the mean read
 /// latency, as readDmaWordSchedule counts a burst (sim's defaults: 46).
