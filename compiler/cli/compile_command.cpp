@@ -65,6 +65,7 @@ struct CompileOptions {
   int64_t maxLanes = 8;
   std::string engine = "gemv";
   int64_t attentionKvStep = -1;   ///< -1: chooseAttentionParallelism within kResourceShare
+  int64_t attentionHeadSplit = 0; ///< 0: 1, or chooseAttentionParallelism's (implies kv step 1)
   int64_t enginePackedPairs = -1; ///< -1: chooseAttentionParallelism's (0 with --attention-kv-step)
   bool randomWeights = false;
   bool quiet = false;
@@ -157,8 +158,9 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   accelerator.maxLanes = o.maxLanes;
   accelerator.engine = llm::parseLinearEngine(o.engine, "--engine");
   accelerator.forcedDepths = parseFifoDepths(o.fifoDepths);
-  if (o.attentionKvStep >= 0) {
-    accelerator.attentionKvStep = o.attentionKvStep;
+  if (o.attentionKvStep >= 0 || o.attentionHeadSplit > 0) {
+    accelerator.attentionKvStep = o.attentionKvStep >= 0 ? o.attentionKvStep : 1;
+    accelerator.attentionHeadSplit = std::max<int64_t>(o.attentionHeadSplit, 1);
     accelerator.enginePackedPairs = std::max<int64_t>(o.enginePackedPairs, 0);
   } else {
     const passes::DeviceConstraints device = passes::loadDeviceConstraints(o.device);
@@ -171,6 +173,7 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
     const llm::AttentionParallelism chosen =
         llm::chooseAttentionParallelism(model.program, accelerator, budget);
     accelerator.attentionKvStep = chosen.kvStep;
+    accelerator.attentionHeadSplit = chosen.headSplit;
     accelerator.enginePackedPairs =
         o.enginePackedPairs >= 0 ? o.enginePackedPairs : chosen.packedPairs;
   }
@@ -350,6 +353,12 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
                         "pseudo-channels, docs/accelerator.md §6); 0: the unstriped cache; "
                         "default: the most that keep the design within 70 % of each resource")
              ->check(CLI::NonNegativeNumber);
+         app.add_option("--attention-head-split", o->attentionHeadSplit,
+                        "Model directory, gemv engine: cache tokens per kv head, for a head wider "
+                        "than two bus words (Gemma 3: 256 codes in four 64-byte parts): its parts "
+                        "per token striped over as many pseudo-channels (kv step 1, implied); "
+                        "default: 1, or as --attention-kv-step's default chooses")
+             ->check(CLI::PositiveNumber);
          app.add_option("--engine-packed-pairs", o->enginePackedPairs,
                         "Model directory, gemv engine at W4A8: channel pairs whose int4 x int8 "
                         "products share their DSP48E2s (two per multiply; 0 .. 16); default: as "

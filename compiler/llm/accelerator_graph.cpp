@@ -46,6 +46,7 @@ LoweredStage lowerAcceleratorStage(const ir::DecodeProgram &program, int index,
   o.cacheLength = std::clamp<int64_t>(cacheLength, 1, options.maxContext - 1);
   o.gemvEngine = options.engine == LinearEngine::Gemv;
   o.attentionKvStep = options.attentionKvStep;
+  o.attentionHeadSplit = options.attentionHeadSplit;
   if (o.gemvEngine)
     o.engineShape = gemvEngineShapeOf(program, options.precision, options.maxLanes,
                                       options.engineChannels, options.enginePackedPairs);

@@ -50,6 +50,8 @@ struct AcceleratorOptions {
   /// Kv heads per cache token of attention (StageLoweringOptions::attentionKvStep, 0: one DMA per
   /// cache, part of a head per token); the compile command sets it by chooseAttentionKvStep.
   int64_t attentionKvStep = 0;
+  /// Cache tokens per kv head with attentionKvStep 1 (StageLoweringOptions::attentionHeadSplit).
+  int64_t attentionHeadSplit = 1;
   /// Write each step's logits and each layer's block output to HBM (for the testbench).
   bool debugTaps = true;
   /// Stream name (of the joined graph) -> FIFO depth, overriding the LP's (fault tests).

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <variant>
+#include <vector>
 
 #include "llm/gemv_engine_join.h"
+#include "llm/kv_striping.h"
 #include "llm/stage_lowering.h"
 #include "numerics/gemv_stream.h"
 #include "plan/design_resources.h"
@@ -59,12 +61,22 @@ bool within(const model::ResourceEstimate &e, const model::ResourceEstimate &bud
 
 } // namespace
 
-int64_t attentionKvHeads(const ir::DecodeProgram &program) {
+namespace {
+
+/// The program's first attention op's attributes (they agree), or none.
+const ir::AttentionAttrs *firstAttention(const ir::DecodeProgram &program) {
   for (const ir::DecodeStage &stage : program.stages)
     for (ir::OpId o = 0; o < stage.graph.numOps(); ++o)
       if (const auto *a = std::get_if<ir::AttentionAttrs>(&stage.graph.op(o).llm))
-        return a->numKvHeads;
-  return 0;
+        return a;
+  return nullptr;
+}
+
+} // namespace
+
+int64_t attentionKvHeads(const ir::DecodeProgram &program) {
+  const ir::AttentionAttrs *a = firstAttention(program);
+  return a ? a->numKvHeads : 0;
 }
 
 AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program,
@@ -77,16 +89,25 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
   const numerics::GemvEngineShape shape =
       gemvEngineShapeOf(program, options.precision, options.maxLanes, options.engineChannels);
   const bool packable = numerics::gemvPairsPackable(shape);
-  for (int64_t k = kvHeads; k >= 1; --k) {
-    if (kvHeads % k != 0)
-      continue;
-    candidate.attentionKvStep = k;
+  // The candidates from the widest cache token down: k whole kv heads (k dividing them), then
+  // one head in f tokens (f dividing its bus-word parts, at least two parts per token).
+  std::vector<AttentionParallelism> candidates;
+  for (int64_t k = kvHeads; k >= 1; --k)
+    if (kvHeads % k == 0)
+      candidates.push_back({k, 1, 0});
+  const int64_t headParts = kvHeadParts(firstAttention(program)->headDim);
+  for (int64_t f = 2; headParts / f >= 2; ++f)
+    if (headParts % f == 0)
+      candidates.push_back({1, f, 0});
+  for (const AttentionParallelism &c : candidates) {
+    candidate.attentionKvStep = c.kvStep;
+    candidate.attentionHeadSplit = c.headSplit;
     candidate.enginePackedPairs = 0;
     const DesignNeeds plain = designNeeds(program, candidate);
     if (plain.masters > kMaxAxiMasters)
       continue;
     if (within(plain.resources, budget))
-      return {k, 0};
+      return c;
     if (!packable || plain.resources.dsp <= budget.dsp)
       continue; // packing gives back DSPs only
     // Each packed pair gives back the same DSPs: as many pairs as the excess needs.
@@ -99,7 +120,7 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
       continue;
     candidate.enginePackedPairs = pairs;
     if (within(designNeeds(program, candidate).resources, budget))
-      return {k, pairs};
+      return {c.kvStep, c.headSplit, pairs};
   }
   return {};
 }

@@ -17,19 +17,22 @@ namespace st::llm {
 
 struct AttentionParallelism {
   int64_t kvStep = 0;      ///< AcceleratorOptions::attentionKvStep
+  int64_t headSplit = 1;   ///< AcceleratorOptions::attentionHeadSplit
   int64_t packedPairs = 0; ///< AcceleratorOptions::enginePackedPairs
 };
 
 /// The kv heads of the program's attention ops (they agree; 0 when there is none).
 int64_t attentionKvHeads(const ir::DecodeProgram &program);
 
-/// The largest divisor k of the block's kv heads for which the design of `options` (with
-/// attentionKvStep k and as few packed engine channel pairs as its DSPs need) is estimated
+/// The widest cache token whose design (`options` with that attentionKvStep and
+/// attentionHeadSplit and as few packed engine channel pairs as its DSPs need) is estimated
 /// within `budget` on every resource (the estimate report.json gives the design,
 /// plan/design_resources.h, less its few st_vector_counters) and has at most the AXI masters the
-/// control's arguments allow. kvStep 0 (the unstriped cache, part of
-/// a head per token: the fewest multipliers) when no k fits, and for a per-op design. Builds the
-/// accelerator graph a few times per candidate (only shapes are read: milliseconds).
+/// control's arguments allow: k whole kv heads per token, k the largest divisor of the kv heads
+/// that fits; else, for a head wider than two bus words, the fewest tokens per head that fit
+/// (llm/kv_striping.h). kvStep 0 (the unstriped cache, a bus word of a head per token: the
+/// fewest multipliers) when nothing fits, and for a per-op design. Builds the accelerator graph
+/// a few times per candidate (only shapes are read: milliseconds).
 AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program,
                                                 const AcceleratorOptions &options,
                                                 const model::ResourceEstimate &budget);

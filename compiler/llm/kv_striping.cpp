@@ -15,16 +15,30 @@ int64_t roundUp(int64_t n, int64_t m) {
   return (n + m - 1) / m * m;
 }
 
+/// The largest divisor of the head dimension that fits one bus word.
+int64_t headPartCodes(int64_t headDim) {
+  int64_t part = 1;
+  for (int64_t d = 1; d <= std::min(headDim, kWordBytes); ++d)
+    if (headDim % d == 0)
+      part = d;
+  return part;
+}
+
 } // namespace
 
-KvStriping kvStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep) {
+KvStriping kvStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int64_t headSplit) {
   if (numKvHeads < 1 || headDim < 1)
     throw Error("kv striping",
                 "cache of " + std::to_string(numKvHeads) + " x " + std::to_string(headDim),
                 "at least one kv head of at least one code");
   KvStriping s;
   s.kvStep = kvStep;
+  s.headSplit = headSplit;
   const int64_t width = numKvHeads * headDim;
+  if (headSplit != 1 && kvStep != 1)
+    throw Error("kv striping", "a kv head in " + std::to_string(headSplit) + " cache tokens",
+                "one kv head per token (kv step 1) to split a head, got kv step " +
+                    std::to_string(kvStep));
   if (kvStep == 0) {
     s.cacheLanes = 1;
     while (s.cacheLanes * 2 <= kWordBytes && headDim % (s.cacheLanes * 2) == 0)
@@ -38,15 +52,26 @@ KvStriping kvStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep) {
     throw Error("kv striping", "kv heads per cache token " + std::to_string(kvStep),
                 "0 or a divisor of the " + std::to_string(numKvHeads) + " kv heads, got " +
                     std::to_string(kvStep));
-  s.cacheLanes = kvStep * headDim;
-  s.partCodes = 1;
-  for (int64_t d = 1; d <= std::min(headDim, kWordBytes); ++d)
-    if (headDim % d == 0)
-      s.partCodes = d;
+  s.partCodes = headPartCodes(headDim);
+  const int64_t headParts = headDim / s.partCodes;
+  if (headSplit < 1 || headParts % headSplit != 0 || (headSplit > 1 && headParts / headSplit < 2))
+    throw Error("kv striping",
+                "a kv head of " + std::to_string(headDim) + " codes in " +
+                    std::to_string(headSplit) + " cache tokens",
+                "1, or a divisor of its " + std::to_string(headParts) +
+                    " bus-word parts that leaves at least two per token");
+  s.cacheLanes = kvStep * headDim / headSplit;
   s.slices = s.cacheLanes / s.partCodes;
-  s.chunks = numKvHeads / kvStep;
+  s.chunks = numKvHeads / kvStep * headSplit;
   s.rowBytes = s.striped() ? s.chunks * kWordBytes : roundUp(width, kWordBytes);
   return s;
+}
+
+int64_t kvHeadParts(int64_t headDim) {
+  if (headDim < 1)
+    throw Error("kv striping", "a kv head of " + std::to_string(headDim) + " codes",
+                "at least one code");
+  return headDim / headPartCodes(headDim);
 }
 
 int64_t kvSliceChannel(int64_t slice, int64_t slices, bool valueCache, int64_t channels) {

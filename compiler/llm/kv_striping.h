@@ -2,13 +2,14 @@
 // §6, docs/decisions.md "KV rows striped over pseudo-channels").
 //
 // st_attention reads each cached position as `chunks` tokens of CacheLanes codes. With kvStep
-// k >= 1 a token holds k whole kv heads (heads in parallel), and the token is cut into `slices`
-// parts of partCodes codes (the largest divisor of the head dimension that fits one 512-bit bus
-// word). Part j of every token of every row lives in its own HBM buffer on its own
-// pseudo-channel ("<stage>/<op>.k_cache.s<j>"), one bus word per part, so a row of the cache is
-// read by `slices` DMAs in parallel, each at its channel's rate, and joined into one token.
-// kvStep 0 is the design before striping: one buffer and one DMA per cache, tokens of the
-// largest power of two up to 64 codes dividing the head dimension, rows packed.
+// k >= 1 a token holds k whole kv heads (heads in parallel), or with kvStep 1 and headSplit f > 1
+// one f-th of a head (a head wider than two bus words, Gemma 3's 256 codes: its parts in
+// parallel), and the token is cut into `slices` parts of partCodes codes (the largest divisor of
+// the head dimension that fits one 512-bit bus word). Part j of every token of every row lives in
+// its own HBM buffer on its own pseudo-channel ("<stage>/<op>.k_cache.s<j>"), one bus word per
+// part, so a row of the cache is read by `slices` DMAs in parallel, each at its channel's rate, and
+// joined into one token. kvStep 0 is the design before striping: one buffer and one DMA per cache,
+// tokens of the largest power of two up to 64 codes dividing the head dimension, rows packed.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@ namespace st::llm {
 
 struct KvStriping {
   int64_t kvStep = 0;     ///< kv heads per cache token (0: chunks of one head, unstriped)
+  int64_t headSplit = 1;  ///< tokens per kv head (> 1 only with kvStep 1)
   int64_t cacheLanes = 0; ///< codes per cache token (st_attention's CacheLanes)
   int64_t partCodes = 0;  ///< codes of one slice's part of a token (<= 64: one bus word)
   int64_t slices = 1;     ///< read DMAs (and HBM buffers) per cache; 1: not striped
@@ -27,8 +29,13 @@ struct KvStriping {
 };
 
 /// The striping of a cache of `numKvHeads` heads of `headDim` s8 codes at `kvStep` kv heads per
-/// token (0, or a divisor of numKvHeads). Throws st::Error naming the value otherwise.
-KvStriping kvStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep);
+/// token (0, or a divisor of numKvHeads), each head in `headSplit` tokens (1, or with kvStep 1 a
+/// divisor of the head's bus-word parts that leaves at least two parts per token). Throws
+/// st::Error naming the value otherwise.
+KvStriping kvStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int64_t headSplit = 1);
+
+/// The bus-word parts of one kv head of `headDim` codes (headDim / partCodes).
+int64_t kvHeadParts(int64_t headDim);
 
 /// The pseudo-channel of slice `slice` of a striped K (or, `valueCache`, V) cache of `slices`
 /// slices on a device of `channels`: j * 2s for K and j * 2s + s for V, s = channels / (2 *

@@ -373,7 +373,7 @@ private:
     const int64_t kvWidth = a.numKvHeads * a.headDim;
     KvStriping striping;
     try {
-      striping = kvStripingOf(a.numKvHeads, a.headDim, o_.attentionKvStep);
+      striping = kvStripingOf(a.numKvHeads, a.headDim, o_.attentionKvStep, o_.attentionHeadSplit);
     } catch (const Error &e) {
       throw Error("lowering", where(stage_, "attention '" + op.name + "'"), e.expected());
     }

@@ -46,6 +46,9 @@ struct StageLoweringOptions {
   /// cache with tokens of part of a head; k >= 1 (a divisor of the kv heads) reads k heads per
   /// token, striped over kvStripingOf(...).slices DMAs when a token is wider than a bus word.
   int64_t attentionKvStep = 0;
+  /// With attentionKvStep 1: each kv head in this many cache tokens (llm/kv_striping.h), the
+  /// parts of a head wider than two bus words read in parallel.
+  int64_t attentionHeadSplit = 1;
 };
 
 /// Attributes the lowering puts on DMA nodes (DataflowNode::attributes).

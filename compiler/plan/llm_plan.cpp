@@ -139,7 +139,7 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
   d.hbm = planHbmImage(model.program, q, loadHbmDevice(options.devicePath),
                        options.accelerator.maxContext, lanes,
                        d.graph.engine.calls.empty() ? nullptr : &d.graph.engine,
-                       options.accelerator.attentionKvStep);
+                       options.accelerator.attentionKvStep, options.accelerator.attentionHeadSplit);
   // A tap of an engine call that delivers padded rows (an odd vocabulary's LM head) writes them.
   std::vector<llm::TapSpec> taps = llm::defaultRunTaps(model.program);
   for (llm::TapSpec &tap : taps)

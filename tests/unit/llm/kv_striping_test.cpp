@@ -1,6 +1,7 @@
 // KV striping (compiler/llm/kv_striping): the slices of a cache token and their pseudo-channels
 // for the full-size shapes and the fixtures' odd head dims, the unstriped design at kvStep 0,
-// and one error for a kv step that is not a divisor of the kv heads or slices that do not fit;
+// a head wider than two bus words split into tokens of its parts, and one error for a kv step
+// that is not a divisor of the kv heads, a split that is not possible, or slices that do not fit;
 // the choice of heads per token and packed engine pairs within a DSP budget (kv_step_choice),
 // priced as the report prices the design; the AXI masters of a striped cache's DMAs
 // (plan::stripedKvPortLayouts).
@@ -34,6 +35,30 @@ TEST(KvStriping, FullSizeShapesCutTokensIntoBusWordParts) {
   EXPECT_EQ(gemma.slices, 4);
   EXPECT_EQ(gemma.chunks, 1);
   EXPECT_EQ(gemma.rowBytes, 64);
+}
+
+TEST(KvStriping, AWideHeadSplitsIntoTokensOfItsParts) {
+  // Gemma 3 1B's head of 256 codes in two tokens: two bus-word parts each, two chunks per row.
+  EXPECT_EQ(kvHeadParts(256), 4);
+  const KvStriping half = kvStripingOf(1, 256, 1, 2);
+  EXPECT_EQ(half.headSplit, 2);
+  EXPECT_EQ(half.cacheLanes, 128);
+  EXPECT_EQ(half.partCodes, 64);
+  EXPECT_EQ(half.slices, 2);
+  EXPECT_EQ(half.chunks, 2);
+  EXPECT_EQ(half.rowBytes, 128);
+  // Two kv heads of 192 codes (three parts) in three tokens would leave one part per token: the
+  // unstriped cache does that; 1 is the whole head.
+  EXPECT_EQ(kvStripingOf(2, 192, 1, 1).slices, 3);
+  EXPECT_THROW(kvStripingOf(2, 192, 1, 3), Error);
+  EXPECT_THROW(kvStripingOf(1, 256, 1, 3), Error); // not a divisor of the four parts
+  EXPECT_THROW(kvStripingOf(1, 256, 1, 0), Error);
+  try {
+    kvStripingOf(2, 256, 2, 2);
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("one kv head per token"), std::string::npos) << e.what();
+  }
 }
 
 TEST(KvStriping, OddHeadDimsTakeTheLargestDivisorPerWord) {
@@ -151,6 +176,24 @@ TEST(KvStepChoice, PricesTheDesignAsTheReportDoes) {
   const AttentionParallelism chosen = chooseAttentionParallelism(m.program, o, budget);
   EXPECT_EQ(chosen.kvStep, 2);
   EXPECT_EQ(chosen.packedPairs, 3);
+}
+
+TEST(KvStepChoice, AWideHeadSplitsWhenAWholeOneDoesNotFit) {
+  // Gemma 3 1B (one kv head of 256 codes): the whole head per token (four slices) needs about
+  // 900 k LUTs; half a head per token (two slices) fits with the packed pairs its DSPs need.
+  const frontend::LoadedModel m = configShapes("gemma-3-1b");
+  AcceleratorOptions o;
+  o.maxContext = 4096;
+  const AttentionParallelism chosen = chooseAttentionParallelism(m.program, o, u55cShare70());
+  EXPECT_EQ(chosen.kvStep, 1);
+  EXPECT_EQ(chosen.headSplit, 2);
+  EXPECT_GT(chosen.packedPairs, 0);
+  // Room for the whole head: no split.
+  model::ResourceEstimate roomy = u55cShare70();
+  roomy.lut *= 2;
+  roomy.dsp *= 2;
+  EXPECT_EQ(chooseAttentionParallelism(m.program, o, roomy).headSplit, 1);
+  EXPECT_EQ(chooseAttentionParallelism(m.program, o, roomy).kvStep, 1);
 }
 
 TEST(KvStriping, StripedCacheDmasHaveAMasterPerSlice) {
