@@ -146,6 +146,10 @@ tables and manifest.json (docs/hbm-image.md), with a KV cache of --max-context p
 (default 2048, at most the model's). --lanes N lays the linear weight streams out for stages of
 N codes per vector token (plan::linearKernelParamsForLanes, the e2e lowering's rule); without it
 each linear gets the (Rows, KLanes) with the most weight bits per 512-bit word. Prints the buffers, bytes and the seconds of each phase.
+The layout is the per-op design's (`compile --engine per-op`, one buffer per op kind). A design
+on the GEMV engine (compile's default) reads its weights as per-channel engine streams and its
+KV cache striped as compile chose: its image is the hbm/ directory `compile` writes beside its
+RTL, not this one.
 A model that does not fit the device's HBM gives one error line and exit code 2.
 DIR is written beside its final place and swapped in when complete; an existing DIR is replaced
 only when it is empty or an HBM image directory streamtensor wrote. A file or a directory with
