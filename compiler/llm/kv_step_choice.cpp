@@ -59,10 +59,6 @@ bool within(const model::ResourceEstimate &e, const model::ResourceEstimate &bud
          e.bram36 <= budget.bram36 && e.uram <= budget.uram;
 }
 
-} // namespace
-
-namespace {
-
 /// The program's first attention op's attributes (they agree), or none.
 const ir::AttentionAttrs *firstAttention(const ir::DecodeProgram &program) {
   for (const ir::DecodeStage &stage : program.stages)

@@ -59,7 +59,8 @@ KvStriping kvStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int
                 "a kv head of " + std::to_string(headDim) + " codes in " +
                     std::to_string(headSplit) + " cache tokens",
                 "1, or a divisor of its " + std::to_string(headParts) +
-                    " bus-word parts that leaves at least two per token");
+                    " bus-word parts that leaves at least two per token, got " +
+                    std::to_string(headSplit));
   s.cacheLanes = kvStep * headDim / headSplit;
   s.slices = s.cacheLanes / s.partCodes;
   s.chunks = numKvHeads / kvStep * headSplit;
