@@ -503,7 +503,10 @@ private:
     case AcceleratorRole::KvCacheRead: {
       sequencer(n, info.layers, "n_steps", 1, "dma_dones_q[" + std::to_string(appendOf(n)) + "]",
                 1 - info.layers);
-      const ir::NodeId attention = df_.stream(outputStream(df_, n, 0)).dst.node;
+      // The attention the rows go to (through the st_width_converter of a wider read).
+      ir::NodeId attention = df_.stream(outputStream(df_, n, 0)).dst.node;
+      if (df_.node(attention).module == "st_width_converter")
+        attention = df_.stream(outputStream(df_, attention, 0)).dst.node;
       const plan::LlmKernelConfig &cfg = kernels_.at(attention);
       const std::string arr = windowArray(attention, cfg.windowByRun);
       os_ << "  wire [" << kStepBits - 1 << ":0] " << u

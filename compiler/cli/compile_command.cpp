@@ -66,6 +66,7 @@ struct CompileOptions {
   std::string engine = "gemv";
   int64_t attentionKvStep = -1;   ///< -1: chooseAttentionParallelism within kResourceShare
   int64_t attentionHeadSplit = 0; ///< 0: 1, or chooseAttentionParallelism's (implies kv step 1)
+  int64_t attentionReadStep = -1; ///< -1: chooseAttentionParallelism's (0 with --attention-kv-step)
   int64_t enginePackedPairs = -1; ///< -1: chooseAttentionParallelism's (0 with --attention-kv-step)
   bool randomWeights = false;
   bool quiet = false;
@@ -161,6 +162,7 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   if (o.attentionKvStep >= 0 || o.attentionHeadSplit > 0) {
     accelerator.attentionKvStep = o.attentionKvStep >= 0 ? o.attentionKvStep : 1;
     accelerator.attentionHeadSplit = std::max<int64_t>(o.attentionHeadSplit, 1);
+    accelerator.attentionReadStep = std::max<int64_t>(o.attentionReadStep, 0);
     accelerator.enginePackedPairs = std::max<int64_t>(o.enginePackedPairs, 0);
   } else {
     const passes::DeviceConstraints device = passes::loadDeviceConstraints(o.device);
@@ -174,6 +176,8 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
         llm::chooseAttentionParallelism(model.program, accelerator, budget);
     accelerator.attentionKvStep = chosen.kvStep;
     accelerator.attentionHeadSplit = chosen.headSplit;
+    accelerator.attentionReadStep =
+        o.attentionReadStep >= 0 ? o.attentionReadStep : chosen.readStep;
     accelerator.enginePackedPairs =
         o.enginePackedPairs >= 0 ? o.enginePackedPairs : chosen.packedPairs;
   }
@@ -359,6 +363,13 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
                         "per token striped over as many pseudo-channels (kv step 1, implied); "
                         "default: 1, or as --attention-kv-step's default chooses")
              ->check(CLI::PositiveNumber);
+         app.add_option("--attention-read-step", o->attentionReadStep,
+                        "Model directory, gemv engine: kv heads per cache token the KV DMAs read "
+                        "(a divisor of the kv heads whose token is a whole number of attention's; "
+                        "striped over that many pseudo-channels and split for attention, so that "
+                        "a pass runs at attention's token a cycle); 0: attention's own token; "
+                        "default: the widest that fits, as --attention-kv-step's")
+             ->check(CLI::NonNegativeNumber);
          app.add_option("--engine-packed-pairs", o->enginePackedPairs,
                         "Model directory, gemv engine at W4A8: channel pairs whose int4 x int8 "
                         "products share their DSP48E2s (two per multiply; 0 .. 16); default: as "

@@ -47,6 +47,7 @@ LoweredStage lowerAcceleratorStage(const ir::DecodeProgram &program, int index,
   o.gemvEngine = options.engine == LinearEngine::Gemv;
   o.attentionKvStep = options.attentionKvStep;
   o.attentionHeadSplit = options.attentionHeadSplit;
+  o.attentionReadStep = options.attentionReadStep;
   if (o.gemvEngine)
     o.engineShape = gemvEngineShapeOf(program, options.precision, options.maxLanes,
                                       options.engineChannels, options.enginePackedPairs);

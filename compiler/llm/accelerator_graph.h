@@ -52,6 +52,8 @@ struct AcceleratorOptions {
   int64_t attentionKvStep = 0;
   /// Cache tokens per kv head with attentionKvStep 1 (StageLoweringOptions::attentionHeadSplit).
   int64_t attentionHeadSplit = 1;
+  /// Kv heads per cache token the KV DMAs read (StageLoweringOptions::attentionReadStep).
+  int64_t attentionReadStep = 0;
   /// Write each step's logits and each layer's block output to HBM (for the testbench).
   bool debugTaps = true;
   /// Stream name (of the joined graph) -> FIFO depth, overriding the LP's (fault tests).

@@ -82,6 +82,7 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
   if (options.engine != LinearEngine::Gemv || kvHeads == 0)
     return {};
   AcceleratorOptions candidate = options;
+  candidate.attentionReadStep = 0;
   const numerics::GemvEngineShape shape =
       gemvEngineShapeOf(program, options.precision, options.maxLanes, options.engineChannels);
   const bool packable = numerics::gemvPairsPackable(shape);
@@ -90,11 +91,33 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
   std::vector<AttentionParallelism> candidates;
   for (int64_t k = kvHeads; k >= 1; --k)
     if (kvHeads % k == 0)
-      candidates.push_back({k, 1, 0});
-  const int64_t headParts = kvHeadParts(firstAttention(program)->headDim);
+      candidates.push_back({k, 1, 0, 0});
+  const int64_t headDim = firstAttention(program)->headDim;
+  const int64_t headParts = kvHeadParts(headDim);
   for (int64_t f = 2; headParts / f >= 2; ++f)
     if (headParts % f == 0)
-      candidates.push_back({1, f, 0});
+      candidates.push_back({1, f, 0, 0});
+  // The chosen attention token read as wide as still fits (reads of m kv heads per token, m a
+  // divisor of the kv heads whose token holds a whole number of attention's): a pass then runs
+  // at attention's token a cycle, no slice channel's rate; 0 when none wider fits.
+  auto widenReads = [&](AttentionParallelism c) {
+    candidate.attentionKvStep = c.kvStep;
+    candidate.attentionHeadSplit = c.headSplit;
+    candidate.enginePackedPairs = c.packedPairs;
+    const int64_t tokenCodes = kvStripingOf(kvHeads, headDim, c.kvStep, c.headSplit).cacheLanes;
+    for (int64_t m = kvHeads; m * headDim > tokenCodes; --m) {
+      if (kvHeads % m != 0 || m * headDim % tokenCodes != 0)
+        continue;
+      candidate.attentionReadStep = m;
+      const DesignNeeds wide = designNeeds(program, candidate);
+      if (wide.masters <= kMaxAxiMasters && within(wide.resources, budget)) {
+        c.readStep = m;
+        break;
+      }
+    }
+    candidate.attentionReadStep = 0;
+    return c;
+  };
   for (const AttentionParallelism &c : candidates) {
     candidate.attentionKvStep = c.kvStep;
     candidate.attentionHeadSplit = c.headSplit;
@@ -103,7 +126,7 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
     if (plain.masters > kMaxAxiMasters)
       continue;
     if (within(plain.resources, budget))
-      return c;
+      return widenReads(c);
     if (!packable || plain.resources.dsp <= budget.dsp)
       continue; // packing gives back DSPs only
     // Each packed pair gives back the same DSPs: as many pairs as the excess needs.
@@ -116,7 +139,7 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
       continue;
     candidate.enginePackedPairs = pairs;
     if (within(designNeeds(program, candidate).resources, budget))
-      return {c.kvStep, c.headSplit, pairs};
+      return widenReads({c.kvStep, c.headSplit, 0, pairs});
   }
   return {};
 }

@@ -18,6 +18,7 @@ namespace st::llm {
 struct AttentionParallelism {
   int64_t kvStep = 0;      ///< AcceleratorOptions::attentionKvStep
   int64_t headSplit = 1;   ///< AcceleratorOptions::attentionHeadSplit
+  int64_t readStep = 0;    ///< AcceleratorOptions::attentionReadStep
   int64_t packedPairs = 0; ///< AcceleratorOptions::enginePackedPairs
 };
 

@@ -68,6 +68,19 @@ KvStriping kvStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int
   return s;
 }
 
+KvStriping kvReadStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int64_t headSplit,
+                            int64_t readStep) {
+  const KvStriping kernel = kvStripingOf(numKvHeads, headDim, kvStep, headSplit);
+  if (readStep == 0)
+    return kernel;
+  const KvStriping read = kvStripingOf(numKvHeads, headDim, readStep);
+  if (read.cacheLanes % kernel.cacheLanes != 0)
+    throw Error("kv striping", "cache reads of " + std::to_string(readStep) + " kv heads per token",
+                "a whole number of attention's " + std::to_string(kernel.cacheLanes) +
+                    "-code tokens, got " + std::to_string(read.cacheLanes) + " codes");
+  return read;
+}
+
 int64_t kvHeadParts(int64_t headDim) {
   if (headDim < 1)
     throw Error("kv striping", "a kv head of " + std::to_string(headDim) + " codes",

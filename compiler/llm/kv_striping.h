@@ -34,6 +34,16 @@ struct KvStriping {
 /// st::Error naming the value otherwise.
 KvStriping kvStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int64_t headSplit = 1);
 
+/// The striping the cache is read with, in HBM and by its DMAs: `readStep` kv heads per token
+/// (0: attention's own token, kvStripingOf(numKvHeads, headDim, kvStep, headSplit)), a whole
+/// number of attention's tokens, which an st_width_converter after the DMAs' join gives the
+/// kernel one at a time. Reading wider than the kernel takes makes a cache pass run at the
+/// kernel's token a cycle where one slice's channel (0.78 words a cycle) would limit it. Throws
+/// st::Error naming the value when readStep does not divide the kv heads or its token is not a
+/// multiple of attention's.
+KvStriping kvReadStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int64_t headSplit,
+                            int64_t readStep);
+
 /// The bus-word parts of one kv head of `headDim` codes (headDim / partCodes).
 int64_t kvHeadParts(int64_t headDim);
 

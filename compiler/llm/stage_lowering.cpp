@@ -371,9 +371,11 @@ private:
     const TensorId q = op.inputs[0].tensor, kNew = op.inputs[1].tensor, vNew = op.inputs[2].tensor,
                    kCache = op.inputs[3].tensor, vCache = op.inputs[4].tensor;
     const int64_t kvWidth = a.numKvHeads * a.headDim;
-    KvStriping striping;
+    KvStriping striping, reading;
     try {
       striping = kvStripingOf(a.numKvHeads, a.headDim, o_.attentionKvStep, o_.attentionHeadSplit);
+      reading = kvReadStripingOf(a.numKvHeads, a.headDim, o_.attentionKvStep, o_.attentionHeadSplit,
+                                 o_.attentionReadStep);
     } catch (const Error &e) {
       throw Error("lowering", where(stage_, "attention '" + op.name + "'"), e.expected());
     }
@@ -398,23 +400,40 @@ private:
     feed(q, {k, 0});
     feed(kNew, {k, 1});
     feed(vNew, {k, 2});
+    // The DMAs read the cache as `reading` lays it out; tokens wider than attention's leave
+    // an st_width_converter one attention token at a time (lowest codes first: the order of
+    // the cache stream).
+    const ITensorType readType = recordType(o_.cacheLength, kvWidth, 1, reading.cacheLanes);
     for (unsigned port : {3u, 4u}) {
       const TensorId cache = port == 3 ? kCache : vCache;
       const ir::NodeId dma =
-          addReadDma("rd_" + tensor(cache).name, cache, cacheType, kAttrKvCacheRead);
-      if (striping.striped()) {
-        df().node(dma).attributes[kAttrKvSlices] = striping.slices;
-        df().node(dma).attributes[kAttrKvPartCodes] = striping.partCodes;
+          addReadDma("rd_" + tensor(cache).name, cache, readType, kAttrKvCacheRead);
+      if (reading.striped()) {
+        df().node(dma).attributes[kAttrKvSlices] = reading.slices;
+        df().node(dma).attributes[kAttrKvPartCodes] = reading.partCodes;
       }
-      df().connect({dma, 0}, {k, port}, tensor(cache).name + "_rows");
+      ir::PortRef rows{dma, 0};
+      if (reading.cacheLanes != cacheLanes) {
+        DataflowNode cvt;
+        cvt.kind = NodeKind::Kernel;
+        cvt.module = "st_width_converter";
+        cvt.name = "narrow_" + tensor(cache).name;
+        cvt.params = {param("InWidth", reading.cacheLanes * 8), param("OutWidth", cacheLanes * 8)};
+        cvt.inputs = {{"in", readType}};
+        cvt.outputs = {{"out", cacheType}};
+        const ir::NodeId c = df().addNode(std::move(cvt));
+        df().connect(rows, {c, 0}, tensor(cache).name + "_read");
+        rows = {c, 0};
+      }
+      df().connect(rows, {k, port}, tensor(cache).name + "_rows");
     }
     // The new token's K and V are appended to the caches in HBM (every slice of a striped one).
     for (const auto &[cache, row] : {std::pair{kCache, kNew}, std::pair{vCache, vNew}}) {
       const ir::NodeId dma =
           addWriteDma("wr_" + tensor(cache).name, cache, producedBy_.at(row), kAttrKvAppend);
-      if (striping.striped()) {
-        df().node(dma).attributes[kAttrKvSlices] = striping.slices;
-        df().node(dma).attributes[kAttrKvPartCodes] = striping.partCodes;
+      if (reading.striped()) {
+        df().node(dma).attributes[kAttrKvSlices] = reading.slices;
+        df().node(dma).attributes[kAttrKvPartCodes] = reading.partCodes;
       }
     }
   }

@@ -49,6 +49,9 @@ struct StageLoweringOptions {
   /// With attentionKvStep 1: each kv head in this many cache tokens (llm/kv_striping.h), the
   /// parts of a head wider than two bus words read in parallel.
   int64_t attentionHeadSplit = 1;
+  /// Kv heads per token of the cache in HBM and its DMAs (kvReadStripingOf; 0: attention's own
+  /// token): wider reads go through an st_width_converter into attention.
+  int64_t attentionReadStep = 0;
 };
 
 /// Attributes the lowering puts on DMA nodes (DataflowNode::attributes).

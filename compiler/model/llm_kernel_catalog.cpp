@@ -12,6 +12,7 @@
 #include "model/linear_model.h"
 #include "model/norm_model.h"
 #include "model/rope_model.h"
+#include "model/width_converter_model.h"
 #include "support/error.h"
 
 namespace st::model {
@@ -31,6 +32,8 @@ public:
     throw Error("timing", "kernel '" + node_.name + "' (" + node_.module + ")",
                 "a template parameter " + name);
   }
+  /// Tokens of one invocation on input port `port` (its stream's itensor).
+  int64_t inputTokens(unsigned port) const { return node_.inputs.at(port).type.numTokens(); }
   int64_t attribute(const std::string &name, std::optional<int64_t> fallback = {}) const {
     auto it = node_.attributes.find(name);
     if (it != node_.attributes.end())
@@ -264,6 +267,14 @@ const std::vector<CatalogEntry> &catalog() {
       entry("st_gated_activation", gatedParamsOf, gatedActivationTiming, gatedActivationResources),
       entry("st_residual_add", residualAddParamsOf, residualAddTiming, residualAddResources),
       entry("st_argmax", argmaxParamsOf, argmaxDataTiming, argmaxResources),
+      // A KV cache read wider than attention's token, split on its way in.
+      {"st_width_converter",
+       [](const NodeReader &r) {
+         return widthConverterTiming(r.param("InWidth"), r.param("OutWidth"), r.inputTokens(0));
+       },
+       [](const NodeReader &r) {
+         return widthConverterResources(r.param("InWidth"), r.param("OutWidth"));
+       }},
       // A stage's call node is timed as one invocation; the joined engine (its calls in
       // sequence) is timed by the step prediction's sequenced engine, not by a KernelTiming.
       {"st_gemv_engine", gemvCallTiming, [](const NodeReader &r) {

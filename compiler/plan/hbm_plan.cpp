@@ -246,7 +246,7 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
                           const HbmDevice &device, int64_t maxContext,
                           const std::map<std::string, int64_t> &stageLanes,
                           const llm::EngineUse *engine, int64_t attentionKvStep,
-                          int64_t attentionHeadSplit) {
+                          int64_t attentionHeadSplit, int64_t attentionReadStep) {
   if (maxContext < 1 || maxContext > program.maxPositions)
     throw Error("hbm image", "max context",
                 "1 .. " + std::to_string(program.maxPositions) + " positions, got " +
@@ -323,9 +323,9 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
         b.name = stage.name + "/" + op.name + ".params";
         plan.buffers.push_back(std::move(b));
       } else if (auto *a = std::get_if<frontend::QuantizedAttentionOp>(&first.descriptor)) {
-        const llm::KvStriping striping = llm::kvStripingOf(
+        const llm::KvStriping striping = llm::kvReadStripingOf(
             static_cast<int64_t>(a->shape.numKvHeads), static_cast<int64_t>(a->shape.headDim),
-            attentionKvStep, attentionHeadSplit);
+            attentionKvStep, attentionHeadSplit, attentionReadStep);
         const int64_t rowBytes = striping.rowBytes;
         for (const char *which : {"k_cache", "v_cache"})
           for (int64_t slice = 0; slice < striping.slices; ++slice) {

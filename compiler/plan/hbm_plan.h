@@ -97,14 +97,15 @@ struct HbmImagePlan {
 /// With `engine` (a design whose linears run on the shared GEMV engine) the linears get no
 /// buffers of their own: pseudo-channel c holds buffer "engine/w<c>" at offset 0, the channel's
 /// words of every engine call of one decode step in program order (numerics/gemv_stream).
-/// `attentionKvStep` and `attentionHeadSplit` (llm/kv_striping.h): a striped cache is one buffer
+/// `attentionKvStep`, `attentionHeadSplit` and `attentionReadStep` (llm/kv_striping.h,
+/// kvReadStripingOf: the cache as its DMAs read it): a striped cache is one buffer
 /// per slice, all at one offset of equally spaced pseudo-channels (slice j at channel j * 2s, the V
 /// cache's at j * 2s + s, s = channels / (2 * slices)), placed right after the engine streams.
 HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const frontend::QuantizedModel &model,
                           const HbmDevice &device, int64_t maxContext,
                           const std::map<std::string, int64_t> &stageLanes = {},
                           const llm::EngineUse *engine = nullptr, int64_t attentionKvStep = 0,
-                          int64_t attentionHeadSplit = 1);
+                          int64_t attentionHeadSplit = 1, int64_t attentionReadStep = 0);
 
 /// Bytes between slice j and slice j + 1 of a striped cache (kvSliceStride of its slices'
 /// addresses; the append DMA writes every slice through one master with this stride).

@@ -240,6 +240,8 @@ int64_t ropeTableIndex(const QuantizedModel &q, const std::string &stage, const 
 std::vector<SidebandValue> kernelSidebands(const ir::DataflowNode &node, const QuantizedModel &q,
                                            const std::string &stage, int64_t run) {
   const std::string &m = node.module;
+  if (m == "st_width_converter") // a KV cache read's token split for attention: no op of its own
+    return {};
   if (m == "st_norm") {
     const auto &d = descriptorOf<frontend::QuantizedNormOp>(node, q, stage, run);
     if (static_cast<int64_t>(d.norm.size) != requireParam(node, "N"))
@@ -305,7 +307,8 @@ std::vector<ir::NodeParam> kernelTableParams(const ir::DataflowNode &node, const
                                              const std::string &pathPrefix,
                                              std::vector<KernelTable> &tables) {
   const std::string &m = node.module;
-  if (m == "st_linear" || m == "st_residual_add" || m == "st_embedding_gather" || m == "st_argmax")
+  if (m == "st_linear" || m == "st_residual_add" || m == "st_embedding_gather" ||
+      m == "st_argmax" || m == "st_width_converter")
     return {};
   if (m == "st_norm")
     return {fixedTableParam("TableFile", "rsqrt", tables, pathPrefix)};

@@ -136,10 +136,10 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
   std::map<std::string, int64_t> lanes;
   for (size_t i = 0; i < d.graph.stages.size(); ++i)
     lanes[model.program.stages[i].name] = d.graph.stages[i].lanes;
-  d.hbm = planHbmImage(model.program, q, loadHbmDevice(options.devicePath),
-                       options.accelerator.maxContext, lanes,
-                       d.graph.engine.calls.empty() ? nullptr : &d.graph.engine,
-                       options.accelerator.attentionKvStep, options.accelerator.attentionHeadSplit);
+  d.hbm = planHbmImage(
+      model.program, q, loadHbmDevice(options.devicePath), options.accelerator.maxContext, lanes,
+      d.graph.engine.calls.empty() ? nullptr : &d.graph.engine, options.accelerator.attentionKvStep,
+      options.accelerator.attentionHeadSplit, options.accelerator.attentionReadStep);
   // A tap of an engine call that delivers padded rows (an odd vocabulary's LM head) writes them.
   std::vector<llm::TapSpec> taps = llm::defaultRunTaps(model.program);
   for (llm::TapSpec &tap : taps)

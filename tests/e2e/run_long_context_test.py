@@ -34,6 +34,8 @@ def main():
     ap.add_argument("--kv-prefill", type=int, required=True)
     ap.add_argument("--tokens", type=int, default=4)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--compile-args", default="",
+                    help="more compile options, space-separated (e.g. a cache read step)")
     a = ap.parse_args()
     if not 0 < a.kv_prefill < a.max_context - a.tokens:
         fail("--kv-prefill %d: expected 1 .. %d" % (a.kv_prefill, a.max_context - a.tokens - 1))
@@ -55,7 +57,7 @@ def main():
         prompt = json.load(f)["cases"][0]["prompt"]
 
     r = subprocess.run([a.streamtensor, "compile", model, "--precision", a.precision,
-                        "--target", "u55c", "--quiet", "-o", design],
+                        "--target", "u55c", "--quiet", "-o", design] + a.compile_args.split(),
                        capture_output=True, text=True)
     if r.returncode != 0:
         fail("compile: " + r.stderr.strip())
@@ -63,8 +65,9 @@ def main():
                            ",".join(map(str, prompt)), "--kv-prefill", str(a.kv_prefill),
                            "--tokens", str(a.tokens), "--seed", str(a.seed), "--model-opt", "2",
                            "--model-threads", "2", "--json"])
-    name = "%s %s at context %d" % (os.path.basename(os.path.normpath(a.fixture)), a.precision,
-                                    a.kv_prefill)
+    name = "%s %s at context %d%s" % (os.path.basename(os.path.normpath(a.fixture)), a.precision,
+                                      a.kv_prefill,
+                                      " (%s)" % a.compile_args if a.compile_args else "")
     if (res.get("model_opt"), res.get("model_threads")) != (2, 2):
         fail("%s: the model was built at -O%s on %s threads, asked for -O2 on 2" %
              (name, res.get("model_opt"), res.get("model_threads")))

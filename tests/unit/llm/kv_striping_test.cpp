@@ -61,6 +61,30 @@ TEST(KvStriping, AWideHeadSplitsIntoTokensOfItsParts) {
   }
 }
 
+TEST(KvStriping, ReadsWiderThanAttentionsTokenAreWholeTokensOfIt) {
+  // Qwen2.5-0.5B: attention takes one kv head (a bus word) per token; the DMAs read both.
+  const KvStriping qwen = kvReadStripingOf(2, 64, 1, 1, 2);
+  EXPECT_EQ(qwen.cacheLanes, 128);
+  EXPECT_EQ(qwen.slices, 2);
+  EXPECT_EQ(qwen.chunks, 1);
+  // Gemma 3 1B: attention takes half its head per token, the DMAs the whole head.
+  const KvStriping gemma = kvReadStripingOf(1, 256, 1, 2, 1);
+  EXPECT_EQ(gemma.cacheLanes, 256);
+  EXPECT_EQ(gemma.slices, 4);
+  // 0: attention's own token.
+  EXPECT_EQ(kvReadStripingOf(16, 64, 8, 1, 0).cacheLanes, 512);
+  EXPECT_EQ(kvReadStripingOf(2, 12, 0, 1, 2).cacheLanes, 24); // the unstriped 4-code tokens
+  EXPECT_THROW(kvReadStripingOf(4, 64, 1, 1, 3), Error);      // not a divisor of the kv heads
+  try {
+    kvReadStripingOf(4, 64, 2, 1, 1); // narrower than attention's two heads
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("a whole number of attention's 128-code tokens"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(KvStriping, OddHeadDimsTakeTheLargestDivisorPerWord) {
   // gpt2_tiny: 4 heads of 12; all heads per token: four 12-code parts.
   const KvStriping s = kvStripingOf(4, 12, 4);
@@ -143,6 +167,7 @@ TEST(KvStepChoice, MostHeadsThatFitWithFewestPackedPairs) {
   const AttentionParallelism chosen = chooseAttentionParallelism(m.program, o, budget);
   EXPECT_EQ(chosen.kvStep, 8);
   EXPECT_EQ(chosen.packedPairs, 0);
+  EXPECT_EQ(chosen.readStep, 0); // 16 heads per read would need 78 kernel arguments
   // 100 DSPs fewer: one packed engine pair makes room.
   model::ResourceEstimate fewerDsps = budget;
   fewerDsps.dsp -= 100;
@@ -176,6 +201,44 @@ TEST(KvStepChoice, PricesTheDesignAsTheReportDoes) {
   const AttentionParallelism chosen = chooseAttentionParallelism(m.program, o, budget);
   EXPECT_EQ(chosen.kvStep, 2);
   EXPECT_EQ(chosen.packedPairs, 3);
+  EXPECT_EQ(chosen.readStep, 0); // no LUTs left for wider reads
+}
+
+TEST(KvStepChoice, ReadsWiderWhereOnlyTheDmasFit) {
+  // Qwen2.5-0.5B: two kv heads per token do not fit attention's LUTs, two per read (two slice
+  // DMAs and a converter per cache) do.
+  const frontend::LoadedModel m = configShapes("qwen2.5-0.5b");
+  AcceleratorOptions o;
+  o.maxContext = 4096;
+  const AttentionParallelism chosen = chooseAttentionParallelism(m.program, o, u55cShare70());
+  EXPECT_EQ(chosen.kvStep, 1);
+  EXPECT_EQ(chosen.readStep, 2);
+  // Without the LUTs of the two DMAs: attention's own token.
+  model::ResourceEstimate tight = u55cShare70();
+  tight.lut = 715000;
+  EXPECT_EQ(chooseAttentionParallelism(m.program, o, tight).kvStep, 1);
+  EXPECT_EQ(chooseAttentionParallelism(m.program, o, tight).readStep, 0);
+  // The lowering puts an st_width_converter between each cache's read and attention.
+  o.attentionKvStep = 1;
+  o.attentionReadStep = 2;
+  const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
+  int converters = 0;
+  for (ir::NodeId n : g.dataflow.nodes()) {
+    const ir::DataflowNode &node = g.dataflow.node(n);
+    if (node.module != "st_width_converter")
+      continue;
+    ++converters;
+    EXPECT_EQ(node.param("InWidth"), 1024);
+    EXPECT_EQ(node.param("OutWidth"), 512);
+    const ir::DataflowNode &read =
+        g.dataflow.node(g.dataflow.stream(*g.dataflow.streamInto({n, 0})).src.node);
+    EXPECT_EQ(read.attributes.at(kAttrKvSlices), 2);
+    const ir::DataflowNode &attention =
+        g.dataflow.node(g.dataflow.stream(g.dataflow.streamsFrom({n, 0}).at(0)).dst.node);
+    EXPECT_EQ(attention.module, "st_attention");
+    EXPECT_EQ(attention.param("CacheLanes"), 64);
+  }
+  EXPECT_EQ(converters, 2);
 }
 
 TEST(KvStepChoice, AWideHeadSplitsWhenAWholeOneDoesNotFit) {
@@ -188,6 +251,7 @@ TEST(KvStepChoice, AWideHeadSplitsWhenAWholeOneDoesNotFit) {
   EXPECT_EQ(chosen.kvStep, 1);
   EXPECT_EQ(chosen.headSplit, 2);
   EXPECT_GT(chosen.packedPairs, 0);
+  EXPECT_EQ(chosen.readStep, 1); // the DMAs read the whole head
   // Room for the whole head: no split.
   model::ResourceEstimate roomy = u55cShare70();
   roomy.lut *= 2;
