@@ -8,8 +8,10 @@
 // the head dimension that fits one 512-bit bus word). Part j of every token of every row lives in
 // its own HBM buffer on its own pseudo-channel ("<stage>/<op>.k_cache.s<j>"), one bus word per
 // part, so a row of the cache is read by `slices` DMAs in parallel, each at its channel's rate, and
-// joined into one token. kvStep 0 is the design before striping: one buffer and one DMA per cache,
-// tokens of the largest power of two up to 64 codes dividing the head dimension, rows packed.
+// joined into one token (kvReadStripingOf: the DMAs may read wider tokens than attention takes,
+// split for it by an st_width_converter). kvStep 0 is the design before striping: one buffer and
+// one DMA per cache, tokens of the largest power of two up to 64 codes dividing the head dimension,
+// rows packed.
 #pragma once
 
 #include <cstdint>
