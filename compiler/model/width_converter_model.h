@@ -17,7 +17,7 @@ namespace st::model {
 KernelTiming widthConverterTiming(int64_t inWidth, int64_t outWidth, int64_t inputTokens);
 
 /// The held wide token, its part counter and the Ratio:1 part multiplexer (a LUT6 is a 4:1 mux
-/// bit).
+/// bit). Yosys (synth.width_converter.down512to64): 199 LUTs and 516 FFs, as estimated.
 ResourceEstimate widthConverterResources(int64_t inWidth, int64_t outWidth);
 
 } // namespace st::model
