@@ -31,8 +31,9 @@ int64_t attentionKvHeads(const ir::DecodeProgram &program);
 /// plan/design_resources.h, less its few st_vector_counters) and has at most the AXI masters the
 /// control's arguments allow: k whole kv heads per token, k the largest divisor of the kv heads
 /// that fits; else, for a head wider than two bus words, the fewest tokens per head that fit
-/// (llm/kv_striping.h). kvStep 0 (the unstriped cache, a bus word of a head per token: the
-/// fewest multipliers) when nothing fits, and for a per-op design. Builds the accelerator graph
+/// (llm/kv_striping.h); then the widest cache read (readStep, kvReadStripingOf) that still fits
+/// with it, 0 when none wider does. kvStep 0 (the unstriped cache, a bus word of a head per token:
+/// the fewest multipliers) when nothing fits, and for a per-op design. Builds the accelerator graph
 /// a few times per candidate (only shapes are read: milliseconds).
 AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program,
                                                 const AcceleratorOptions &options,

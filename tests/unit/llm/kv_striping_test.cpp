@@ -157,6 +157,15 @@ frontend::LoadedModel configShapes(const std::string &name) {
                              frontend::WeightSource::ShapeOnly);
 }
 
+/// The choice for a full-size config at its default context (4096 positions), within `budget`.
+AttentionParallelism chosenFor(const std::string &config,
+                               const model::ResourceEstimate &budget = u55cShare70()) {
+  const frontend::LoadedModel m = configShapes(config);
+  AcceleratorOptions o;
+  o.maxContext = 4096;
+  return chooseAttentionParallelism(m.program, o, budget);
+}
+
 TEST(KvStepChoice, MostHeadsThatFitWithFewestPackedPairs) {
   const frontend::LoadedModel m = configShapes("gpt2-medium");
   AcceleratorOptions o;
@@ -194,11 +203,7 @@ TEST(KvStepChoice, PricesTheDesignAsTheReportDoes) {
   // Llama-3.2-1B at its default context: 2 of its 8 kv heads per token with 3 packed pairs fits
   // 70 % of the U55C by the report's estimate (LUTs 800,986 of 802,368). Pricing every DMA as a
   // generic two-loop stream of whole words put it 9,000 LUTs over and kept one head per token.
-  const frontend::LoadedModel m = configShapes("llama-3.2-1b");
-  AcceleratorOptions o;
-  o.maxContext = 4096;
-  const model::ResourceEstimate budget = u55cShare70();
-  const AttentionParallelism chosen = chooseAttentionParallelism(m.program, o, budget);
+  const AttentionParallelism chosen = chosenFor("llama-3.2-1b");
   EXPECT_EQ(chosen.kvStep, 2);
   EXPECT_EQ(chosen.packedPairs, 3);
   EXPECT_EQ(chosen.readStep, 0); // no LUTs left for wider reads
@@ -207,18 +212,18 @@ TEST(KvStepChoice, PricesTheDesignAsTheReportDoes) {
 TEST(KvStepChoice, ReadsWiderWhereOnlyTheDmasFit) {
   // Qwen2.5-0.5B: two kv heads per token do not fit attention's LUTs, two per read (two slice
   // DMAs and a converter per cache) do.
-  const frontend::LoadedModel m = configShapes("qwen2.5-0.5b");
-  AcceleratorOptions o;
-  o.maxContext = 4096;
-  const AttentionParallelism chosen = chooseAttentionParallelism(m.program, o, u55cShare70());
+  const AttentionParallelism chosen = chosenFor("qwen2.5-0.5b");
   EXPECT_EQ(chosen.kvStep, 1);
   EXPECT_EQ(chosen.readStep, 2);
   // Without the LUTs of the two DMAs: attention's own token.
   model::ResourceEstimate tight = u55cShare70();
   tight.lut = 715000;
-  EXPECT_EQ(chooseAttentionParallelism(m.program, o, tight).kvStep, 1);
-  EXPECT_EQ(chooseAttentionParallelism(m.program, o, tight).readStep, 0);
+  EXPECT_EQ(chosenFor("qwen2.5-0.5b", tight).kvStep, 1);
+  EXPECT_EQ(chosenFor("qwen2.5-0.5b", tight).readStep, 0);
   // The lowering puts an st_width_converter between each cache's read and attention.
+  const frontend::LoadedModel m = configShapes("qwen2.5-0.5b");
+  AcceleratorOptions o;
+  o.maxContext = 4096;
   o.attentionKvStep = 1;
   o.attentionReadStep = 2;
   const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
@@ -244,10 +249,7 @@ TEST(KvStepChoice, ReadsWiderWhereOnlyTheDmasFit) {
 TEST(KvStepChoice, AWideHeadSplitsWhenAWholeOneDoesNotFit) {
   // Gemma 3 1B (one kv head of 256 codes): the whole head per token (four slices) needs about
   // 900 k LUTs; half a head per token (two slices) fits with the packed pairs its DSPs need.
-  const frontend::LoadedModel m = configShapes("gemma-3-1b");
-  AcceleratorOptions o;
-  o.maxContext = 4096;
-  const AttentionParallelism chosen = chooseAttentionParallelism(m.program, o, u55cShare70());
+  const AttentionParallelism chosen = chosenFor("gemma-3-1b");
   EXPECT_EQ(chosen.kvStep, 1);
   EXPECT_EQ(chosen.headSplit, 2);
   EXPECT_GT(chosen.packedPairs, 0);
@@ -256,8 +258,8 @@ TEST(KvStepChoice, AWideHeadSplitsWhenAWholeOneDoesNotFit) {
   model::ResourceEstimate roomy = u55cShare70();
   roomy.lut *= 2;
   roomy.dsp *= 2;
-  EXPECT_EQ(chooseAttentionParallelism(m.program, o, roomy).headSplit, 1);
-  EXPECT_EQ(chooseAttentionParallelism(m.program, o, roomy).kvStep, 1);
+  EXPECT_EQ(chosenFor("gemma-3-1b", roomy).headSplit, 1);
+  EXPECT_EQ(chosenFor("gemma-3-1b", roomy).kvStep, 1);
 }
 
 TEST(KvStriping, StripedCacheDmasHaveAMasterPerSlice) {
