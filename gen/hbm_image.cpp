@@ -68,6 +68,8 @@ std::string hbmManifestJson(const plan::HbmImagePlan &plan) {
       e["kv_slice"] = b.kvSlice;
       e["kv_slices"] = b.kvSlices;
       e["kv_part_codes"] = b.kvPartCodes;
+      if (b.kvBlocks > 1)
+        e["kv_blocks"] = b.kvBlocks;
     }
     e["format"] = b.format;
     if (b.kind == "linear_weights") {
@@ -177,6 +179,12 @@ plan::HbmImagePlan readHbmManifest(const std::string &path) {
           b.kvPartCodes > 64)
         throw Error(path, where + "kv_slices",
                     "a slice 0 .. kv_slices-1 of kv_slices >= 2, of 1 .. 64 codes per part");
+      if (e.contains("kv_blocks")) {
+        b.kvBlocks = integer(e, "kv_blocks", where);
+        if (b.kvBlocks < 2 || b.rowBytes % (b.kvBlocks * 64) != 0 || b.layerBytes % b.kvBlocks != 0)
+          throw Error(path, where + "kv_blocks",
+                      "at least 2 kv-head blocks dividing its rows into whole bus words");
+      }
     }
     const nlohmann::json &channels = field(e, "channels", where);
     if (!channels.is_array() || channels.empty())

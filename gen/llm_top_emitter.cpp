@@ -547,8 +547,10 @@ private:
       throw Error("emitter", "node '" + node.name + "'", "a DMA role");
     }
     if (!rows.empty()) {
-      trips.insert(trips.begin(), rows);
-      strides.insert(strides.begin(), rowBytes);
+      // A block-major cache reads each kv-head block's rows in turn: rows inside the block loop.
+      const std::ptrdiff_t at = port.kvBlocks > 1 ? 1 : 0;
+      trips.insert(trips.begin() + at, rows);
+      strides.insert(strides.begin() + at, rowBytes);
     }
     if (port.kvSlices > 1 && tp.isRead) {
       stripedRead(n, base.substr(ptr.size()), trips, strides);

@@ -67,6 +67,8 @@ struct CompileOptions {
   int64_t attentionKvStep = -1;   ///< -1: chooseAttentionParallelism within kResourceShare
   int64_t attentionHeadSplit = 0; ///< 0: 1, or chooseAttentionParallelism's (implies kv step 1)
   int64_t attentionReadStep = -1; ///< -1: chooseAttentionParallelism's (0 with --attention-kv-step)
+  /// "position", "block", or empty: block-major wherever it applies (llm::kvBlockMajorApplies).
+  std::string attentionWalk;
   int64_t enginePackedPairs = -1; ///< -1: chooseAttentionParallelism's (0 with --attention-kv-step)
   bool randomWeights = false;
   bool quiet = false;
@@ -164,6 +166,9 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
     accelerator.attentionHeadSplit = std::max<int64_t>(o.attentionHeadSplit, 1);
     accelerator.attentionReadStep = std::max<int64_t>(o.attentionReadStep, 0);
     accelerator.enginePackedPairs = std::max<int64_t>(o.enginePackedPairs, 0);
+    accelerator.attentionBlockMajor =
+        o.attentionWalk == "block" ||
+        (o.attentionWalk.empty() && llm::attentionBlockMajorApplies(model.program, accelerator));
   } else {
     const passes::DeviceConstraints device = passes::loadDeviceConstraints(o.device);
     model::ResourceEstimate budget;
@@ -180,6 +185,9 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
         o.attentionReadStep >= 0 ? o.attentionReadStep : chosen.readStep;
     accelerator.enginePackedPairs =
         o.enginePackedPairs >= 0 ? o.enginePackedPairs : chosen.packedPairs;
+    accelerator.attentionBlockMajor =
+        o.attentionWalk == "block" || (o.attentionWalk.empty() && chosen.blockMajor &&
+                                       llm::attentionBlockMajorApplies(model.program, accelerator));
   }
   std::optional<frontend::QuantizedModel> quantized;
   std::optional<llm::AcceleratorGraph> lowered;
@@ -370,6 +378,14 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
                         "a pass runs at attention's token a cycle); 0: attention's own token; "
                         "default: the widest that fits, as --attention-kv-step's")
              ->check(CLI::NonNegativeNumber);
+         app.add_option("--attention-walk", o->attentionWalk,
+                        "Model directory, gemv engine: the order attention walks its cache in: "
+                        "block (each block of kv heads per token in turn, its value pass beside "
+                        "the next block's score pass, the cache laid out block-major; needs a "
+                        "cache striped over >= 2 slices, >= 2 blocks, reads of attention's own "
+                        "token) or position (every block per position, the score pass before "
+                        "the value pass); default: block wherever it applies")
+             ->check(CLI::IsMember({"position", "block"}));
          app.add_option("--engine-packed-pairs", o->enginePackedPairs,
                         "Model directory, gemv engine at W4A8: channel pairs whose int4 x int8 "
                         "products share their DSP48E2s (two per multiply; 0 .. 16); default: as "

@@ -48,6 +48,7 @@ LoweredStage lowerAcceleratorStage(const ir::DecodeProgram &program, int index,
   o.attentionKvStep = options.attentionKvStep;
   o.attentionHeadSplit = options.attentionHeadSplit;
   o.attentionReadStep = options.attentionReadStep;
+  o.attentionBlockMajor = options.attentionBlockMajor;
   if (o.gemvEngine)
     o.engineShape = gemvEngineShapeOf(program, options.precision, options.maxLanes,
                                       options.engineChannels, options.enginePackedPairs);

@@ -54,6 +54,8 @@ struct AcceleratorOptions {
   int64_t attentionHeadSplit = 1;
   /// Kv heads per cache token the KV DMAs read (StageLoweringOptions::attentionReadStep).
   int64_t attentionReadStep = 0;
+  /// st_attention's block-major walk (StageLoweringOptions::attentionBlockMajor).
+  bool attentionBlockMajor = false;
   /// Write each step's logits and each layer's block output to HBM (for the testbench).
   bool debugTaps = true;
   /// Stream name (of the joined graph) -> FIFO depth, overriding the LP's (fault tests).

@@ -10,6 +10,7 @@
 #include "llm/stage_lowering.h"
 #include "numerics/gemv_stream.h"
 #include "plan/design_resources.h"
+#include "support/error.h"
 
 namespace st::llm {
 
@@ -75,6 +76,19 @@ int64_t attentionKvHeads(const ir::DecodeProgram &program) {
   return a ? a->numKvHeads : 0;
 }
 
+bool attentionBlockMajorApplies(const ir::DecodeProgram &program,
+                                const AcceleratorOptions &options) {
+  const ir::AttentionAttrs *a = firstAttention(program);
+  if (options.engine != LinearEngine::Gemv || !a)
+    return false;
+  try {
+    return kvBlockMajorApplies(a->numKvHeads, a->headDim, options.attentionKvStep,
+                               options.attentionHeadSplit, options.attentionReadStep);
+  } catch (const Error &) {
+    return false; // bad steps: the lowering names the op and what it expected
+  }
+}
+
 AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program,
                                                 const AcceleratorOptions &options,
                                                 const model::ResourceEstimate &budget) {
@@ -91,12 +105,12 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
   std::vector<AttentionParallelism> candidates;
   for (int64_t k = kvHeads; k >= 1; --k)
     if (kvHeads % k == 0)
-      candidates.push_back({k, 1, 0, 0});
+      candidates.push_back({k, 1, 0, false, 0});
   const int64_t headDim = firstAttention(program)->headDim;
   const int64_t headParts = kvHeadParts(headDim);
   for (int64_t f = 2; headParts / f >= 2; ++f)
     if (headParts % f == 0)
-      candidates.push_back({1, f, 0, 0});
+      candidates.push_back({1, f, 0, false, 0});
   // The chosen attention token read as wide as still fits (reads of m kv heads per token, m a
   // divisor of the kv heads whose token holds a whole number of attention's): a pass then runs
   // at attention's token a cycle, no slice channel's rate; 0 when none wider fits.
@@ -114,6 +128,12 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
         c.readStep = m;
         break;
       }
+    }
+    candidate.attentionReadStep = c.readStep;
+    if (kvBlockMajorApplies(kvHeads, headDim, c.kvStep, c.headSplit, c.readStep)) {
+      candidate.attentionBlockMajor = true;
+      c.blockMajor = within(designNeeds(program, candidate).resources, budget);
+      candidate.attentionBlockMajor = false;
     }
     candidate.attentionReadStep = 0;
     return c;
@@ -139,7 +159,7 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
       continue;
     candidate.enginePackedPairs = pairs;
     if (within(designNeeds(program, candidate).resources, budget))
-      return widenReads({c.kvStep, c.headSplit, 0, pairs});
+      return widenReads({c.kvStep, c.headSplit, 0, false, pairs});
   }
   return {};
 }

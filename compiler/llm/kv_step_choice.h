@@ -19,11 +19,17 @@ struct AttentionParallelism {
   int64_t kvStep = 0;      ///< AcceleratorOptions::attentionKvStep
   int64_t headSplit = 1;   ///< AcceleratorOptions::attentionHeadSplit
   int64_t readStep = 0;    ///< AcceleratorOptions::attentionReadStep
+  bool blockMajor = false; ///< AcceleratorOptions::attentionBlockMajor
   int64_t packedPairs = 0; ///< AcceleratorOptions::enginePackedPairs
 };
 
 /// The kv heads of the program's attention ops (they agree; 0 when there is none).
 int64_t attentionKvHeads(const ir::DecodeProgram &program);
+
+/// Whether the program's attention can walk block-major with `options`' kv step, head split and
+/// read step (kvBlockMajorApplies; false with the per-op engine or no attention).
+bool attentionBlockMajorApplies(const ir::DecodeProgram &program,
+                                const AcceleratorOptions &options);
 
 /// The widest cache token whose design (`options` with that attentionKvStep and
 /// attentionHeadSplit and as few packed engine channel pairs as its DSPs need) is estimated
@@ -32,9 +38,11 @@ int64_t attentionKvHeads(const ir::DecodeProgram &program);
 /// control's arguments allow: k whole kv heads per token, k the largest divisor of the kv heads
 /// that fits; else, for a head wider than two bus words, the fewest tokens per head that fit
 /// (llm/kv_striping.h); then the widest cache read (readStep, kvReadStripingOf) that still fits
-/// with it, 0 when none wider does. kvStep 0 (the unstriped cache, a bus word of a head per token:
-/// the fewest multipliers) when nothing fits, and for a per-op design. Builds the accelerator graph
-/// a few times per candidate (only shapes are read: milliseconds).
+/// with it, 0 when none wider does; st_attention's block-major walk (one kv-head block's value pass
+/// beside the next block's score pass) wherever it applies (kvBlockMajorApplies) and fits. kvStep 0
+/// (the unstriped cache, a bus word of a head per token: the fewest multipliers) when nothing fits,
+/// and for a per-op design. Builds the accelerator graph a few times per candidate (only shapes are
+/// read: milliseconds).
 AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program,
                                                 const AcceleratorOptions &options,
                                                 const model::ResourceEstimate &budget);

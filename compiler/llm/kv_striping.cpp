@@ -68,9 +68,29 @@ KvStriping kvStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int
   return s;
 }
 
-KvStriping kvReadStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int64_t headSplit,
-                            int64_t readStep) {
+bool kvBlockMajorApplies(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int64_t headSplit,
+                         int64_t readStep) {
   const KvStriping kernel = kvStripingOf(numKvHeads, headDim, kvStep, headSplit);
+  const bool wider =
+      readStep != 0 &&
+      kvReadStripingOf(numKvHeads, headDim, kvStep, headSplit, readStep).cacheLanes !=
+          kernel.cacheLanes;
+  return kernel.striped() && kvStep >= 1 && numKvHeads / kvStep >= 2 && !wider;
+}
+
+KvStriping kvReadStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int64_t headSplit,
+                            int64_t readStep, bool blockMajor) {
+  KvStriping kernel = kvStripingOf(numKvHeads, headDim, kvStep, headSplit);
+  if (blockMajor) {
+    if (!kvBlockMajorApplies(numKvHeads, headDim, kvStep, headSplit, readStep))
+      throw Error("kv striping",
+                  "the block-major cache of " + std::to_string(numKvHeads) + " kv heads at " +
+                      std::to_string(kvStep) + " per token",
+                  "a cache striped over at least two slices, at least two kv-head blocks and "
+                  "reads of attention's own token");
+    kernel.blocks = numKvHeads / kvStep;
+    return kernel;
+  }
   if (readStep == 0)
     return kernel;
   const KvStriping read = kvStripingOf(numKvHeads, headDim, readStep);

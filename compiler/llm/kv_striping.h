@@ -27,7 +27,15 @@ struct KvStriping {
   int64_t slices = 1;     ///< read DMAs (and HBM buffers) per cache; 1: not striped
   int64_t chunks = 0;     ///< cache tokens per row (numKvHeads * headDim / cacheLanes)
   int64_t rowBytes = 0;   ///< bytes of one row in each buffer (a slice's: chunks bus words)
+  /// Kv-head blocks (numKvHeads / kvStep) laid out one after the other in each slice buffer for
+  /// st_attention's block-major walk: word (b, p, c) of block b, position p, chunk c < chunks /
+  /// blocks at (b * maxContext + p) * blockRowBytes() + c * 64, so that each block's rows are
+  /// one burst. 1: rows position-major, word (p, c) at p * rowBytes + c * 64.
+  int64_t blocks = 1;
   bool striped() const { return slices > 1; }
+  bool blockMajor() const { return blocks > 1; }
+  /// Bytes of one position of one block in a slice buffer (rowBytes when not block-major).
+  int64_t blockRowBytes() const { return rowBytes / blocks; }
 };
 
 /// The striping of a cache of `numKvHeads` heads of `headDim` s8 codes at `kvStep` kv heads per
@@ -40,11 +48,18 @@ KvStriping kvStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int
 /// (0: attention's own token, kvStripingOf(numKvHeads, headDim, kvStep, headSplit)), a whole
 /// number of attention's tokens, which an st_width_converter after the DMAs' join gives the
 /// kernel one at a time. Reading wider than the kernel takes makes a cache pass run at the
-/// kernel's token a cycle where one slice's channel (0.78 words a cycle) would limit it. Throws
-/// st::Error naming the value when readStep does not divide the kv heads or its token is not a
-/// multiple of attention's.
+/// kernel's token a cycle where one slice's channel (0.78 words a cycle) would limit it.
+/// `blockMajor`: the layout of st_attention's block-major walk (KvStriping::blocks), which
+/// needs a striped cache of more than one kv-head block read at attention's own token. Throws
+/// st::Error naming the value when readStep does not divide the kv heads, its token is not a
+/// multiple of attention's, or the block-major layout does not apply.
 KvStriping kvReadStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int64_t headSplit,
-                            int64_t readStep);
+                            int64_t readStep, bool blockMajor = false);
+
+/// Whether the block-major layout (kvReadStripingOf's blockMajor) applies: a cache striped over
+/// at least two slices, at least two kv-head blocks, read at attention's own token.
+bool kvBlockMajorApplies(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int64_t headSplit,
+                         int64_t readStep);
 
 /// The bus-word parts of one kv head of `headDim` codes (headDim / partCodes).
 int64_t kvHeadParts(int64_t headDim);

@@ -51,13 +51,13 @@ std::vector<uint8_t> kvRow(const KvRegion &r, const GoldenTrace &trace, int64_t 
     packCodes(codes, 8, bytes);
     return bytes;
   }
-  // A slice of a striped row: chunk c's part in bus word c.
+  // A slice of a striped row: chunk c's part in bus word c (of its block's region).
   std::vector<uint8_t> whole(static_cast<size_t>(r.width), 0);
   packCodes(codes, 8, whole);
-  const int64_t chunks = r.width / (r.slices * r.partCodes);
+  const int64_t chunks = r.width / (r.slices * r.partCodes) / r.blocks;
   for (int64_t c = 0; c < chunks; ++c)
-    std::copy_n(whole.begin() + (c * r.slices + r.slice) * r.partCodes, r.partCodes,
-                bytes.begin() + c * kTokenRowBytes);
+    std::copy_n(whole.begin() + ((r.block * chunks + c) * r.slices + r.slice) * r.partCodes,
+                r.partCodes, bytes.begin() + c * kTokenRowBytes);
   return bytes;
 }
 
@@ -85,6 +85,11 @@ std::vector<uint8_t> tokenBytes(int64_t id) {
   std::vector<uint8_t> bytes(4, 0);
   packCodes({static_cast<int32_t>(id)}, 32, bytes);
   return bytes;
+}
+
+/// The region's name in messages: its buffer's, and its kv-head block of a block-major slice.
+std::string kvRegionLabel(const KvRegion &r) {
+  return r.blocks > 1 ? r.name + " block " + std::to_string(r.block) : r.name;
 }
 
 uint64_t kvRowAddress(const KvRegion &r, int64_t row, int64_t layer) {
@@ -168,7 +173,7 @@ std::optional<RunMismatch> firstMismatch(const GoldenTrace &trace, const RunLayo
         for (const KvRegion &r : layout.kv)
           if (r.stage == stage && run < r.layers &&
               differs(kvRow(r, trace, t, run), memory, kvRowAddress(r, t, run), 1, true, m)) {
-            m.tensor = r.name;
+            m.tensor = kvRegionLabel(r);
             m.step = t;
             m.layer = run;
             return m;
@@ -203,7 +208,7 @@ std::optional<RunMismatch> firstMismatch(const GoldenTrace &trace, const RunLayo
         for (const KvRegion &r : layout.kv)
           if (r.stage == stageRuns.name && l < r.layers && row < r.rows &&
               differs(kvRow(r, trace, row, l), memory, kvRowAddress(r, row, l), 1, true, m)) {
-            m.tensor = r.name;
+            m.tensor = kvRegionLabel(r);
             m.step = row;
             m.layer = l;
             m.beyondRun = true;
@@ -224,7 +229,7 @@ std::vector<CheckedRegion> checkedRegions(const RunLayout &layout, const GoldenT
   regions.push_back(std::move(tokens));
   for (const KvRegion &r : layout.kv)
     for (int64_t l = 0; l < r.layers; ++l) {
-      CheckedRegion c{r.name + " layer " + std::to_string(l), kvRowAddress(r, 0, l), {}};
+      CheckedRegion c{kvRegionLabel(r) + " layer " + std::to_string(l), kvRowAddress(r, 0, l), {}};
       for (int64_t row = 0; row < r.rows; ++row) {
         const std::vector<uint8_t> b = kvRow(r, trace, row, l);
         c.bytes.insert(c.bytes.end(), b.begin(), b.end());
@@ -261,7 +266,7 @@ std::vector<CheckedRegion> kvPrefillRegions(const RunLayout &layout, const Golde
     return regions;
   for (const KvRegion &r : layout.kv)
     for (int64_t l = 0; l < r.layers; ++l) {
-      CheckedRegion c{r.name + " layer " + std::to_string(l), kvRowAddress(r, 0, l), {}};
+      CheckedRegion c{kvRegionLabel(r) + " layer " + std::to_string(l), kvRowAddress(r, 0, l), {}};
       for (int64_t row = 0; row < firstStep; ++row) {
         const std::vector<uint8_t> b = kvRow(r, trace, row, l);
         c.bytes.insert(c.bytes.end(), b.begin(), b.end());

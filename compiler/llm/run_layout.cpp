@@ -203,7 +203,21 @@ RunLayout runLayoutOf(const plan::HbmImagePlan &plan, const ir::DecodeProgram &p
         (r.slices > 1 && static_cast<uint64_t>(r.width) != held))
       throw Error("run layout", "buffer '" + b.name + "'",
                   "rows holding " + std::to_string(r.width) + " codes");
-    layout.kv.push_back(r);
+    // A block-major slice: a region per kv-head block, each a row per position of its chunks.
+    r.blocks = b.kvBlocks;
+    if (r.blocks > 1 && (r.slices < 2 || r.rowBytes % (static_cast<uint64_t>(r.blocks) *
+                                                       static_cast<uint64_t>(kTokenRowBytes)) !=
+                                             0))
+      throw Error("run layout", "buffer '" + b.name + "'",
+                  "kv-head blocks of whole bus words of a striped row, got " +
+                      std::to_string(r.blocks));
+    r.rowBytes /= static_cast<uint64_t>(r.blocks);
+    for (int64_t block = 0; block < r.blocks; ++block) {
+      KvRegion region = r;
+      region.block = block;
+      region.address += static_cast<uint64_t>(block * b.kvBlockStride());
+      layout.kv.push_back(region);
+    }
   }
   for (TapSpec tap : taps) {
     // The image says how many codes the design writes per row (an engine's padded rows).

@@ -80,6 +80,10 @@ struct KvRegion {
   /// for each chunk c of the full row, codes (c * slices + slice) * partCodes .. + partCodes in
   /// bus word c. slices 1: the whole row, packed.
   int64_t slices = 1, slice = 0, partCodes = 0;
+  /// A block-major slice (plan::HbmBuffer::kvBlocks) is one region per kv-head block: this one
+  /// (`address` its start) holds the chunks block * chunks / blocks .. of every row, a row of
+  /// rowBytes. blocks 1: the whole row.
+  int64_t blocks = 1, block = 0;
 };
 
 /// The op of `stage` whose output the attention op `attentionOp` appends to its `kind`

@@ -375,7 +375,7 @@ private:
     try {
       striping = kvStripingOf(a.numKvHeads, a.headDim, o_.attentionKvStep, o_.attentionHeadSplit);
       reading = kvReadStripingOf(a.numKvHeads, a.headDim, o_.attentionKvStep, o_.attentionHeadSplit,
-                                 o_.attentionReadStep);
+                                 o_.attentionReadStep, o_.attentionBlockMajor);
     } catch (const Error &e) {
       throw Error("lowering", where(stage_, "attention '" + op.name + "'"), e.expected());
     }
@@ -385,17 +385,21 @@ private:
                   "a cache length in 1 .. " + std::to_string(o_.maxContext - 1) + ", got " +
                       std::to_string(o_.cacheLength));
     const ITensorType cacheType = recordType(o_.cacheLength, kvWidth, 1, cacheLanes);
-    const ir::NodeId k =
-        addKernel(op, "st_attention",
-                  {param("NumHeads", a.numHeads), param("NumKvHeads", a.numKvHeads),
-                   param("HeadDim", a.headDim), param("MaxContext", o_.maxContext),
-                   param("Lanes", out_.lanes), param("CacheLanes", cacheLanes),
-                   param("OutBits", bits(op.output.tensor))},
-                  {{"q", vectorOf(q)},
-                   {"k_new", vectorOf(kNew)},
-                   {"v_new", vectorOf(vNew)},
-                   {"k_cache", cacheType},
-                   {"v_cache", cacheType}});
+    std::vector<ir::NodeParam> attentionParams = {param("NumHeads", a.numHeads),
+                                                  param("NumKvHeads", a.numKvHeads),
+                                                  param("HeadDim", a.headDim),
+                                                  param("MaxContext", o_.maxContext),
+                                                  param("Lanes", out_.lanes),
+                                                  param("CacheLanes", cacheLanes),
+                                                  param("OutBits", bits(op.output.tensor))};
+    if (reading.blockMajor())
+      attentionParams.push_back(param("BlockMajor", 1));
+    const ir::NodeId k = addKernel(op, "st_attention", attentionParams,
+                                   {{"q", vectorOf(q)},
+                                    {"k_new", vectorOf(kNew)},
+                                    {"v_new", vectorOf(vNew)},
+                                    {"k_cache", cacheType},
+                                    {"v_cache", cacheType}});
     df().node(k).attributes[model::kAttrCacheLength] = o_.cacheLength;
     feed(q, {k, 0});
     feed(kNew, {k, 1});
@@ -412,6 +416,8 @@ private:
         df().node(dma).attributes[kAttrKvSlices] = reading.slices;
         df().node(dma).attributes[kAttrKvPartCodes] = reading.partCodes;
       }
+      if (reading.blockMajor())
+        df().node(dma).attributes[kAttrKvBlocks] = reading.blocks;
       ir::PortRef rows{dma, 0};
       if (reading.cacheLanes != cacheLanes) {
         DataflowNode cvt;
@@ -435,6 +441,8 @@ private:
         df().node(dma).attributes[kAttrKvSlices] = reading.slices;
         df().node(dma).attributes[kAttrKvPartCodes] = reading.partCodes;
       }
+      if (reading.blockMajor())
+        df().node(dma).attributes[kAttrKvBlocks] = reading.blocks;
     }
   }
 

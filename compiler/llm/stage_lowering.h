@@ -52,6 +52,10 @@ struct StageLoweringOptions {
   /// Kv heads per token of the cache in HBM and its DMAs (kvReadStripingOf; 0: attention's own
   /// token): wider reads go through an st_width_converter into attention.
   int64_t attentionReadStep = 0;
+  /// st_attention walks block-major (BlockMajor = 1): each kv-head block's positions in turn, a
+  /// block's value pass beside the next block's score pass; the cache laid out block-major
+  /// (KvStriping::blocks). Needs a striped cache of >= 2 blocks read at attention's token.
+  bool attentionBlockMajor = false;
 };
 
 /// Attributes the lowering puts on DMA nodes (DataflowNode::attributes).
@@ -64,6 +68,9 @@ inline constexpr const char *kAttrKvAppend = "kv_append";
 inline constexpr const char *kAttrKvSlices = "kv_slices";
 /// Beside kv_slices: the codes of one slice's part of a cache token (KvStriping::partCodes).
 inline constexpr const char *kAttrKvPartCodes = "kv_part_codes";
+/// Beside kv_slices, on a block-major cache's DMAs (KvStriping::blocks > 1): its kv-head blocks,
+/// each a region of every slice buffer, read one after the other.
+inline constexpr const char *kAttrKvBlocks = "kv_blocks";
 inline constexpr const char *kAttrWeightStream = "weight_stream";
 /// On a kernel node: a linear computed by the shared GEMV engine (gemvEngine lowering).
 inline constexpr const char *kAttrEngineCall = "engine_call";

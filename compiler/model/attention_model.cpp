@@ -75,26 +75,52 @@ AttentionSchedule attentionSchedule(const AttentionParams &p) {
   using P = AttentionPipeline;
   const int64_t n = p.cacheLength + 1;
   const int64_t chunks = chunksOf(p);
+  const int64_t blocks = p.numKvHeads / kvStepOf(p);
   const int64_t qTokens = p.numHeads * p.headDim / p.lanes;
   const int64_t kvTokens = p.numKvHeads * p.headDim / p.lanes;
   AttentionSchedule s;
   s.loadCycles = std::max(qTokens, kvTokens);
-  s.chunksPerPosition = p.numKvHeads / kvStepOf(p) * chunks;
-  // The last chunk of kv head 0 at position n-1 issues at load + (n-1)*W + chunks - 1.
-  s.lastScoreGroup0 = s.loadCycles + (n - 1) * s.chunksPerPosition + chunks - 1 + P::kScoreStages;
+  s.chunksPerPosition = blocks * chunks;
+  // Position-major, one segment holds every block; block-major, one block.
+  const int64_t segments = p.blockMajor ? blocks : 1;
+  s.segmentChunks = p.blockMajor ? chunks : s.chunksPerPosition;
+  const int64_t segment = n * s.segmentChunks; // chunks of a segment, one a cycle
   // st_softmax emits its first weight (D - T) cycles after its last logit, and its (R, L)
   // (norm valid - T) cycles after it.
   const SoftmaxParams sm = headSoftmax(p, n);
   const int64_t softmaxAfterLast = softmaxTiming(sm).firstOutputDelay - n;
   const int64_t normAfterLast = softmaxNormValidCycle(sm) - n;
-  // Value chunks of position p of kv head g need E[g's heads][p]; E arrives one position per
-  // cycle and the value pass takes >= 1 cycle per position, so only the first chunk waits.
-  s.firstValueIssue = std::max(s.loadCycles + n * s.chunksPerPosition,
-                               s.lastScoreGroup0 + softmaxAfterLast + P::kValueReady);
+  int64_t lastScore = 0; // the last score of the segment's last block enters its softmax
+  for (int64_t b = 0; b < segments; ++b) {
+    // The score walker runs on, except that (block-major) block b >= 2 waits for the value
+    // walker's last chunk of block b - 2.
+    int64_t score = s.loadCycles;
+    if (b > 0)
+      score = s.scoreStart.back() + segment;
+    if (b > 1)
+      score = std::max(score, s.valueStart[size_t(b - 2)] + segment);
+    s.scoreStart.push_back(score);
+    // The segment's first block issues its last chunk at position n-1 (n-1 positions of the
+    // segment's chunks, then the block's own chunks).
+    const int64_t lastScoreFirstBlock =
+        score + (n - 1) * s.segmentChunks + chunks - 1 + P::kScoreStages;
+    lastScore = score + segment - 1 + P::kScoreStages;
+    if (b == 0)
+      s.lastScoreGroup0 = lastScoreFirstBlock;
+    // Value chunks of position p of block g need E[g's heads][p]; E arrives one position per
+    // cycle and the walk takes >= 1 cycle per position, so only a block's first chunk waits.
+    // Position-major, the value walk follows the whole score walk (block-major, the E wait
+    // implies it); each segment follows the previous one.
+    int64_t value =
+        std::max(score + segment, lastScoreFirstBlock + softmaxAfterLast + P::kValueReady);
+    if (b > 0)
+      value = std::max(value, s.valueStart.back() + segment);
+    s.valueStart.push_back(value);
+  }
+  s.firstValueIssue = s.valueStart.front();
   // The output waits for the value pipeline and for the last kv-head block's (R, L).
-  const int64_t lastScoreLastBlock = s.lastScoreGroup0 + (p.numKvHeads / kvStepOf(p) - 1) * chunks;
-  s.firstOutputIssue = std::max(s.firstValueIssue + n * s.chunksPerPosition - 1 + P::kValueDrain,
-                                lastScoreLastBlock + normAfterLast + P::kNormToOutput);
+  s.firstOutputIssue = std::max(s.valueStart.back() + segment - 1 + P::kValueDrain,
+                                lastScore + normAfterLast + P::kNormToOutput);
   s.nextInvocation = s.firstOutputIssue + qTokens;
   return s;
 }
@@ -113,22 +139,31 @@ KernelTiming attentionTiming(const AttentionParams &p) {
   for (int64_t tokens : t.inputTokens)
     t.inputTokensNeeded.push_back([tokens](int64_t) { return tokens; });
   // The phases (dataflow_timing_sim.h): Load takes q, k_new and v_new, each port on its own;
-  // Score reads the cache rows one chunk a cycle from the cycle after the whole load; Value reads
-  // them from the first value issue, as long after the score pass as the softmax needs. Ranks
-  // are the cycles of the schedule, phases the order.
-  auto from = [](int64_t first, int64_t tokens) {
+  // the score walker reads a segment's cache rows one chunk a cycle from its start, the value
+  // walker from its own start, as long after the segment's scores as the softmax needs. Ranks
+  // are the cycles of the schedule, phases the order: segment b's k_cache after segment b - 1's
+  // v_cache (b + 1), its v_cache after its k_cache (b + 2).
+  const int64_t segmentTokens = p.cacheLength * s.segmentChunks;
+  auto phase = [](int64_t value, int64_t tokens) {
+    return std::vector<int64_t>(static_cast<size_t>(tokens), value);
+  };
+  auto range = [](int64_t first, int64_t tokens) {
     std::vector<int64_t> ranks(static_cast<size_t>(tokens));
     for (int64_t j = 0; j < tokens; ++j)
       ranks[static_cast<size_t>(j)] = first + j;
     return ranks;
   };
-  auto phase = [](int64_t value, int64_t tokens) {
-    return std::vector<int64_t>(static_cast<size_t>(tokens), value);
+  t.inputRanks = {range(0, qTokens), range(0, kvTokens), range(0, kvTokens), {}, {}};
+  t.inputPhases = {phase(0, qTokens), phase(0, kvTokens), phase(0, kvTokens), {}, {}};
+  auto append = [](std::vector<int64_t> &to, const std::vector<int64_t> &from) {
+    to.insert(to.end(), from.begin(), from.end());
   };
-  t.inputRanks = {from(0, qTokens), from(0, kvTokens), from(0, kvTokens),
-                  from(s.loadCycles, cacheTokens), from(s.firstValueIssue, cacheTokens)};
-  t.inputPhases = {phase(0, qTokens), phase(0, kvTokens), phase(0, kvTokens), phase(1, cacheTokens),
-                   phase(2, cacheTokens)};
+  for (size_t b = 0; b < s.scoreStart.size(); ++b) {
+    append(t.inputRanks[3], range(s.scoreStart[b], segmentTokens));
+    append(t.inputRanks[4], range(s.valueStart[b], segmentTokens));
+    append(t.inputPhases[3], phase(int64_t(b) + 1, segmentTokens));
+    append(t.inputPhases[4], phase(int64_t(b) + 2, segmentTokens));
+  }
   return t;
 }
 
@@ -176,6 +211,14 @@ ResourceEstimate attentionResources(const AttentionParams &p) {
   // per product bit and 3 per mean bit in Yosys (h2 kv1 d16: +1,028 LUTs for 4 lanes).
   r.lut += p.lanes * (6 * 57 + 57 + 2 * p.outBits + 3 * normBits + 3 * 32);
   r.lut += (qCodes + 2 * kvCodes) / p.lanes + qCodes + 150 + p.numKvHeads * 2 * lenBits;
+  if (p.blockMajor) {
+    // The value walker's own position, block and chunk counters (position-major, one walker
+    // serves both passes): their incrementers, its position compare and the score walker's
+    // block compare.
+    const int64_t walkerBits = ceilLog2(p.maxContext) + ceilLog2(walk / chunks) + ceilLog2(chunks);
+    r.ff += walkerBits;
+    r.lut += 2 * walkerBits + ceilLog2(p.maxContext) + 2 * ceilLog2(walk / chunks);
+  }
   // DSPs, one DSP48E2 (27 x 18 signed) per s8 x s8 score product and per u16 x s8 value
   // product; the s32 x u24 output multiply splits into 2 x 2 of them, the a x u32 R one into
   // 26-bit by 17-bit pieces.

@@ -7,6 +7,7 @@
 #include "model/kernel_timing.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace st::model {
 
@@ -20,6 +21,7 @@ struct AttentionParams {
   int64_t cacheLanes = 4;  ///< CacheLanes: codes per k_cache / v_cache token (a divisor of
                            ///< headDim, or whole kv heads in parallel: a multiple of it)
   int64_t outBits = 8;     ///< OutBits
+  bool blockMajor = false; ///< BlockMajor: the cache walked (and streamed) by kv-head block
   int64_t cacheLength = 0; ///< runtime cache_len of the invocation (0 .. maxContext - 1)
 };
 
@@ -39,27 +41,45 @@ struct AttentionPipeline {
 };
 
 /// Derived schedule of one invocation (cycle 0 = the first handshake; every input offers a
-/// token whenever the kernel is ready for one; no output backpressure).
+/// token whenever the kernel is ready for one; no output backpressure). Each pass (score, value)
+/// is a sequence of segments of n * segmentChunks chunks (n = cache_len + 1), one chunk a cycle
+/// once a segment has started: position-major, one segment (the whole pass, segmentChunks =
+/// chunksPerPosition); block-major, one per kv-head block b in turn (segmentChunks = the chunks
+/// of one position of a block, HeadDim/CacheLanes or 1), its k_cache / v_cache tokens first and
+/// the k_new / v_new chunks at its last position.
 struct AttentionSchedule {
-  int64_t loadCycles = 0;        ///< max(q tokens, k_new tokens): the Score pass starts here
-  int64_t chunksPerPosition = 0; ///< NumKvHeads * HeadDim / CacheLanes
-  int64_t lastScoreGroup0 = 0;   ///< cycle kv head 0's last score enters its softmax
-  int64_t firstValueIssue = 0;   ///< first value chunk (waits for E[.][0] of kv head 0)
-  int64_t firstOutputIssue = 0;  ///< the accumulators are final
-  int64_t nextInvocation = 0;    ///< the next invocation's q can be accepted from this cycle
+  int64_t loadCycles = 0;          ///< max(q tokens, k_new tokens): the score walk starts here
+  int64_t chunksPerPosition = 0;   ///< NumKvHeads * HeadDim / CacheLanes (every block's)
+  int64_t segmentChunks = 0;       ///< chunks of one position of a segment (see above)
+  std::vector<int64_t> scoreStart; ///< per segment: its first score chunk
+  std::vector<int64_t> valueStart; ///< per segment: its first value chunk (waits for E[.][0])
+  int64_t lastScoreGroup0 = 0;     ///< cycle kv-head block 0's last score enters its softmax
+  int64_t firstValueIssue = 0;     ///< valueStart[0]
+  int64_t firstOutputIssue = 0;    ///< the accumulators are final
+  int64_t nextInvocation = 0;      ///< the next invocation's q can be accepted from this cycle
 };
 AttentionSchedule attentionSchedule(const AttentionParams &params);
 
 /// Inputs: port 0 = q, 1 = k_new, 2 = v_new, 3 = k_cache, 4 = v_cache; all of every input is
-/// needed before output 0. With n = cache_len + 1, W = NumKvHeads*HeadDim/CacheLanes,
-/// Q = NumHeads*HeadDim/Lanes, K = NumKvHeads*HeadDim/Lanes:
-///   Load 0 .. max(Q, K) - 1; score chunks from max(Q, K), one per cycle, n*W of them;
-///   kv head 0's last score at a0 = max(Q, K) + (n-1)*W + C + 2 (C = HeadDim/CacheLanes, or 1
-///   when a chunk holds whole kv heads); st_softmax
-///   emits E[.][p] at a0 + 12 + p (softmaxTiming's D - T after its last logit, weights);
-///   value chunks from V0 = max(max(Q, K) + n*W, a0 + 13), n*W of them; the last block's
-///   (R, L) at a1 + n + 16 (a1 = a0 + (W/C - 1)*C, its last score); the first output issue at
-///   O = max(V0 + n*W + 3, a1 + n + 18); D = O + 6, ii = 1, L = D + Q - 1.
+/// needed before output 0. With n = cache_len + 1, Q = NumHeads*HeadDim/Lanes, K =
+/// NumKvHeads*HeadDim/Lanes, C = HeadDim/CacheLanes (1 when a chunk holds whole kv heads),
+/// B = the kv-head blocks (NumKvHeads*HeadDim/CacheLanes / C), W = B*C chunks per position, and
+/// st_softmax's weights starting 12 cycles (its D - T) and its (R, L) n + 16 cycles after its
+/// last logit:
+///   Load 0 .. max(Q, K) - 1.
+///   Position-major: score chunks from S = max(Q, K), n*W of them; block 0's last score at
+///   a0 = S + (n-1)*W + C + 2; value chunks from V = max(S + n*W, a0 + 13), n*W of them; the
+///   first output issue at O = max(V + n*W + 3, a0 + (B-1)*C + n + 18).
+///   Block-major: block b's n*C score chunks from S_b (S_0 = max(Q, K)), its last score at
+///   a_b = S_b + n*C + 2; its n*C value chunks from V_b = max(V_{b-1} + n*C, a_b + 13); block
+///   b >= 2 waits for value block b - 2: S_b = max(S_{b-1} + n*C, V_{b-2} + n*C);
+///   O = max(V_{B-1} + n*C + 3, a_{B-1} + n + 18).
+///   D = O + 6, ii = 1, L = D + Q - 1.
+/// inputRanks are the schedule's cycles: k_cache token j of segment b at scoreStart[b] + j,
+/// v_cache token j at valueStart[b] + j (j < (n-1) * segmentChunks). inputPhases: q, k_new and
+/// v_new phase 0; the k_cache tokens of segment b phase b + 1, its v_cache tokens phase b + 2
+/// (position-major: k_cache 1, v_cache 2; block-major, value block b beside score block b + 1,
+/// both after score block b and value block b - 1).
 KernelTiming attentionTiming(const AttentionParams &params);
 
 /// LUT/FF/DSP/BRAM estimate: NumHeads st_softmax instances (Lanes 1, s32, MaxLen = MaxContext,
@@ -67,7 +87,7 @@ KernelTiming attentionTiming(const AttentionParams &params);
 /// accumulators (NumHeads*HeadDim registers of attentionAccumulatorBits) with their
 /// read-modify-write muxes, Group x CacheLanes s8 x s8 and u16 x s8 multipliers (one DSP each),
 /// the per-head weight memories (MaxContext x 16, block RAM) and the Lanes-wide normalize and
-/// requantize pipeline.
+/// requantize pipeline; block-major, the value walker's counters.
 ResourceEstimate attentionResources(const AttentionParams &params);
 
 } // namespace st::model

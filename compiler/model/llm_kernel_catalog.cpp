@@ -103,6 +103,7 @@ AttentionParams attentionParamsOf(const NodeReader &r) {
   p.lanes = r.param("Lanes");
   p.cacheLanes = r.param("CacheLanes");
   p.outBits = r.param("OutBits");
+  p.blockMajor = r.param("BlockMajor", 0) != 0;
   p.cacheLength = r.attribute(kAttrCacheLength, 0);
   return p;
 }

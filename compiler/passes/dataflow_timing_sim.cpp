@@ -167,26 +167,35 @@ public:
   bool isSource() const { return consumed_.empty(); }
   /// wantsPop, and for a kernel that declares its own schedule (KernelTiming::inputRanks) the
   /// ranks are cycles: a token goes no earlier than `rank difference` cycles after the token just
-  /// before it in rank order (attention's value pass waits for the softmax after its score
-  /// pass, not only for the score pass's tokens).
+  /// before it in rank order among those it depends on (attention's value pass waits for the
+  /// softmax after its score pass, not only for the score pass's tokens).
   bool wantsPopAt(size_t p, int64_t now) override {
     if (!wantsPop(p))
       return false;
     if (!timedRanks_)
       return true;
-    // The gap is kept to the token just before it in rank order (of any port): the others
-    // were only waited for in the kernel's own schedule because that one was. (order_ holds
-    // the phases here; the ranks are the timing's.)
+    // The gap is kept to the token just before it in rank order among its port's previous token
+    // and the last token of an earlier phase of every other port: the others were only waited
+    // for in the kernel's own schedule because that one was. A token of the same phase on
+    // another port runs beside it (a block-major attention's value pass beside the next block's
+    // score pass) and holds it to nothing. (order_ holds the phases here; the ranks are the
+    // timing's.)
     const std::vector<std::vector<int64_t>> &ranks = t_.inputRanks;
-    const int64_t rank = ranks[p][size_t(consumed_[p])];
+    const size_t index = size_t(consumed_[p]);
+    const int64_t rank = ranks[p][index], phase = order_[p][index];
     int64_t before = -1, earliest = 0;
     for (size_t q = 0; q < ports(); ++q) {
-      if (consumed_[q] == 0)
+      // The reference token of port q: its previous token, or its last one of an earlier phase
+      // (all of them taken: wantsPop saw to it).
+      const int64_t ref = q == p ? consumed_[q] - 1
+                                 : std::lower_bound(order_[q].begin(), order_[q].end(), phase) -
+                                       order_[q].begin() - 1;
+      if (ref < 0 || ref >= consumed_[q])
         continue;
-      const int64_t last = ranks[q][size_t(consumed_[q] - 1)];
+      const int64_t last = ranks[q][size_t(ref)];
       if (last > rank || last < before)
         continue;
-      const int64_t at = consumeCycle_[q].back() + (rank - last);
+      const int64_t at = consumeCycle_[q][size_t(ref)] + (rank - last);
       earliest = last > before ? at : std::max(earliest, at);
       before = last;
     }

@@ -246,7 +246,8 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
                           const HbmDevice &device, int64_t maxContext,
                           const std::map<std::string, int64_t> &stageLanes,
                           const llm::EngineUse *engine, int64_t attentionKvStep,
-                          int64_t attentionHeadSplit, int64_t attentionReadStep) {
+                          int64_t attentionHeadSplit, int64_t attentionReadStep,
+                          bool attentionBlockMajor) {
   if (maxContext < 1 || maxContext > program.maxPositions)
     throw Error("hbm image", "max context",
                 "1 .. " + std::to_string(program.maxPositions) + " positions, got " +
@@ -325,8 +326,13 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
       } else if (auto *a = std::get_if<frontend::QuantizedAttentionOp>(&first.descriptor)) {
         const llm::KvStriping striping = llm::kvReadStripingOf(
             static_cast<int64_t>(a->shape.numKvHeads), static_cast<int64_t>(a->shape.headDim),
-            attentionKvStep, attentionHeadSplit, attentionReadStep);
+            attentionKvStep, attentionHeadSplit, attentionReadStep, attentionBlockMajor);
         const int64_t rowBytes = striping.rowBytes;
+        const std::string positions =
+            striping.blockMajor()
+                ? "block-major: kv-head block b, position p at (b * " + std::to_string(maxContext) +
+                      " + p) * " + std::to_string(striping.blockRowBytes()) + " bytes"
+                : "position p at p * " + std::to_string(rowBytes) + " bytes";
         for (const char *which : {"k_cache", "v_cache"})
           for (int64_t slice = 0; slice < striping.slices; ++slice) {
             HbmBuffer c = b;
@@ -334,9 +340,9 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
             c.layerBytes = maxContext * rowBytes;
             c.format = striping.striped()
                            ? "s8 codes, slice " + std::to_string(slice) + " of " +
-                                 std::to_string(striping.slices) + ": position p at p * " +
-                                 std::to_string(rowBytes) + " bytes, one 64-byte word per token " +
-                                 "of " + std::to_string(striping.cacheLanes) + " codes holding " +
+                                 std::to_string(striping.slices) + ": " + positions +
+                                 ", one 64-byte word per token " + "of " +
+                                 std::to_string(striping.cacheLanes) + " codes holding " +
                                  "its codes " + std::to_string(slice * striping.partCodes) +
                                  " .. +" + std::to_string(striping.partCodes) + ", " +
                                  std::to_string(maxContext) + " positions, zero at start"
@@ -349,6 +355,7 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
             c.kvSlice = slice;
             c.kvSlices = striping.slices;
             c.kvPartCodes = striping.partCodes;
+            c.kvBlocks = striping.blocks;
             plan.buffers.push_back(std::move(c));
           }
       }

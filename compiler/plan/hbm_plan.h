@@ -61,6 +61,11 @@ struct HbmBuffer {
   int64_t kvSlice = 0;
   int64_t kvSlices = 1;
   int64_t kvPartCodes = 0;
+  /// A block-major slice (llm::KvStriping::blocks > 1): its layer holds kvBlocks regions of
+  /// layerBytes / kvBlocks bytes, one per kv-head block, each a row per position of rowBytes /
+  /// kvBlocks bytes. 1: rows position-major.
+  int64_t kvBlocks = 1;
+  int64_t kvBlockStride() const { return layerBytes / kvBlocks; }
   int64_t bytes() const { return layerStride * (layers - 1) + layerBytes; }
   /// The bytes of layer `l` (empty: zero-filled, e.g. the KV cache).
   std::function<std::vector<uint8_t>(int64_t)> contents;
@@ -97,15 +102,17 @@ struct HbmImagePlan {
 /// With `engine` (a design whose linears run on the shared GEMV engine) the linears get no
 /// buffers of their own: pseudo-channel c holds buffer "engine/w<c>" at offset 0, the channel's
 /// words of every engine call of one decode step in program order (numerics/gemv_stream).
-/// `attentionKvStep`, `attentionHeadSplit` and `attentionReadStep` (llm/kv_striping.h,
-/// kvReadStripingOf: the cache as its DMAs read it): a striped cache is one buffer
+/// `attentionKvStep`, `attentionHeadSplit`, `attentionReadStep` and `attentionBlockMajor`
+/// (llm/kv_striping.h, kvReadStripingOf: the cache as its DMAs read it): a striped cache is one
+/// buffer
 /// per slice, all at one offset of equally spaced pseudo-channels (slice j at channel j * 2s, the V
 /// cache's at j * 2s + s, s = channels / (2 * slices)), placed right after the engine streams.
 HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const frontend::QuantizedModel &model,
                           const HbmDevice &device, int64_t maxContext,
                           const std::map<std::string, int64_t> &stageLanes = {},
                           const llm::EngineUse *engine = nullptr, int64_t attentionKvStep = 0,
-                          int64_t attentionHeadSplit = 1, int64_t attentionReadStep = 0);
+                          int64_t attentionHeadSplit = 1, int64_t attentionReadStep = 0,
+                          bool attentionBlockMajor = false);
 
 /// Bytes between slice j and slice j + 1 of a striped cache (kvSliceStride of its slices'
 /// addresses; the append DMA writes every slice through one master with this stride).

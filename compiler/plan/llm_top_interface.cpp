@@ -35,8 +35,10 @@ ir::ITensorType rowTypeOf(const ir::ITensorType &stream, bool dropOuterLoop) {
 }
 
 /// One slice's read of a striped KV row (llm/kv_striping.h): `chunks` tokens of `partCodes`
-/// codes, each in a bus word of its own.
-HbmTensorLayout kvSliceReadLayout(int64_t chunks, int64_t partCodes) {
+/// codes, each in a bus word of its own; block-major (`blocks` > 1), the chunks of each block
+/// `blockStride` bytes apart (the emitter puts the run-time rows loop inside the block loop).
+HbmTensorLayout kvSliceReadLayout(int64_t chunks, int64_t partCodes, int64_t blocks,
+                                  int64_t blockStride) {
   ir::ITensorType t;
   t.elementShape = {partCodes};
   t.elementType = "i8";
@@ -53,15 +55,22 @@ HbmTensorLayout kvSliceReadLayout(int64_t chunks, int64_t partCodes) {
   L.wordsPerRun = 1;
   L.runs = chunks;
   L.loops = {{chunks, kWordBytes}};
+  // Block-major: the blocks, then (inside the emitter's rows loop) a block's chunks, a loop of one
+  // trip left out (a DMA loop costs its counter and adders).
+  if (blocks > 1 && chunks == blocks)
+    L.loops = {{blocks, blockStride}};
+  else if (blocks > 1)
+    L.loops = {{blocks, blockStride}, {chunks / blocks, kWordBytes}};
   return L;
 }
 
 /// The append of one striped KV row from stream `row` (the row's codes in order, a whole number
 /// of tokens per part): token part j of chunk c goes to word c of slice j, slices `sliceStride`
-/// bytes apart.
+/// bytes apart; block-major (`blocks` > 1), chunk c of block b to word c of block b's region,
+/// `blockStride` bytes after block b - 1's.
 HbmTensorLayout kvSliceAppendLayout(const ir::ITensorType &row, int64_t chunks, int64_t slices,
-                                    int64_t partCodes, int64_t sliceStride,
-                                    const std::string &where) {
+                                    int64_t partCodes, int64_t sliceStride, int64_t blocks,
+                                    int64_t blockStride, const std::string &where) {
   HbmTensorLayout L = hbmLayoutOf(row, kWordBytes * 8);
   const int64_t codesPerToken = row.elementsPerToken();
   if (partCodes % codesPerToken != 0 || L.paddedTokenBits != L.tokenBits)
@@ -72,19 +81,29 @@ HbmTensorLayout kvSliceAppendLayout(const ir::ITensorType &row, int64_t chunks, 
   L.wordsPerRun = 1;
   L.runs = chunks * slices;
   L.loops = {{chunks, kWordBytes}, {slices, sliceStride}, {1, kWordBytes}};
+  if (blocks > 1 && chunks == blocks)
+    L.loops[0] = DmaLoop{blocks, blockStride}; // a block's one chunk: no loop of one trip
+  else if (blocks > 1)
+    L.loops = {{blocks, blockStride},
+               {chunks / blocks, kWordBytes},
+               {slices, sliceStride},
+               {1, kWordBytes}};
   return L;
 }
 
 } // namespace
 
-std::vector<HbmTensorLayout> stripedKvPortLayouts(const ir::DataflowNode &node,
-                                                  int64_t sliceStride) {
+std::vector<HbmTensorLayout> stripedKvPortLayouts(const ir::DataflowNode &node, int64_t sliceStride,
+                                                  int64_t blockStride) {
   const std::string where = "KV DMA '" + node.name + "'";
   const auto slices = node.attributes.find(llm::kAttrKvSlices);
   const auto partCodes = node.attributes.find(llm::kAttrKvPartCodes);
   if (slices == node.attributes.end() || slices->second < 2 || partCodes == node.attributes.end() ||
       partCodes->second < 1)
     throw Error("emitter", where, "the kv_slices (>= 2) and kv_part_codes of a striped cache");
+  const auto blocksAttribute = node.attributes.find(llm::kAttrKvBlocks);
+  const int64_t blocks =
+      blocksAttribute == node.attributes.end() ? 1 : std::max<int64_t>(1, blocksAttribute->second);
   const int64_t cacheCodes = slices->second * partCodes->second; // st_attention's CacheLanes
   if (node.kind == ir::NodeKind::ReadDma) {
     const ir::ITensorType &stream = node.outputs.at(0).type;
@@ -93,8 +112,13 @@ std::vector<HbmTensorLayout> stripedKvPortLayouts(const ir::DataflowNode &node,
                   "cache tokens of " + std::to_string(cacheCodes) + " codes, got " +
                       std::to_string(stream.elementsPerToken()));
     const int64_t chunks = rowTypeOf(stream, true).numTokens();
-    return std::vector<HbmTensorLayout>(static_cast<size_t>(slices->second),
-                                        kvSliceReadLayout(chunks, partCodes->second));
+    if (chunks % blocks != 0)
+      throw Error("emitter", where,
+                  "rows of whole kv-head blocks: " + std::to_string(chunks) + " tokens in " +
+                      std::to_string(blocks) + " blocks");
+    return std::vector<HbmTensorLayout>(
+        static_cast<size_t>(slices->second),
+        kvSliceReadLayout(chunks, partCodes->second, blocks, blockStride));
   }
   const ir::ITensorType &row = node.inputs.at(0).type;
   const int64_t rowCodes = row.numTokens() * row.elementsPerToken();
@@ -102,8 +126,12 @@ std::vector<HbmTensorLayout> stripedKvPortLayouts(const ir::DataflowNode &node,
     throw Error("emitter", where,
                 "a row of whole cache tokens of " + std::to_string(cacheCodes) + " codes, got " +
                     std::to_string(rowCodes) + " codes");
+  if (rowCodes / cacheCodes % blocks != 0)
+    throw Error("emitter", where,
+                "rows of whole kv-head blocks: " + std::to_string(rowCodes / cacheCodes) +
+                    " tokens in " + std::to_string(blocks) + " blocks");
   return {kvSliceAppendLayout(row, rowCodes / cacheCodes, slices->second, partCodes->second,
-                              sliceStride, where)};
+                              sliceStride, blocks, blockStride, where)};
 }
 
 bool isLlmDma(AcceleratorRole r) {
@@ -163,13 +191,20 @@ void addStripedKvPorts(LlmTopInterface &out, ir::NodeId n, const ir::DataflowNod
                   std::to_string(slices) + " slices in buffer '" + port.buffer + "', got " +
                       std::to_string(placement.kvSlices));
     port.layerStride = placement.layerStride;
-    port.rowLayout = stripedKvPortLayouts(node, placement.kvSliceStride).at(0);
+    const auto blocks = node.attributes.find(llm::kAttrKvBlocks);
+    if ((blocks == node.attributes.end() ? 1 : blocks->second) != placement.kvBlocks)
+      throw Error("emitter", where,
+                  std::to_string(placement.kvBlocks) + " kv-head blocks in buffer '" + port.buffer +
+                      "'");
+    port.rowLayout =
+        stripedKvPortLayouts(node, placement.kvSliceStride, placement.kvBlockStride).at(0);
     if (placement.kvPartCodes != node.attributes.at(llm::kAttrKvPartCodes) ||
         port.rowLayout.runs / (isRead ? 1 : slices) * kWordBytes != placement.rowBytes)
       throw Error("emitter", where,
                   "slices of " + std::to_string(placement.kvPartCodes) + "-code parts in rows of " +
                       std::to_string(placement.rowBytes) + " bytes (buffer '" + port.buffer + "')");
-    port.rowBytes = placement.rowBytes;
+    port.kvBlocks = placement.kvBlocks;
+    port.rowBytes = placement.rowBytes / placement.kvBlocks; // from one position to the next
     TopInterface &top = out.top;
     const unsigned index = static_cast<unsigned>(top.dmas.size());
     TopInterface::DmaPort dma{n,

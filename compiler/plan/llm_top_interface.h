@@ -51,6 +51,9 @@ struct LlmDmaPort {
   std::string kvCache;
   int64_t kvSlices = 1;
   int64_t kvSlice = 0;
+  /// A block-major cache's kv-head blocks (its rowLayout's outer loop; rowBytes is then one
+  /// block's row): the run-time rows loop goes inside the block loop.
+  int64_t kvBlocks = 1;
 };
 
 struct LlmTopInterface {
@@ -76,6 +79,10 @@ struct BufferPlacement {
   int64_t kvPartCodes = 0;
   int64_t kvSliceStride = 0;
   unsigned kvLastChannel = 0;
+  /// A block-major slice's kv-head blocks and the bytes from one block's region to the next
+  /// (HbmBuffer::kvBlocks, kvBlockStride).
+  int64_t kvBlocks = 1;
+  int64_t kvBlockStride = 0;
 };
 LlmTopInterface
 llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
@@ -84,10 +91,11 @@ llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
 
 /// The layouts of a striped KV cache DMA node's AXI masters (llm/kv_striping.h; its kv_slices
 /// and kv_part_codes attributes): a read's one per slice (each its slice's part of every token of
-/// a row, a bus word per part), an append's one writing every slice, `sliceStride` bytes apart.
+/// a row, a bus word per part), an append's one writing every slice, `sliceStride` bytes apart;
+/// for a block-major cache (the node's kv_blocks), the blocks `blockStride` bytes apart.
 /// Throws st::Error naming the node when it is not a striped cache's DMA.
-std::vector<HbmTensorLayout> stripedKvPortLayouts(const ir::DataflowNode &node,
-                                                  int64_t sliceStride);
+std::vector<HbmTensorLayout> stripedKvPortLayouts(const ir::DataflowNode &node, int64_t sliceStride,
+                                                  int64_t blockStride = 0);
 
 /// Whether an accelerator node of this role is a DMA with its own AXI master and sequencer.
 bool isLlmDma(llm::AcceleratorRole role);

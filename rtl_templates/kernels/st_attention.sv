@@ -7,20 +7,32 @@
 //   a[h][d] = sum_p E[h][p] * v[p][g(h)][d]                 (u16 x s8 -> AccBits)
 //   u[h][d] = sat(round(a[h][d] * R[h] / 2^(L[h] - 2)), 32) (a / S in Q.15)
 //   o[h][d] = sat(round(u[h][d] * M_o), OutBits)
-// Weighing v with the unnormalized E and dividing by the sum at the end reads the scores twice,
-// not three times: the value pass starts right after the score pass's maximum is known.
 // over positions p = 0 .. n-1, n = cache_len + 1: the cache_len cached positions first, then the
-// new token (k_new, v_new) last. Multi-head (NumKvHeads = NumHeads), grouped-query and
-// multi-query (NumKvHeads = 1) attention. K and V are each read once per token, in position
-// order; the sliding window of Gemma 3 local layers is the design's business (it limits
-// cache_len), not the kernel's.
+// new token (k_new, v_new) last. Weighing v with the unnormalized E and dividing by the sum at
+// the end reads the scores twice, not three times: the value pass of a kv head starts right
+// after its scores' maximum is known. Multi-head (NumKvHeads = NumHeads), grouped-query and
+// multi-query (NumKvHeads = 1) attention. K and V are each read once per token; the sliding
+// window of Gemma 3 local layers is the design's business (it limits cache_len), not the
+// kernel's.
+//
+// The walk over the cache (BlockMajor) visits (kv-head block g, position p, chunk c), a block
+// being the KvStep kv heads of one cache token (Blocks = NumKvHeads / KvStep of them) and a
+// chunk its CacheLanes codes (Chunks = HeadDim / DimLanes per position and block):
+//   position-major (0)  for p: for g: for c. Every head's maximum is known only after the whole
+//                       score pass, so the value pass follows it (one walker serves both).
+//   block-major (1)     for g: for p: for c. Block g's maximum is known after its score walk, so
+//                       a value walker runs block g beside the score walker's block g + 1 (the
+//                       score walker starts block g only once the value walker has finished
+//                       block g - 2: it is at most one block ahead).
 //
 // Streams (valid/ready; codes packed from bit 0, element i of a token at [i*8 +: 8]):
 //   q       NumHeads*HeadDim s8 codes, head-major, Lanes per token (QTokens tokens).
 //   k_new   NumKvHeads*HeadDim s8 codes of the new token's key, kv-head-major, Lanes per token.
 //   v_new   likewise for the value.
-//   k_cache cache_len*NumKvHeads*HeadDim s8 codes, position-major, then kv head, then dim,
-//           CacheLanes per token (from a read DMA; none when cache_len = 0).
+//   k_cache cache_len*NumKvHeads*HeadDim s8 codes in the walk's order, CacheLanes per token
+//           (from a read DMA; none when cache_len = 0): position-major, then kv head, then dim;
+//           BlockMajor, by kv-head block, then position, then the block's codes (kv head, dim)
+//           of that position (token (g, p, c) holds the codes of position-major token (p, g, c)).
 //   v_cache likewise.
 //   o       NumHeads*HeadDim signed OutBits codes, head-major, Lanes per token (o leaves
 //           through an st_skid_buffer).
@@ -32,22 +44,25 @@
 // Phases of one invocation (compiler/model/attention_model.h has the exact cycle counts):
 //   Load    accept q, k_new and v_new (all three at once, one token per cycle each) into
 //           registers; sample the sideband with the first q token.
-//   Score   one chunk of CacheLanes key codes per cycle: the k_cache tokens, then the k_new
-//           register in chunks. A chunk is a part of one kv head (CacheLanes <= HeadDim: its
-//           HeadDim/CacheLanes chunks in turn) or KvStep = CacheLanes/HeadDim whole kv heads
-//           at once (heads in parallel: a cache token is KvStep heads' rows, e.g. one position
-//           of every kv head). KvStep x Group (Group = NumHeads/NumKvHeads) dot-product lanes of
-//           min(CacheLanes, HeadDim) products each (q from the q register); a head's last chunk
-//           sends the scores of its heads to their st_softmax instances. The
-//           instances buffer the scores (their MaxLen = MaxContext logit buffer is the score
-//           buffer), find the maximum, then emit E and sum it; the weights go to one
-//           MaxContext x u16 weight memory per head.
-//   Value   one chunk of CacheLanes value codes per cycle: the v_cache tokens, then the v_new
-//           register. A chunk of position p issues once every head of its kv heads has written
-//           E[.][p], so the value pass overlaps the softmax's weight pass. Group x CacheLanes
-//           products E * v accumulate into the AccBits accumulators (NumHeads*HeadDim
-//           registers).
-//   Drain   the value pipeline empties and every head's (R, L) has arrived.
+//   Run     the score walker and the value walker (position-major: the value walker starts
+//           after the score walker's last chunk; block-major: both at once, as above).
+//     Score one chunk of CacheLanes key codes per cycle: the k_cache tokens, with the k_new
+//           register's chunks at position n-1 (of each block). A chunk is a part of one kv
+//           head (CacheLanes <= HeadDim: its HeadDim/CacheLanes chunks in turn) or KvStep =
+//           CacheLanes/HeadDim whole kv heads at once (heads in parallel: a cache token is
+//           KvStep heads' rows, e.g. one position of every kv head). KvStep x Group (Group =
+//           NumHeads/NumKvHeads) dot-product lanes of min(CacheLanes, HeadDim) products each
+//           (q from the q register); a head's last chunk sends the scores of its heads to their
+//           st_softmax instances. The instances buffer the scores (their MaxLen = MaxContext
+//           logit buffer is the score buffer), find the maximum, then emit E and sum it; the
+//           weights go to one MaxContext x u16 weight memory per head.
+//     Value one chunk of CacheLanes value codes per cycle: the v_cache tokens, with the v_new
+//           register's chunks at position n-1 (of each block). A chunk of position p issues
+//           once every head of its kv heads has written E[.][p], so the value pass overlaps the
+//           softmax's weight pass. Group x CacheLanes products E * v accumulate into the
+//           AccBits accumulators (NumHeads*HeadDim registers).
+//   Drain   (after the value walker's last chunk) the value pipeline empties and every head's
+//           (R, L) has arrived.
 //   Output  Lanes accumulators at a time: normalize (multiply by R, rounding shift by L - 2),
 //           requantize (multiply by M_o, rounding shift with saturation), register slice. The
 //           next invocation's Load starts once the last output token has entered the output
@@ -71,6 +86,8 @@ module st_attention #(
     parameter int unsigned CacheLanes = 4,
     /// Width of a signed output code (2 .. 16).
     parameter int unsigned OutBits = 8,
+    /// Walk (and stream) the cache block-major (1) or position-major (0); see the header.
+    parameter int unsigned BlockMajor = 0,
     /// $readmemh file of the exp2_neg_frac table (129 entries u21), as st_softmax.
     parameter ExpTableFile = "",
     /// $readmemh file of the reciprocal table (257 entries u18), as st_softmax.
@@ -125,6 +142,9 @@ module st_attention #(
   if (OutBits < 2 || OutBits > 16) begin : gen_bad_out_bits
     $fatal(1, "st_attention: OutBits must be 2 .. 16");
   end
+  if (BlockMajor > 1) begin : gen_bad_block_major
+    $fatal(1, "st_attention: BlockMajor must be 0 or 1");
+  end
   if (CacheLenBits != $clog2(MaxContext)) begin : gen_bad_derived
     $fatal(1, "st_attention: CacheLenBits is derived; do not override it");
   end
@@ -158,10 +178,9 @@ module st_attention #(
   localparam int unsigned HeadBits = (NumHeads > 1) ? $clog2(NumHeads) : 1;
   localparam int unsigned HeadTokenBits = (HeadTokens > 1) ? $clog2(HeadTokens) : 1;
 
-  typedef enum logic [2:0] {
+  typedef enum logic [1:0] {
     Load,
-    Score,
-    Value,
+    Run,
     Drain,
     Output
   } state_e;
@@ -230,41 +249,64 @@ module st_attention #(
     assign v_new_chunks[k] = v_new_flat[k*ChunkBits+:ChunkBits];
   end
 
-  // ---- chunk walk shared by the Score and Value passes: (position, kv-head block, chunk) -----
-  logic [PAddrBits-1:0] pos_q;
-  logic [    GBits-1:0] g_q;
-  logic [    CBits-1:0] c_q;
-  logic                 step;  // a chunk issues this cycle (Score or Value)
-  wire from_cache = {1'b0, pos_q} < {1'b0, cache_len_q};
-  wire walk_last_chunk = c_q == CBits'(Chunks - 1);
-  wire walk_last_head = g_q == GBits'(Blocks - 1);
-  wire walk_last = !from_cache && walk_last_chunk && walk_last_head;
-  wire [ChunkBits-1:0] k_new_chunk = k_new_chunks[g_q*Chunks+32'(c_q)];
-  wire [ChunkBits-1:0] v_new_chunk = v_new_chunks[g_q*Chunks+32'(c_q)];
-
-  // Value pass: position p of block g waits until its heads' probabilities reach p (the kv
-  // heads of a block receive their scores in the same cycles: its first one counts).
-  logic [LenBits-1:0] p_written_q[NumKvHeads];
-  wire value_ready = LenBits'(pos_q) < p_written_q[32'(g_q)*KvStep];
-
-  assign k_cache_ready_o = state_q == Score && from_cache;
-  assign v_cache_ready_o = state_q == Value && from_cache && value_ready;
-  wire score_step = state_q == Score && (from_cache ? k_cache_valid_i : 1'b1);
-  wire value_step = state_q == Value && value_ready && (from_cache ? v_cache_valid_i : 1'b1);
-  assign step = score_step || value_step;
-
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      pos_q <= '0;
-      g_q   <= '0;
-      c_q   <= '0;
-    end else if (step) begin
-      c_q <= walk_last_chunk ? '0 : c_q + 1'b1;
-      if (walk_last_chunk) begin
-        g_q <= walk_last_head ? '0 : g_q + 1'b1;
-        if (walk_last_head) pos_q <= walk_last ? '0 : pos_q + 1'b1;
+  // ---- chunk walks: the score walker (k_cache, k_new) and the value walker (v_cache, v_new) ----
+  // Each walks (position, kv-head block, chunk) in the header's order. Position-major, the passes
+  // are serial and share one walker; block-major, each has its own.
+  localparam bit BlockWalk = BlockMajor != 0;
+  localparam int unsigned Walkers = BlockWalk ? 2 : 1;
+  localparam int unsigned SW = 0, VW = Walkers - 1;  // the score and the value walker
+  logic [PAddrBits-1:0] pos_q[Walkers];
+  logic [GBits-1:0] g_q[Walkers];
+  logic [CBits-1:0] c_q[Walkers];
+  logic [Walkers-1:0] from_cache, walk_last_chunk, walk_last;
+  logic score_step, value_step;  // a score / value chunk issues this cycle
+  for (genvar w = 0; w < Walkers; w++) begin : gen_walker
+    wire step = (w == SW && score_step) || (w == VW && value_step);
+    wire last_pos = !from_cache[w];  // position n-1: the new token
+    wire last_block = g_q[w] == GBits'(Blocks - 1);
+    assign from_cache[w] = {1'b0, pos_q[w]} < {1'b0, cache_len_q};
+    assign walk_last_chunk[w] = c_q[w] == CBits'(Chunks - 1);
+    assign walk_last[w] = last_pos && last_block && walk_last_chunk[w];
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        pos_q[w] <= '0;
+        g_q[w]   <= '0;
+        c_q[w]   <= '0;
+      end else if (step) begin
+        c_q[w] <= walk_last_chunk[w] ? '0 : c_q[w] + 1'b1;
+        if (walk_last_chunk[w]) begin
+          if (BlockWalk) begin
+            pos_q[w] <= last_pos ? '0 : pos_q[w] + 1'b1;
+            if (last_pos) g_q[w] <= last_block ? '0 : g_q[w] + 1'b1;
+          end else begin
+            g_q[w] <= last_block ? '0 : g_q[w] + 1'b1;
+            if (last_block) pos_q[w] <= last_pos ? '0 : pos_q[w] + 1'b1;
+          end
+        end
       end
     end
+  end
+  wire [ChunkBits-1:0] k_new_chunk = k_new_chunks[g_q[SW]*Chunks+32'(c_q[SW])];
+  wire [ChunkBits-1:0] v_new_chunk = v_new_chunks[g_q[VW]*Chunks+32'(c_q[VW])];
+
+  // Value walker: position p of block g waits until its heads' probabilities reach p (the kv
+  // heads of a block receive their scores in the same cycles: its first one counts).
+  logic [LenBits-1:0] p_written_q[NumKvHeads];
+  wire value_ready = LenBits'(pos_q[VW]) < p_written_q[32'(g_q[VW])*KvStep];
+
+  // The score walker stops after its last chunk. Block-major, it issues block g only once the
+  // value walker is past block g - 2 (the value walker's block + 1 at most).
+  logic score_done_q;
+  wire score_go = state_q == Run && !score_done_q &&
+                  (!BlockWalk || {1'b0, g_q[SW]} <= {1'b0, g_q[VW]} + 1'b1);
+  wire value_go = state_q == Run && (BlockWalk || score_done_q) && value_ready;
+  assign k_cache_ready_o = score_go && from_cache[SW];
+  assign v_cache_ready_o = value_go && from_cache[VW];
+  assign score_step = score_go && (from_cache[SW] ? k_cache_valid_i : 1'b1);
+  assign value_step = value_go && (from_cache[VW] ? v_cache_valid_i : 1'b1);
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni || state_q == Load) score_done_q <= 1'b0;
+    else if (score_step && walk_last[SW]) score_done_q <= 1'b1;
   end
 
   // ---- output issue (declared here for the state machine) ------------------------------------
@@ -289,10 +331,9 @@ module st_attention #(
           q_count_q     <= q_count_q + QCountBits'(q_take);
           k_new_count_q <= k_new_count_q + KvCountBits'(k_new_take);
           v_new_count_q <= v_new_count_q + KvCountBits'(v_new_take);
-          if (load_done) state_q <= Score;
+          if (load_done) state_q <= Run;
         end
-        Score: if (score_step && walk_last) state_q <= Value;
-        Value: if (value_step && walk_last) state_q <= Drain;
+        Run: if (value_step && walk_last[VW]) state_q <= Drain;
         // The last products are accumulated once the value pipeline is empty.
         Drain: if (!v1_valid_q && !v2_valid_q && &norm_arrived_q) state_q <= Output;
         default: begin
@@ -345,12 +386,13 @@ module st_attention #(
   end
   always_ff @(posedge clk_i) begin
     if (score_step) begin
-      s1_k_q     <= from_cache ? k_cache_data_i : k_new_chunk;
-      s1_g_q     <= g_q;
-      s1_first_q <= c_q == '0;
-      s1_last_q  <= walk_last_chunk;
+      s1_k_q     <= from_cache[SW] ? k_cache_data_i : k_new_chunk;
+      s1_g_q     <= g_q[SW];
+      s1_first_q <= c_q[SW] == '0;
+      s1_last_q  <= walk_last_chunk[SW];
       for (int j = 0; j < StepHeads; j++)
-        s1_q_q[j*QChunkBits+:QChunkBits] <= q_chunks[(32'(g_q)*StepHeads+j)*Chunks+32'(c_q)];
+        s1_q_q[j*QChunkBits+:QChunkBits] <=
+            q_chunks[(32'(g_q[SW])*StepHeads+j)*Chunks+32'(c_q[SW])];
     end
     s2_g_q     <= s1_g_q;
     s2_first_q <= s1_first_q;
@@ -365,9 +407,9 @@ module st_attention #(
   end
 
   // ---- softmax per head, and the probability memories -----------------------------------------
-  // Each instance gets its config in the first Score cycle of an invocation.
+  // Each instance gets its config in the first Run cycle of an invocation.
   logic sm_cfg_sent_q;
-  wire sm_cfg_valid = state_q == Score && !sm_cfg_sent_q;
+  wire sm_cfg_valid = state_q == Run && !sm_cfg_sent_q;
   wire [LenBits-1:0] context_len = LenBits'(cache_len_q) + 1'b1;
   wire [SmCfgBits-1:0] sm_cfg = {score_shift_q, score_mantissa_q, context_len};
   always_ff @(posedge clk_i) begin
@@ -412,20 +454,22 @@ module st_attention #(
       else if (sm_norm_valid[h]) norm_arrived_q[h] <= 1'b1;
     end
 
-    // E[h][.]: written in position order as the instance emits it, read by the value pass.
+    // E[h][.]: written in position order as the instance emits it, read by the value walker.
     (* ram_style = "block" *) logic [15:0] probability_q[MaxContext];
     always_ff @(posedge clk_i) begin
       if (sm_out_valid[h])
         probability_q[PAddrBits'(p_written_q[h/Group])] <= sm_out[h];
-      if (value_step) v1_p_q[h*16+:16] <= probability_q[pos_q];
+      if (value_step) v1_p_q[h*16+:16] <= probability_q[pos_q[VW]];
     end
   end
 
   // Every head of a group receives its scores in the same cycles, so emits E in lockstep: the
-  // group's first head counts the writes.
+  // group's first head counts the writes (from 0 in Load: the last weight of an invocation
+  // precedes its (R, L), so Drain has seen them all; the value walker may look from Run's first
+  // cycle).
   for (genvar g = 0; g < NumKvHeads; g++) begin : gen_group_count
     always_ff @(posedge clk_i) begin
-      if (!rst_ni || sm_cfg_valid) p_written_q[g] <= '0;
+      if (!rst_ni || state_q == Load) p_written_q[g] <= '0;
       else if (sm_out_valid[g*Group]) p_written_q[g] <= p_written_q[g] + 1'b1;
     end
   end
@@ -474,10 +518,10 @@ module st_attention #(
   end
   always_ff @(posedge clk_i) begin
     if (value_step) begin
-      v1_v_q     <= from_cache ? v_cache_data_i : v_new_chunk;
-      v1_g_q     <= g_q;
-      v1_c_q     <= c_q;
-      v1_first_q <= pos_q == '0;
+      v1_v_q     <= from_cache[VW] ? v_cache_data_i : v_new_chunk;
+      v1_g_q     <= g_q[VW];
+      v1_c_q     <= c_q[VW];
+      v1_first_q <= pos_q[VW] == '0;
     end
     v2_g_q     <= v1_g_q;
     v2_c_q     <= v1_c_q;

@@ -4,8 +4,9 @@ reads dominate a step.
 
 The fixtures stop at 64 positions, where attention is a small part of a step. A RoPE model has no
 position table, so its fixture with a larger max_position_embeddings is the same model with a
-longer KV cache: this copies the fixture, raises that field to --max-context, compiles it at
---precision, resumes a run at position --kv-prefill over the golden model's KV rows (`sim
+longer KV cache: this copies the fixture, raises that field to --max-context (a model with a
+learned position table, GPT-2, keeps its own and compiles with --max-context up to it), compiles
+it at --precision, resumes a run at position --kv-prefill over the golden model's KV rows (`sim
 --kv-prefill P --tokens N`) and asserts what a user relies on there:
   - the run finishes, bit-exact against the golden model, its tokens the golden model's, on the
     model a full-size run gets (sim's -O2 build on 2 Verilator threads, asked for here: this
@@ -47,17 +48,25 @@ def main():
     config_path = os.path.join(model, "config.json")
     with open(config_path) as f:
         config = json.load(f)
-    if "max_position_embeddings" not in config or "n_positions" in config:
-        fail("%s: a RoPE model (max_position_embeddings, no learned position table) expected"
-             % config_path)
-    config["max_position_embeddings"] = a.max_context
-    with open(config_path, "w") as f:
-        json.dump(config, f, indent=1)
+    context_args = []
+    if "n_positions" in config:
+        # A learned position table: the context it has, no longer.
+        if a.max_context > config["n_positions"]:
+            fail("%s: --max-context %d exceeds the position table's %d rows"
+                 % (config_path, a.max_context, config["n_positions"]))
+        context_args = ["--max-context", str(a.max_context)]
+    elif "max_position_embeddings" in config:
+        config["max_position_embeddings"] = a.max_context
+        with open(config_path, "w") as f:
+            json.dump(config, f, indent=1)
+    else:
+        fail("%s: max_position_embeddings or n_positions expected" % config_path)
     with open(os.path.join(a.fixture, "reference.json")) as f:
         prompt = json.load(f)["cases"][0]["prompt"]
 
     r = subprocess.run([a.streamtensor, "compile", model, "--precision", a.precision,
-                        "--target", "u55c", "--quiet", "-o", design] + a.compile_args.split(),
+                        "--target", "u55c", "--quiet", "-o", design] + context_args +
+                       a.compile_args.split(),
                        capture_output=True, text=True)
     if r.returncode != 0:
         fail("compile: " + r.stderr.strip())

@@ -1,7 +1,10 @@
 // Verilator test of st_attention against the golden st::numerics::attention.
+// The cache streams come in the kernel's walk order (position-major, or block-major with the
+// BlockMajor parameter).
 //  1. Timing: with ideal sources and sink, isolated invocations at cache_len 0, 1, MaxContext-1
 //     and random ones must show exactly the model's D, L and ii = 1 (attentionTiming: D and L
-//     are functions of cache_len), cycle 0 being the first handshake on any input; and
+//     are functions of cache_len), cycle 0 being the first handshake on any input, and every
+//     input token taken exactly at its cycle in the model's inputRanks; and
 //     back-to-back invocations start exactly attentionSchedule().nextInvocation cycles apart.
 //  2. Bit-exactness: >= 1,000 invocations under random valid gaps on all five inputs and random
 //     output backpressure, every output code equal to the golden one. Operands: full-range
@@ -121,6 +124,7 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
   mp.lanes = params["Lanes"];
   mp.cacheLanes = params["CacheLanes"];
   mp.outBits = params["OutBits"];
+  mp.blockMajor = params.get("BlockMajor", 0) != 0;
   const num::AttentionShape shape{size_t(mp.numHeads), size_t(mp.numKvHeads), size_t(mp.headDim)};
   const unsigned lanes = unsigned(mp.lanes), cacheLanes = unsigned(mp.cacheLanes),
                  outBits = unsigned(mp.outBits);
@@ -176,14 +180,32 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
       d.push(token);
     }
   };
+  // The cache streams in the kernel's walk order: the golden's position-major tokens (position,
+  // kv-head block, chunk), or block-major (block, position, chunk) with the same tokens.
+  const size_t chunksPerPosition = shape.kvSize() / cacheLanes;
+  const size_t blockChunks = mp.cacheLanes > mp.headDim ? 1 : size_t(mp.headDim / mp.cacheLanes);
+  auto cacheOrder = [&](const std::vector<int32_t> &codes) {
+    if (!mp.blockMajor)
+      return codes;
+    const size_t positions = codes.size() / shape.kvSize();
+    std::vector<int32_t> ordered;
+    ordered.reserve(codes.size());
+    for (size_t g = 0; g < chunksPerPosition / blockChunks; ++g)
+      for (size_t p = 0; p < positions; ++p) {
+        const auto first =
+            codes.begin() + std::ptrdiff_t(p * shape.kvSize() + g * blockChunks * cacheLanes);
+        ordered.insert(ordered.end(), first, first + std::ptrdiff_t(blockChunks * cacheLanes));
+      }
+    return ordered;
+  };
   auto submit = [&](const num::AttentionInputs &in, const num::AttentionScales &scales) {
     const std::vector<int32_t> o = num::attention(in, shape, scales);
     sideband.push({in.cacheLength, scales});
     pushCodes(q, in.q, lanes);
     pushCodes(kNew, in.kNew, lanes);
     pushCodes(vNew, in.vNew, lanes);
-    pushCodes(kCache, in.kCache, cacheLanes);
-    pushCodes(vCache, in.vCache, cacheLanes);
+    pushCodes(kCache, cacheOrder(in.kCache), cacheLanes);
+    pushCodes(vCache, cacheOrder(in.vCache), cacheLanes);
     const int64_t hi = (int64_t(1) << (outBits - 1)) - 1, lo = -hi - 1;
     for (size_t t = 0; t < o.size() / lanes; ++t) {
       Bits token(lanes * outBits);
@@ -268,11 +290,19 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
              "/" + std::to_string(l) + "/" + std::to_string(maxGap) + " differ from the model's " +
              std::to_string(model.firstOutputDelay) + "/" + std::to_string(model.totalLatency) +
              "/" + std::to_string(model.ii));
-    for (size_t port = 0; port < inLogs.size(); ++port)
-      if (int64_t(inLogs[port]->cycles.size()) != model.inputTokens[port])
+    for (size_t port = 0; port < inLogs.size(); ++port) {
+      const std::vector<uint64_t> &taken = inLogs[port]->cycles;
+      if (int64_t(taken.size()) != model.inputTokens[port])
         h.fail("cache_len=" + std::to_string(cacheLength) + ": input port " + std::to_string(port) +
-               " took " + std::to_string(inLogs[port]->cycles.size()) + " tokens, the model says " +
+               " took " + std::to_string(taken.size()) + " tokens, the model says " +
                std::to_string(model.inputTokens[port]));
+      for (size_t k = 0; k < taken.size(); ++k)
+        if (int64_t(taken[k] - start) != model.inputRanks[port].at(k))
+          h.fail("cache_len=" + std::to_string(cacheLength) + ": input port " +
+                 std::to_string(port) + " took token " + std::to_string(k) + " at cycle " +
+                 std::to_string(taken[k] - start) + ", the model's rank is " +
+                 std::to_string(model.inputRanks[port][k]));
+    }
   }
 
   // Back to back: the next invocation's first handshake comes exactly

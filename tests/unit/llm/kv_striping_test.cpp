@@ -4,7 +4,7 @@
 // that is not a divisor of the kv heads, a split that is not possible, or slices that do not fit;
 // the choice of heads per token and packed engine pairs within a DSP budget (kv_step_choice),
 // priced as the report prices the design; the AXI masters of a striped cache's DMAs
-// (plan::stripedKvPortLayouts).
+// (plan::stripedKvPortLayouts); the block-major layout of st_attention's block-major walk.
 #include "llm/kv_striping.h"
 
 #include "frontend/decode_builder.h"
@@ -176,7 +176,8 @@ TEST(KvStepChoice, MostHeadsThatFitWithFewestPackedPairs) {
   const AttentionParallelism chosen = chooseAttentionParallelism(m.program, o, budget);
   EXPECT_EQ(chosen.kvStep, 8);
   EXPECT_EQ(chosen.packedPairs, 0);
-  EXPECT_EQ(chosen.readStep, 0); // 16 heads per read would need 78 kernel arguments
+  EXPECT_EQ(chosen.readStep, 0);  // 16 heads per read would need 78 kernel arguments
+  EXPECT_TRUE(chosen.blockMajor); // two blocks of 8 heads, each read at attention's token
   // 100 DSPs fewer: one packed engine pair makes room.
   model::ResourceEstimate fewerDsps = budget;
   fewerDsps.dsp -= 100;
@@ -215,6 +216,7 @@ TEST(KvStepChoice, ReadsWiderWhereOnlyTheDmasFit) {
   const AttentionParallelism chosen = chosenFor("qwen2.5-0.5b");
   EXPECT_EQ(chosen.kvStep, 1);
   EXPECT_EQ(chosen.readStep, 2);
+  EXPECT_FALSE(chosen.blockMajor); // a read token holds both blocks of a position
   // Without the LUTs of the two DMAs: attention's own token.
   model::ResourceEstimate tight = u55cShare70();
   tight.lut = 715000;
@@ -260,6 +262,64 @@ TEST(KvStepChoice, AWideHeadSplitsWhenAWholeOneDoesNotFit) {
   roomy.dsp *= 2;
   EXPECT_EQ(chosenFor("gemma-3-1b", roomy).headSplit, 1);
   EXPECT_EQ(chosenFor("gemma-3-1b", roomy).kvStep, 1);
+}
+
+TEST(KvStriping, BlockMajorLaysEachBlockOutAsOneRun) {
+  // GPT-2 Medium at 8 heads per token: two blocks, a bus word per (block, position) in each of
+  // the 8 slices; the same bytes per row as position-major.
+  const KvStriping blocks = kvReadStripingOf(16, 64, 8, 1, 0, true);
+  EXPECT_EQ(blocks.blocks, 2);
+  EXPECT_EQ(blocks.slices, 8);
+  EXPECT_EQ(blocks.rowBytes, 128);
+  EXPECT_EQ(blocks.blockRowBytes(), 64);
+  EXPECT_TRUE(kvBlockMajorApplies(16, 64, 8, 1, 0));
+  EXPECT_TRUE(kvBlockMajorApplies(16, 64, 8, 1, 8)); // a read of attention's own token
+  // One block, an unstriped cache, a wider read: position-major only, one error naming it.
+  EXPECT_FALSE(kvBlockMajorApplies(16, 64, 16, 1, 0));
+  EXPECT_FALSE(kvBlockMajorApplies(2, 64, 1, 1, 0));
+  EXPECT_FALSE(kvBlockMajorApplies(8, 64, 2, 1, 4));
+  EXPECT_FALSE(kvBlockMajorApplies(16, 64, 0, 1, 0));
+  try {
+    kvReadStripingOf(8, 64, 2, 1, 4, true);
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("reads of attention's own token"), std::string::npos)
+        << e.what();
+  }
+  // The lowering: st_attention's BlockMajor, the DMAs' blocks; the read walks block, (rows), word
+  // and the append block, word, slice.
+  const frontend::LoadedModel m = configShapes("gpt2-medium");
+  AcceleratorOptions o;
+  o.maxContext = 1024;
+  o.attentionKvStep = 8;
+  o.attentionBlockMajor = true;
+  const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
+  int checked = 0;
+  for (ir::NodeId n : g.dataflow.nodes()) {
+    const ir::DataflowNode &node = g.dataflow.node(n);
+    if (node.module == "st_attention") {
+      EXPECT_EQ(node.param("BlockMajor"), 1);
+      ++checked;
+    } else if (node.name == "block_rd_k_cache") {
+      EXPECT_EQ(node.attributes.at(kAttrKvBlocks), 2);
+      // A block's one chunk per position: no loop of one trip (the emitter adds the rows inside).
+      const plan::HbmTensorLayout read = plan::stripedKvPortLayouts(node, 0, 65536).at(0);
+      ASSERT_EQ(read.loops.size(), 1u);
+      EXPECT_EQ(read.loops[0].tripCount, 2);
+      EXPECT_EQ(read.loops[0].strideBytes, 65536);
+      EXPECT_EQ(read.runs, 2);
+      ++checked;
+    } else if (node.name == "block_wr_v_cache") {
+      const plan::HbmTensorLayout append = plan::stripedKvPortLayouts(node, 4096, 65536).at(0);
+      ASSERT_EQ(append.loops.size(), 3u);
+      EXPECT_EQ(append.loops[0].tripCount, 2);
+      EXPECT_EQ(append.loops[0].strideBytes, 65536);
+      EXPECT_EQ(append.loops[1].tripCount, 8);
+      EXPECT_EQ(append.loops[1].strideBytes, 4096);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 3);
 }
 
 TEST(KvStriping, StripedCacheDmasHaveAMasterPerSlice) {
