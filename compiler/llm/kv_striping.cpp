@@ -87,7 +87,12 @@ KvStriping kvReadStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep,
                   "the block-major cache of " + std::to_string(numKvHeads) + " kv heads at " +
                       std::to_string(kvStep) + " per token",
                   "a cache striped over at least two slices, at least two kv-head blocks and "
-                  "reads of attention's own token");
+                  "reads of attention's own token for --attention-walk block, got " +
+                      std::to_string(kernel.slices) + " slice(s), " +
+                      std::to_string(kvStep > 0 ? numKvHeads / kvStep : 0) + " block(s)" +
+                      (readStep > 0 && readStep != kvStep
+                           ? ", reads of " + std::to_string(readStep) + " kv heads"
+                           : ""));
     kernel.blocks = numKvHeads / kvStep;
     return kernel;
   }
