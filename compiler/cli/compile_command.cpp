@@ -70,6 +70,7 @@ struct CompileOptions {
   /// "position", "block", or empty: block-major wherever it applies (llm::kvBlockMajorApplies).
   std::string attentionWalk;
   int64_t enginePackedPairs = -1; ///< -1: chooseAttentionParallelism's (0 with --attention-kv-step)
+  int64_t engineFifoWords = llm::AcceleratorOptions{}.engineFifoWords;
   bool randomWeights = false;
   bool quiet = false;
   std::string timings;
@@ -161,6 +162,7 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   accelerator.maxLanes = o.maxLanes;
   accelerator.engine = llm::parseLinearEngine(o.engine, "--engine");
   accelerator.forcedDepths = parseFifoDepths(o.fifoDepths);
+  accelerator.engineFifoWords = o.engineFifoWords;
   if (o.attentionKvStep >= 0 || o.attentionHeadSplit > 0) {
     accelerator.attentionKvStep = o.attentionKvStep >= 0 ? o.attentionKvStep : 1;
     accelerator.attentionHeadSplit = std::max<int64_t>(o.attentionHeadSplit, 1);
@@ -391,6 +393,13 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
                         "products share their DSP48E2s (two per multiply; 0 .. 16); default: as "
                         "many as the heads per cache token need to fit the DSPs")
              ->check(CLI::NonNegativeNumber);
+         app.add_option("--engine-fifo-words", o->engineFifoWords,
+                        "Model directory, gemv engine: 512-bit words of each channel's weight "
+                        "prefetch FIFO, which lets the weights stream on while the engine waits "
+                        "for attention (>= 2; at most a step's words of the channel; 4096 and "
+                        "more in URAM)")
+             ->capture_default_str()
+             ->check(CLI::Range(int64_t{2}, int64_t{1} << 20));
          app.add_flag("--quiet", o->quiet, "Print nothing but errors (no per-phase progress)");
          app.add_option("--timings", o->timings,
                         "Model directory: write each phase's wall time and peak RSS as JSON here");

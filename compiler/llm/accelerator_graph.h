@@ -37,9 +37,11 @@ struct AcceleratorOptions {
   LinearEngine engine = LinearEngine::Gemv;
   /// The engine's pseudo-channels (one weight read DMA each) and the most 512-bit words each
   /// channel's prefetch FIFO holds (it lets the weights stream on while the engine waits for its
-  /// x: norms, attention); never more than a step's words of the channel.
+  /// x: norms, attention); never more than a step's words of the channel. 4096 words: one URAM
+  /// FIFO of 8 URAM288 per channel (st_fifo's "ultra"), about 5,200 cycles of a channel's words,
+  /// which covers attention's passes of a 1B model at context 512 (docs/decisions.md).
   int64_t engineChannels = 32;
-  int64_t engineFifoWords = 1024;
+  int64_t engineFifoWords = 4096;
   /// Engine channel pairs whose products share their DSP48E2s (numerics::GemvEngineShape::
   /// packedPairs); chooseAttentionKvStep sets it with the kv step.
   int64_t enginePackedPairs = 0;

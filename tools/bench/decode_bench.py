@@ -142,8 +142,9 @@ def markdown(results, measured):
         lines += ["", "Measured in Verilator (bit-exact against the golden model; a context "
                   "past the first few resumes over the golden KV rows, `sim --kv-prefill`):", "",
                   "| model | contexts (generated steps) | cycles/token | ms/token | x bound | "
-                  "measured/predicted | HBM GB/s | Verilator s/token (model) | golden s |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "measured/predicted | HBM GB/s | Verilator s/token (model) | golden s | "
+                  "engine FIFO words |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for m in measured:
             # One prompt token: generated step t decodes with t + 1 tokens in the context.
             first, last = m.get("context_first", 2), m.get("context_last", m["tokens"])
@@ -160,7 +161,8 @@ def markdown(results, measured):
             lines.append(f"| {m['config']} | {first} .. {last} | "
                          f"{m['measured_cycles']:,.0f} | {m['ms_per_token_250mhz']:.3f} | {over} | "
                          f"{m['measured_over_predicted']:.4f} | "
-                         f"{m.get('hbm_gb_per_s_250mhz', 0):.0f} | {walls} |")
+                         f"{m.get('hbm_gb_per_s_250mhz', 0):.0f} | {walls} | "
+                         f"{m.get('engine_fifo_words') or ''} |")
     lines += ["", "Resources (estimate / U55C):", "",
               "| model | LUT | FF | DSP | BRAM36 | URAM | compile wall (s), this run |",
               "|---|---|---|---|---|---|---|"]

@@ -72,7 +72,12 @@ def main():
     gbps = hbm_bytes / (total_cycles / 250e6) / 1e9 if total_cycles else 0
     walls = r.get("wall_seconds", {})
     sim_seconds = walls.get("simulation", 0)
+    # The engine's prefetch FIFO depth (compile --engine-fifo-words), from the design's report.
+    with open(os.path.join(design, "report.json")) as f:
+        fifo_words = next((st["fifo_depth"] for st in json.load(f).get("streams", [])
+                           if st.get("name") == "gemv_w0"), None)
     figures = {"config": name, "precision": args.precision, "engine": args.engine,
+               "engine_fifo_words": fifo_words,
                "tokens": args.tokens, "max_context": int(args.max_context),
                "kv_prefill": args.kv_prefill,
                # The generated steps attend to these many positions (cached rows + the new one).

@@ -292,6 +292,34 @@ TEST(StepPrediction, EngineStepTableEqualsTheSimulationAtFullSize) {
   expectEngineStepsMatchSimulation(buildAcceleratorGraph(m.program, o), o, {}, 20);
 }
 
+TEST(StepPrediction, TheEnginePrefetchFifoStreamsTheWeightsOnThroughAttention) {
+  // Llama-3.2-1B as compile chooses it (2 of 8 kv heads per token, 3 packed pairs, block-major)
+  // at cache length 511, where attention's passes take ~3 k cycles a layer: a 1,024-word
+  // prefetch FIFO fills within them and stops the weight stream, a 4,096-word one (URAM) holds
+  // the channel's words through them.
+  const frontend::LoadedModel m = frontend::loadModel(std::string(ST_CONFIG_DIR) + "/llama-3.2-1b",
+                                                      frontend::WeightSource::ShapeOnly);
+  AcceleratorOptions o;
+  o.engine = LinearEngine::Gemv;
+  o.maxContext = 1024;
+  o.attentionKvStep = 2;
+  o.enginePackedPairs = 3;
+  o.attentionBlockMajor = true;
+  auto cyclesWithFifo = [&](int64_t words) {
+    o.engineFifoWords = words;
+    const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
+    for (ir::NodeId d : g.engine.channelDmas)
+      for (ir::StreamId s : g.dataflow.streamsFrom({d, 0}))
+        EXPECT_EQ(g.dataflow.stream(s).fifoDepth, words) << g.dataflow.stream(s).name;
+    return EngineStepTimer(g, o, {}, model::MemoryTiming{}).cyclesAt(511);
+  };
+  const int64_t shallow = cyclesWithFifo(1024), deep = cyclesWithFifo(4096);
+  std::printf("llama-3.2-1b at cache length 511: %lld cycles with 1,024-word FIFOs, %lld with "
+              "4,096\n",
+              (long long)shallow, (long long)deep);
+  EXPECT_LT(static_cast<double>(deep), 0.99 * static_cast<double>(shallow));
+}
+
 TEST(StepPrediction, SandwichSamplingFindsTheKinkOfAConcaveBlock) {
   // A full-size block's shape: 33 cycles a row up to 64 rows, 17 after (GPT-2 Medium).
   auto kinked = [](int64_t c) { return 222004 + std::min(33 * c, 17 * c + 1024); };
