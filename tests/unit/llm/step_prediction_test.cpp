@@ -216,10 +216,14 @@ TEST(StepPrediction, SampledBlockCurveEqualsTheSimulationOnEveryFixture) {
   }
 }
 
+/// A full-size config of configs/ (shapes only).
+frontend::LoadedModel configShapes(const std::string &config) {
+  return frontend::loadModel(std::string(ST_CONFIG_DIR) + "/" + config,
+                             frontend::WeightSource::ShapeOnly);
+}
 /// Full-size GPT-2 Medium (shapes only), and the options of its design at context 1024.
 frontend::LoadedModel gpt2MediumShapes() {
-  return frontend::loadModel(std::string(ST_CONFIG_DIR) + "/gpt2-medium",
-                             frontend::WeightSource::ShapeOnly);
+  return configShapes("gpt2-medium");
 }
 AcceleratorOptions fullSizeOptions(LinearEngine engine) {
   AcceleratorOptions o;
@@ -293,12 +297,12 @@ TEST(StepPrediction, EngineStepTableEqualsTheSimulationAtFullSize) {
 }
 
 TEST(StepPrediction, TheEnginePrefetchFifoStreamsTheWeightsOnThroughAttention) {
-  // Llama-3.2-1B as compile chooses it (2 of 8 kv heads per token, 3 packed pairs, block-major)
+  // Llama-3.2-1B as compile chooses it (2 of 8 kv heads per token, 3 packed pairs, block-major;
+  // KvStepChoice asserts that choice)
   // at cache length 511, where attention's passes take ~3 k cycles a layer: a 1,024-word
   // prefetch FIFO fills within them and stops the weight stream, a 4,096-word one (URAM) holds
   // the channel's words through them.
-  const frontend::LoadedModel m = frontend::loadModel(std::string(ST_CONFIG_DIR) + "/llama-3.2-1b",
-                                                      frontend::WeightSource::ShapeOnly);
+  const frontend::LoadedModel m = configShapes("llama-3.2-1b");
   AcceleratorOptions o;
   o.engine = LinearEngine::Gemv;
   o.maxContext = 1024;
