@@ -74,11 +74,9 @@ set(ST_VERILATED_BATCH_BYTES 1000000)
 # and each run first parses the model's headers (about a second): a fixture's generated design
 # took ~380 compiler runs, ~500 CPU-s. Verilator's own Makefile build concatenates them the same
 # way (__ALL.cpp); the byte cap keeps the big files of a multithreaded -O2 model from piling into
-# one unit that would compile alone for minutes. The build type's -g made the trace files ten
-# times slower to compile (33 s -> 3 s for one attention model) for debug info nobody steps
-# through in generated code. The generated files stay sources of the target (header-only) so that
-# re-verilating still precedes the compile; the batches include them by relative path, so that
-# ccache hits from another clone.
+# one unit that would compile alone for minutes. No debug info: see st_verilator_runtime. The
+# generated files stay sources of the target (header-only) so that re-verilating still precedes
+# the compile; the batches include them by relative path, so that ccache hits from another clone.
 function(st_compile_model_in_batches target prefix opt_fast opt_slow)
   get_target_property(binary_dir ${target} BINARY_DIR)
   set(vdir ${binary_dir}/CMakeFiles/${target}.dir/${prefix}.dir)
