@@ -10,6 +10,12 @@ distinct parameterization once however often the top instantiates it, so a whole
 minutes instead of hours. The totals then count every instance through the hierarchy, and the
 report adds the breakdown by template of the top's instances ("by_module") and the top's own
 glue logic ("top_glue").
+
+--elaborate-only stops before technology mapping: `hierarchy -check` (every module and port the
+top names exists, at the top's parameters), `proc` (where a latch would be inferred) and `check
+-assert` (no logic loop, no wire with two drivers, no used wire without one). A whole LLM top
+takes seconds instead of the ~10 minutes of synth_xilinx; the report has the instances by
+template, and no resource totals.
 """
 import argparse
 import json
@@ -97,6 +103,8 @@ def main():
     ap.add_argument("--report", required=True, help="JSON report to write")
     ap.add_argument("--keep-hierarchy", action="store_true",
                     help="synthesize module by module and count through the hierarchy")
+    ap.add_argument("--elaborate-only", action="store_true",
+                    help="hierarchy, proc and check -assert only: no resource counts")
     ap.add_argument("sources", nargs="+")
     args = ap.parse_args()
 
@@ -108,7 +116,10 @@ def main():
         if args.param:
             sets = " ".join("-set {} {}".format(*p.split("=", 1)) for p in args.param)
             script.append(f"chparam {sets} {args.top}")
-        if args.keep_hierarchy:
+        if args.elaborate_only:
+            script += [f"hierarchy -check -top {args.top}", "proc", "opt_clean", "check -assert",
+                       "setattr -mod -unset top"]
+        elif args.keep_hierarchy:
             # Without the top attribute `stat -json` lists the modules only (Yosys 0.23 prints
             # its hierarchy tree as text into the JSON otherwise); the totals are summed here.
             script += [f"synth_xilinx -family xcup -top {args.top} -noiopad",
@@ -126,7 +137,7 @@ def main():
         stat = load_stat_json(stat_json)
 
     label = args.top + ("(" + ",".join(args.param) + ")" if args.param else "")
-    if args.keep_hierarchy:
+    if args.keep_hierarchy or args.elaborate_only:
         modules = stat.get("modules", {})
         top = next((m for m in modules if m.lstrip("\\") == args.top), None)
         if top is None:
@@ -136,16 +147,27 @@ def main():
     else:
         cells = stat.get("design", {}).get("num_cells_by_type", {})
     totals = classify(cells)
-    report = {"top": args.top, "params": args.param, "cells": cells, "totals": totals}
-    if args.keep_hierarchy:
+    if args.elaborate_only:
+        # RTLIL cells before mapping: only the instances and the latches mean something.
+        report = {"top": args.top, "params": args.param, "elaborate_only": True,
+                  "latches": totals["LATCH"],
+                  "by_module": {t: {"instances": n} for t, (n, _) in sorted(by_template.items())}}
+    else:
+        report = {"top": args.top, "params": args.param, "cells": cells, "totals": totals}
+    if args.keep_hierarchy and not args.elaborate_only:
         report["by_module"] = {t: {"instances": n, "totals": classify(c)}
                                for t, (n, c) in sorted(by_template.items())}
         report["top_glue"] = classify(glue)
     os.makedirs(os.path.dirname(os.path.abspath(args.report)), exist_ok=True)
     with open(args.report, "w") as f:
         json.dump(report, f, indent=2, sort_keys=True)
-    print(f"{label}: LUT {totals['LUT']}  FF {totals['FF']}  BRAM36 {totals['BRAM36']:g}  "
-          f"URAM {totals['URAM']}  DSP {totals['DSP']}")
+    if args.elaborate_only:
+        instances = sum(m["instances"] for m in report["by_module"].values())
+        print(f"{label}: elaborated, {instances} instances of {len(report['by_module'])} "
+              "templates, check -assert clean")
+    else:
+        print(f"{label}: LUT {totals['LUT']}  FF {totals['FF']}  BRAM36 {totals['BRAM36']:g}  "
+              f"URAM {totals['URAM']}  DSP {totals['DSP']}")
 
     failures = []
     if totals["LATCH"] or re.search(r"Latch inferred", log):

@@ -25,7 +25,9 @@ synth). Compiles the graph with `streamtensor compile`, then:
                  (`streamtensor eval --mode golden`, the model `streamtensor sim` checks the
                  testbench against); then it must refuse a shifted register map.
   --check synth  Yosys synth_xilinx -family xcup of the whole generated top (no error, no latch)
-                 and prints its resource counts beside the compiler's estimate (report.json).
+                 and prints its resource counts beside the compiler's estimate (report.json);
+                 with --elaborate-only, Yosys's elaboration of it (hierarchy -check, proc,
+                 check -assert) and its instances by template against the estimate's.
 """
 import argparse
 import json
@@ -518,21 +520,36 @@ def print_module_breakdown(synthesized, estimated):
               " ".join(cols))
 
 
+def check_instances(synthesized, estimated_by_module):
+    """The estimate counts what the top instantiates and Yosys keeps, template by template: an
+    instance Yosys removes after synthesis (its outputs unused) is dead RTL the emitter should
+    not write; before synthesis the counts are the top's instances."""
+    for name in sorted(set(synthesized["by_module"]) | set(estimated_by_module)):
+        est = estimated_by_module.get(name, {}).get("instances", 0)
+        got = synthesized["by_module"].get(name, {}).get("instances", 0)
+        check(est == got, f"{name}: the estimate counts {est} instances, Yosys keeps {got}")
+
+
 def check_synth(design, top, report_path, args):
     files = [os.path.join(design, "rtl", f) for f in
              open(os.path.join(design, "rtl", "filelist.f")).read().split()]
     start = time.monotonic()
-    hierarchy = ["--keep-hierarchy"] if args.keep_hierarchy else []
+    mode = (["--elaborate-only"] if args.elaborate_only else []) + \
+        (["--keep-hierarchy"] if args.keep_hierarchy else [])
     rc, out = run([sys.executable, args.synth_check, "--yosys", args.yosys, "--top",
-                   top["module"], "--report", report_path] + hierarchy + files)
+                   top["module"], "--report", report_path] + mode + files)
     print(out.strip())
-    print(f"Yosys synth_xilinx of {top['module']}: {time.monotonic() - start:.0f} s wall")
-    check(rc == 0, f"Yosys synth_xilinx -family xcup of {top['module']}: no error, no latch")
+    what = "hierarchy, proc, check -assert" if args.elaborate_only else "synth_xilinx -family xcup"
+    print(f"Yosys {what} of {top['module']}: {time.monotonic() - start:.0f} s wall")
+    check(rc == 0, f"Yosys {what} of {top['module']}: no error, no latch")
     if rc != 0:
         return
     synthesized = json.load(open(report_path))
-    totals = synthesized["totals"]
     report = json.load(open(os.path.join(design, "report.json")))
+    if args.elaborate_only:
+        check_instances(synthesized, report.get("resource_estimate_by_module", {}))
+        return
+    totals = synthesized["totals"]
     estimate = report.get("resource_estimate")
     fifo_bits = report.get("fifo_bits", 0)
     conv_bits = report.get("converter_bits", 0)
@@ -548,12 +565,7 @@ def check_synth(design, top, report_path, args):
     if "by_module" in synthesized:
         by_module = report.get("resource_estimate_by_module", {})
         print_module_breakdown(synthesized, by_module)
-        # The estimate counts what the top instantiates and Yosys keeps: an instance Yosys
-        # removes (its outputs unused) is dead RTL the emitter should not write.
-        for name in sorted(set(synthesized["by_module"]) | set(by_module)):
-            est = by_module.get(name, {}).get("instances", 0)
-            got = synthesized["by_module"].get(name, {}).get("instances", 0)
-            check(est == got, f"{name}: the estimate counts {est} instances, Yosys keeps {got}")
+        check_instances(synthesized, by_module)
     # The estimate (gen/design_resources.h) must hold LUTs and FFs within the factor measured
     # and documented in docs/vivado.md ("Resource figures").
     check(estimate is not None, "report.json has a resource_estimate")
@@ -581,6 +593,9 @@ def main():
     p.add_argument("--report", help="synth: the JSON report to write")
     p.add_argument("--keep-hierarchy", action="store_true",
                    help="synth: module by module (tools/rtl_synth_check.py --keep-hierarchy)")
+    p.add_argument("--elaborate-only", action="store_true",
+                   help="synth: Yosys hierarchy -check, proc and check -assert only, in seconds "
+                        "(tools/rtl_synth_check.py --elaborate-only): no resource counts")
     p.add_argument("--resource-factor", type=float,
                    help=f"synth: the LUT/FF estimate's allowed factor (default {RESOURCE_FACTOR})")
     p.add_argument("--prompt-ids", default="1,2,3", help="host-emu with --model: the prompt")
