@@ -120,9 +120,13 @@ std::string testbenchCmakeLists(const std::string &topModule, const std::string 
      << "cmake_minimum_required(VERSION 3.25)\nproject(" << topModule << "_tb LANGUAGES CXX)\n"
      << "set(CMAKE_CXX_STANDARD 17)\nset(CMAKE_CXX_STANDARD_REQUIRED ON)\n"
      << "if(NOT CMAKE_BUILD_TYPE)\n  set(CMAKE_BUILD_TYPE Release)\nendif()\n"
+     << "set(ST_SOURCE_DIR \"" << sourceDir
+     << "\")\n"
+     // As the project's own launcher: paths under the source tree (a design compiled into the
+     // build tree, as the tests' are, and tb/) hash relative to it, so another clone hits.
      << "find_program(CCACHE_PROGRAM ccache)\nif(CCACHE_PROGRAM)\n"
-     << "  set(CMAKE_CXX_COMPILER_LAUNCHER ${CCACHE_PROGRAM})\nendif()\n"
-     << "set(ST_SOURCE_DIR \"" << sourceDir << "\")\n"
+     << "  set(CMAKE_CXX_COMPILER_LAUNCHER env CCACHE_BASEDIR=${ST_SOURCE_DIR} "
+        "CCACHE_NOHASHDIR=1\n    ${CCACHE_PROGRAM})\nendif()\n"
      << "list(APPEND CMAKE_MODULE_PATH ${ST_SOURCE_DIR}/cmake)\ninclude(StreamtensorVerilator)\n"
      << "add_subdirectory(${ST_SOURCE_DIR}/tb st_tb)\n"
      << "add_executable(tb_" << topModule << " tb_main.cpp)\n"
