@@ -53,8 +53,17 @@ function(st_add_verilated_model target)
   if(M_THREADS AND M_THREADS GREATER 1)
     set(threads THREADS ${M_THREADS})
   endif()
+  # The sources relative to the directory Verilator runs in (verilate()'s working directory):
+  # the generated C++ names them (the locations of assertions and $display), so that a model's
+  # C++ is the same in every clone and design directory and ccache finds it from another one.
+  set(sources)
+  foreach(source ${M_SOURCES})
+    get_filename_component(source ${source} ABSOLUTE)
+    file(RELATIVE_PATH source ${CMAKE_CURRENT_SOURCE_DIR} ${source})
+    list(APPEND sources ${source})
+  endforeach()
   verilate(${target} ${trace} ${threads} PREFIX ${M_PREFIX} TOP_MODULE ${M_TOP}
-    SOURCES ${M_SOURCES}
+    SOURCES ${sources}
     VERILATOR_ARGS -Wall -Wno-fatal --assert --x-assign unique --x-initial unique ${gflags} ${M_ARGS}
     OPT_FAST -O${M_OPT} OPT_SLOW -O${opt_slow} OPT_GLOBAL -O${M_OPT})
   # Drop the per-target copy of the runtime: st_verilator_runtime provides it.
