@@ -152,12 +152,13 @@ def main():
         report = {"top": args.top, "params": args.param, "elaborate_only": True,
                   "latches": totals["LATCH"],
                   "by_module": {t: {"instances": n} for t, (n, _) in sorted(by_template.items())}}
+    elif args.keep_hierarchy:
+        report = {"top": args.top, "params": args.param, "cells": cells, "totals": totals,
+                  "by_module": {t: {"instances": n, "totals": classify(c)}
+                                for t, (n, c) in sorted(by_template.items())},
+                  "top_glue": classify(glue)}
     else:
         report = {"top": args.top, "params": args.param, "cells": cells, "totals": totals}
-    if args.keep_hierarchy and not args.elaborate_only:
-        report["by_module"] = {t: {"instances": n, "totals": classify(c)}
-                               for t, (n, c) in sorted(by_template.items())}
-        report["top_glue"] = classify(glue)
     os.makedirs(os.path.dirname(os.path.abspath(args.report)), exist_ok=True)
     with open(args.report, "w") as f:
         json.dump(report, f, indent=2, sort_keys=True)
