@@ -137,12 +137,13 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
     int stage;
     int64_t rows;
     std::string name;
+    int64_t layer = 0;
   };
   std::vector<Instance> instances = {{0, 1, "prologue"}};
   for (int64_t l = 0; l < g_.layers; ++l) {
     const int64_t window = layerWindows_.empty() ? 0 : layerWindows_[static_cast<size_t>(l)];
     const int64_t rows = std::max<int64_t>(1, window > 0 ? std::min(step, window - 1) : step);
-    instances.push_back({1, rows, "layer" + std::to_string(l)});
+    instances.push_back({1, rows, "layer" + std::to_string(l), l});
   }
   instances.push_back({2, 1, "epilogue"});
 
@@ -239,7 +240,8 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
     if (xOutput != SIZE_MAX)
       previousOutput = xOutput;
     // The engine calls, in program order, become invocations of the one engine.
-    for (const EngineCall &call : use.calls) {
+    for (size_t index = 0; index < use.calls.size(); ++index) {
+      const EngineCall &call = use.calls[index];
       if (call.stage != inst.stage)
         continue;
       size_t callNode = SIZE_MAX;
@@ -256,6 +258,8 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
       passes::SequencedEngine::Invocation inv;
       inv.xTokens = t.xTokens;
       inv.outputPort = engine->outputPorts++;
+      // The image announces the next call's x in this call's descriptor (the same rule).
+      inv.preloadsNext = use.nextXOf(index, inst.layer).has_value();
       for (size_t b = 0; b < t.blockSuperWords.size(); ++b) {
         inv.blockWords.push_back(t.blockSuperWords[b] - 1);
         inv.blockTokens.push_back(t.blockTokens[b]);

@@ -78,6 +78,26 @@ int64_t EngineUse::channelWordsPerStep() const {
   return words;
 }
 
+std::optional<numerics::GemvNextX> EngineUse::nextXOf(size_t index, int64_t layer) const {
+  const EngineCall &call = calls.at(index);
+  const EngineCall *next = nullptr;
+  if (index + 1 < calls.size() && calls[index + 1].stage == call.stage) {
+    next = &calls[index + 1];
+  } else if (call.stage == 1) {
+    // The block's last call: the next layer's first block call, or after the last layer the
+    // epilogue's first call.
+    const int wanted = layer + 1 < layers ? 1 : 2;
+    for (const EngineCall &c : calls)
+      if (c.stage == wanted) {
+        next = &c;
+        break;
+      }
+  }
+  if (!next || next->reuseX)
+    return std::nullopt;
+  return numerics::GemvNextX{int64_t(next->xPort), next->k};
+}
+
 numerics::GemvEngineShape gemvEngineShapeOf(const ir::DecodeProgram &program,
                                             numerics::Precision precision, int64_t lanes,
                                             int64_t channels, int64_t packedPairs) {

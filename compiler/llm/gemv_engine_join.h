@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,6 +48,11 @@ struct EngineUse {
   int64_t layers = 1;
   /// Words each channel streams per decode step: layers x block calls + epilogue calls.
   int64_t channelWordsPerStep() const;
+  /// The x that calls[index] announces in layer `layer` of a step (the engine loads it while
+  /// the call streams, docs/gemv-engine.md): the next call's in step order (the block's calls
+  /// per layer, then the epilogue's) when that call loads x rather than reusing it; none after
+  /// the step's last call (the next step's first call loads its x after its own D).
+  std::optional<numerics::GemvNextX> nextXOf(size_t index, int64_t layer) const;
 };
 
 /// The engine's shape for the linears of `program`'s block and epilogue (docs/gemv-engine.md):

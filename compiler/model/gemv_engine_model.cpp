@@ -34,6 +34,15 @@ GemvEngineCallTiming gemvEngineCallTiming(const GemvEngineShape &shape, const Ge
   GemvEngineCallTiming t;
   t.superWords = numerics::gemvWordsPerChannel(call.k, call.rows, call.groupSize, shape);
   t.xTokens = call.reuseX ? 0 : call.k / shape.lanes;
+  if (call.reuseX && previous.preloadStart)
+    throw Error("gemv engine model", "reuseX",
+                "a new x after a call that announced one (the next call loads it)");
+  if (t.xTokens > 0) {
+    t.xFirst = previous.preloadStart ? *previous.preloadStart : 1;
+    t.xDone = std::max<int64_t>(0, t.xFirst + t.xTokens - 1);
+  }
+  if (call.preloadsNext)
+    t.nextPreloadStart = t.xDone + 1;
   const int64_t blocks = ceilDiv(call.rows, shape.channels);
   const int64_t fullTokens = shape.channels / shape.lanes;
   int64_t lastWord = -previous.cyclesSinceLastWord;
@@ -41,7 +50,7 @@ GemvEngineCallTiming gemvEngineCallTiming(const GemvEngineShape &shape, const Ge
   int64_t q = 0; // Q(b - 1); the first word after D is Q = 1 at cycle X + 1
   for (int64_t b = 0; b < blocks; ++b) {
     const int64_t qb = numerics::gemvWordsThroughBlock(b, call.k, call.groupSize, shape);
-    const int64_t natural = b == 0 ? t.xTokens + qb : lastWord + (qb - q);
+    const int64_t natural = b == 0 ? t.xDone + qb : lastWord + (qb - q);
     const int64_t paced =
         lastTokens > 0 ? lastWord + lastTokens : std::numeric_limits<int64_t>::min();
     lastWord = std::max(natural, paced);
@@ -145,17 +154,21 @@ ResourceEstimate gemvEngineResources(const GemvEngineShape &s) {
 
   // The engine around them: the output buffer (accumulator and record of every channel, a 2:1
   // mux each for the shift by Lanes), the x entry register and assembly, the output slice and
-  // control; the x buffer in LUTRAM (RAM32M16: 14 bits x 32 per 8 LUTs) below 16 Kbit, else
-  // BRAM36 (512 x 72).
+  // control; the x loader's counters and the announced x (port, entries); the two x buffers
+  // (2 x MaxK codes) in LUTRAM (RAM32M16: 14 bits x 32 per 8 LUTs) below 16 Kbit, else BRAM36
+  // (512 x 72).
   ResourceEstimate engine;
   const int64_t holdBits = s.channels * (sumBits + recordBits);
+  const int64_t xPortBits = s.numX > 1 ? ceilLog2(s.numX) : 1;
+  const int64_t entryBits = ceilLog2(gMax + 1);
   engine.ff = holdBits + xEntryBits + (s.kLanes / s.lanes - 1) * s.lanes * s.activationBits +
-              2 * (portBits + tokenBits) + 160;
-  engine.lut = holdBits + (portBits + tokenBits) + 300;
-  if (gMax * xEntryBits < 16384)
-    engine.lut += 8 * ceilDiv(xEntryBits, 14) * ceilDiv(gMax, 32);
+              2 * (portBits + tokenBits) + 160 + 2 * xPortBits + 3 * entryBits + 8;
+  engine.lut = holdBits + (portBits + tokenBits) + 300 + 4 * entryBits;
+  const int64_t xEntries = 2 * gMax;
+  if (xEntries * xEntryBits < 16384)
+    engine.lut += 8 * ceilDiv(xEntryBits, 14) * ceilDiv(xEntries, 32);
   else
-    engine.bram36 = double(ceilDiv(xEntryBits, 72) * ceilDiv(gMax, 512));
+    engine.bram36 = double(ceilDiv(xEntryBits, 72) * ceilDiv(xEntries, 512));
 
   ResourceEstimate r = engine;
   for (int64_t i = 0; i < s.packedPairs; ++i)

@@ -120,6 +120,14 @@ Plan plan(const QuantizedLinear &layer, const GemvEngineShape &s, const GemvInvo
           "0 .. NumX - 1 = " + std::to_string(s.numX - 1) + got(inv.xPort));
   require(inv.yPort >= 0 && inv.yPort < s.numY, kStreamWhere, "y port",
           "0 .. NumY - 1 = " + std::to_string(s.numY - 1) + got(inv.yPort));
+  if (inv.nextX) {
+    require(inv.nextX->xPort >= 0 && inv.nextX->xPort < s.numX, kStreamWhere, "next x port",
+            "0 .. NumX - 1 = " + std::to_string(s.numX - 1) + got(inv.nextX->xPort));
+    require(inv.nextX->k > 0 && inv.nextX->k % s.kLanes == 0 && inv.nextX->k <= s.maxK,
+            kStreamWhere, "next K",
+            "a positive multiple of KLanes = " + std::to_string(s.kLanes) +
+                " up to MaxK = " + std::to_string(s.maxK) + got(inv.nextX->k));
+  }
   const int64_t delivered = inv.deliverPaddedRows ? ceilDiv(n, s.lanes) * s.lanes : n;
   require(delivered % s.lanes == 0, kStreamWhere, "rows",
           "a multiple of Lanes = " + std::to_string(s.lanes) + " (or deliverPaddedRows)" + got(n));
@@ -132,6 +140,7 @@ Plan plan(const QuantizedLinear &layer, const GemvEngineShape &s, const GemvInvo
   p.d.xPort = inv.xPort;
   p.d.reuseX = inv.reuseX;
   p.d.yPort = inv.yPort;
+  p.d.nextX = inv.nextX;
   p.channels = s.channels;
   p.words = k / s.kLanes;
   p.layerRows = n;
@@ -221,6 +230,11 @@ StreamWord gemvDescriptorWord(const GemvDescriptor &d) {
   placeBits(word, 136, 8, uint64_t(d.xPort));
   placeBits(word, 144, 1, d.reuseX ? 1 : 0);
   placeBits(word, 152, 8, uint64_t(d.yPort));
+  if (d.nextX) {
+    placeBits(word, 160, 1, 1);
+    placeBits(word, 168, 8, uint64_t(d.nextX->xPort));
+    placeBits(word, 176, 32, uint64_t(d.nextX->k));
+  }
   return word;
 }
 

@@ -9,6 +9,7 @@
 #include "weight_stream.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace st::numerics {
@@ -46,6 +47,14 @@ bool gemvPairsPackable(const GemvEngineShape &shape);
 /// Throws st::Error (file "gemv engine", the parameter as field) on a shape the RTL rejects.
 void checkGemvEngineShape(const GemvEngineShape &shape);
 
+/// The x of the next invocation, announced in a descriptor so that the engine loads it into its
+/// other x buffer while this invocation streams (docs/gemv-engine.md, the x loader).
+struct GemvNextX {
+  int64_t xPort = 0; ///< the x port it comes from
+  int64_t k = 0;     ///< its codes (the next invocation's K)
+  bool operator==(const GemvNextX &o) const { return xPort == o.xPort && k == o.k; }
+};
+
 /// The fields of a descriptor word D, as the engine reads them.
 struct GemvDescriptor {
   int64_t k = 0;          ///< reduction length
@@ -56,6 +65,7 @@ struct GemvDescriptor {
   int64_t xPort = 0;      ///< x port to load x from
   bool reuseX = false;    ///< load nothing: the previous invocation's x
   int64_t yPort = 0;      ///< y port of the outputs
+  std::optional<GemvNextX> nextX; ///< announced: the next invocation's x (which loads it)
 };
 
 /// What a padding row (rows N .. B*C-1 of the layer) holds: zero weights, mantissas and record
@@ -72,6 +82,9 @@ struct GemvInvocation {
   /// Deliver N rounded up to Lanes rows (the padding rows up to there are delivered too);
   /// otherwise the layer's row count must be a multiple of Lanes.
   bool deliverPaddedRows = false;
+  /// The next invocation's x, to announce (none: the next reuses this x, or loads its own
+  /// after its D).
+  std::optional<GemvNextX> nextX;
 };
 
 /// The group size a layer streams with: 0 in per-channel mode (layer.perChannel(), every
@@ -83,7 +96,8 @@ int64_t gemvStreamGroupSize(const QuantizedLinear &layer);
 /// a group size that is not a multiple of SegLanes or neither a multiple nor a divisor of
 /// KLanes, mantissas other than 1 in per-channel mode, out bits outside 2..OutBits, a bias,
 /// mantissa or shift outside its field, vectors of the wrong length, ports out of range, a row
-/// count not a multiple of Lanes without deliverPaddedRows.
+/// count not a multiple of Lanes without deliverPaddedRows, an announced next x whose port or K
+/// does not fit.
 GemvDescriptor gemvDescriptorFor(const QuantizedLinear &layer, const GemvEngineShape &shape,
                                  const GemvInvocation &invocation);
 /// The 512-bit D word of a descriptor (fields as docs/gemv-engine.md places them).

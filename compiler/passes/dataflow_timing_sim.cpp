@@ -396,7 +396,10 @@ private:
   int64_t lastEvent_ = -1;
 };
 
-/// A sequenced engine's run state (SequencedEngine in the header).
+/// A sequenced engine's run state (SequencedEngine in the header). Its x loader fills the x
+/// buffer the next invocation reads: for an invocation that loads x, from its header on unless
+/// the invocation before announced it (SequencedEngine::Invocation::preloadsNext), in which case
+/// from the cycle after that invocation's own x was complete.
 class EngineRun final : public RunState {
 public:
   EngineRun(const SequencedEngine &e, size_t ports)
@@ -405,25 +408,34 @@ public:
   size_t ports() const override { return consumed_.size(); }
 
   bool wantsPopAt(size_t p, int64_t now) override {
-    if (inv_ >= e_.invocations.size())
+    if (p == loaderPort())
+      return true;
+    if (inv_ >= e_.invocations.size() || p != e_.wordPort)
       return false;
-    const SequencedEngine::Invocation &inv = e_.invocations[inv_];
     switch (phase_) {
     case Phase::Header:
-      return p == e_.wordPort;
+      return true;
     case Phase::X:
-      return p == inv.xPort;
+      return false; // the loader's
     case Phase::Words:
-      return p == e_.wordPort && now >= holdUntil();
+      return now >= holdUntil();
     }
     return false;
   }
 
-  /// The one port it takes a token from next (SIZE_MAX: none).
+  /// The port the header and words come from while the front wants one (SIZE_MAX: none).
   size_t wantedPort() const {
-    if (inv_ >= e_.invocations.size())
+    if (inv_ >= e_.invocations.size() || phase_ == Phase::X)
       return SIZE_MAX;
-    return phase_ == Phase::X ? e_.invocations[inv_].xPort : e_.wordPort;
+    return e_.wordPort;
+  }
+
+  /// The x port the loader takes a token from (SIZE_MAX: it has nothing to load).
+  size_t loaderPort() const {
+    if (loaderInv_ == SIZE_MAX)
+      return SIZE_MAX;
+    const SequencedEngine::Invocation &inv = e_.invocations[loaderInv_];
+    return loaded_ < inv.xTokens ? inv.xPort : SIZE_MAX;
   }
 
   int64_t emitReadyAt() const override {
@@ -454,23 +466,38 @@ public:
     return "";
   }
 
+  /// The loader's pop comes before the front's in a cycle with both (the RTL's header sees a
+  /// load its last token completes in the same cycle).
   void pop(size_t p, int64_t now) override {
     consumeCycle_[p].push_back(now);
     ++consumed_[p];
     if (firstInput_ < 0)
       firstInput_ = now;
     lastEvent_ = std::max(lastEvent_, now);
+    if (p != e_.wordPort) {
+      ++loaded_;
+      if (phase_ == Phase::X && loaderInv_ == inv_ && loaded_ == e_.invocations[inv_].xTokens)
+        startWords();
+      return;
+    }
     const SequencedEngine::Invocation &inv = e_.invocations[inv_];
     switch (phase_) {
     case Phase::Header:
       words_ = 0;
       block_ = 0;
-      xLoaded_ = 0;
-      phase_ = inv.xTokens > 0 ? Phase::X : Phase::Words;
+      if (inv.xTokens == 0) {
+        startWords();
+      } else if (loaderInv_ == inv_ && loaded_ == inv.xTokens) {
+        startWords();
+      } else {
+        if (loaderInv_ != inv_) { // not announced: the load starts now
+          loaderInv_ = inv_;
+          loaded_ = 0;
+        }
+        phase_ = Phase::X;
+      }
       return;
     case Phase::X:
-      if (++xLoaded_ == inv.xTokens)
-        phase_ = Phase::Words;
       return;
     case Phase::Words:
       ++words_;
@@ -509,6 +536,17 @@ public:
 private:
   enum class Phase { Header, X, Words };
 
+  /// The invocation's x is complete: its words go from the next cycle, and the loader turns to
+  /// the next invocation when this one announces it.
+  void startWords() {
+    phase_ = Phase::Words;
+    loaderInv_ = SIZE_MAX;
+    if (e_.invocations[inv_].preloadsNext && inv_ + 1 < e_.invocations.size()) {
+      loaderInv_ = inv_ + 1;
+      loaded_ = 0;
+    }
+  }
+
   /// The first cycle the next word may go: a block's last word waits until the block before
   /// has left the output buffer (its outputs, one a cycle, after its own last word).
   int64_t holdUntil() const {
@@ -527,7 +565,9 @@ private:
   std::deque<std::pair<int64_t, size_t>> pending_; ///< outputs due: (earliest cycle, port)
   size_t inv_ = 0, block_ = 0;
   Phase phase_ = Phase::Header;
-  int64_t words_ = 0, xLoaded_ = 0;
+  int64_t words_ = 0;
+  size_t loaderInv_ = SIZE_MAX; ///< the invocation whose x the loader fills (SIZE_MAX: none)
+  int64_t loaded_ = 0;          ///< its x tokens taken so far
   int64_t lastBlockWord_ = 0, lastBlockTokens_ = 0;
   int64_t lastEmit_ = -1, emitted_ = 0;
   int64_t firstInput_ = -1, lastEvent_ = -1;
@@ -893,7 +933,8 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
   runs.reserve(nodeCount);
   int64_t longestWait = 2;
   for (size_t v = 0; v < nodeCount; ++v) {
-    // A kernel's pops are a 64-bit mask; an engine pops one port a cycle (Decision::port).
+    // A kernel's pops are a 64-bit mask; an engine pops at most its front's port and its x
+    // loader's a cycle (Decision::port, Decision::loader).
     if (g.nodes[v].timing.inputTokens.size() > 64 && !g.nodes[v].engine)
       throw Error(nodeWhere(g.nodes[v].name), "inputs", "at most 64 input ports");
     const KernelCurves &c = *curves[v];
@@ -994,8 +1035,9 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
   struct Decision {
     size_t node;
     bool emit;
-    uint64_t pops;          ///< bit p: pop port p (a kernel has far fewer than 64 inputs)
-    size_t port = SIZE_MAX; ///< an engine's one pop (it may have more than 64 ports)
+    uint64_t pops;            ///< bit p: pop port p (a kernel has far fewer than 64 inputs)
+    size_t port = SIZE_MAX;   ///< an engine's front pop (it may have more than 64 ports)
+    size_t loader = SIZE_MAX; ///< an engine's x loader pop
   };
   std::vector<Decision> decisions;
   std::vector<size_t> pushed;
@@ -1052,15 +1094,18 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
       }
       Decision d{v, readyAt <= now && spaceOnAll(v), 0};
       if (g.nodes[v].engine) {
-        const size_t p = static_cast<EngineRun &>(run).wantedPort();
+        const EngineRun &engine = static_cast<EngineRun &>(run);
+        const size_t p = engine.wantedPort(), x = engine.loaderPort();
         if (p != SIZE_MAX && occupancy[inEdge[v][p]] > 0 && run.wantsPopAt(p, now))
           d.port = p;
+        if (x != SIZE_MAX && occupancy[inEdge[v][x]] > 0)
+          d.loader = x;
       } else {
         for (size_t p = 0; p < run.ports(); ++p)
           if (occupancy[inEdge[v][p]] > 0 && run.wantsPopAt(p, now))
             d.pops |= uint64_t(1) << p;
       }
-      if (d.emit || d.pops || d.port != SIZE_MAX) {
+      if (d.emit || d.pops || d.port != SIZE_MAX || d.loader != SIZE_MAX) {
         decisions.push_back(d);
       } else {
         const int64_t wake = std::min(readyAt > now ? readyAt : kNever, run.wakeAt());
@@ -1119,6 +1164,8 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
         --occupancy[e];
         flag(g.edges[e].src); // a slot is free
       };
+      if (d.loader != SIZE_MAX)
+        popPort(d.loader);
       if (d.port != SIZE_MAX)
         popPort(d.port);
       else

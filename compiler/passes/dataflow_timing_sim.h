@@ -62,6 +62,10 @@ struct SequencedEngine {
     std::vector<int64_t> blockWords;
     std::vector<int64_t> blockTokens; ///< per block: its outputs
     size_t outputPort = 0;
+    /// Its header announces the next invocation's x, which the engine then loads (into its
+    /// other x buffer) from the cycle after this invocation's own x is complete, one token a
+    /// cycle beside the words; the next header then waits only for what is still missing.
+    bool preloadsNext = false;
   };
   size_t wordPort = 0;      ///< input port of the header and words
   size_t outputPorts = 1;   ///< output ports (each invocation names one)

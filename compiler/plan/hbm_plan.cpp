@@ -213,9 +213,11 @@ std::vector<HbmBuffer> engineStreamBuffers(const ir::DecodeProgram &program,
     b.contents = [m, e, c, block, epilogue](int64_t) {
       std::vector<uint8_t> bytes;
       bytes.reserve(static_cast<size_t>(e->channelWordsPerStep() * (numerics::kGemvWordBits / 8)));
-      auto append = [&](const llm::EngineCall &call, const std::string &stage, int64_t layer) {
+      auto append = [&](size_t index, const std::string &stage, int64_t layer) {
+        const llm::EngineCall &call = e->calls[index];
         numerics::GemvInvocation inv;
         inv.xPort = call.xPort;
+        inv.nextX = e->nextXOf(index, layer);
         inv.reuseX = call.reuseX;
         inv.yPort = call.yPort;
         // Padding rows that reach y (an odd vocabulary's LM head) saturate to the most
@@ -227,12 +229,12 @@ std::vector<HbmBuffer> engineStreamBuffers(const ir::DecodeProgram &program,
                                          e->shape, inv, c, bytes);
       };
       for (int64_t layer = 0; layer < e->layers; ++layer)
-        for (const llm::EngineCall &call : e->calls)
-          if (call.stage == 1)
-            append(call, block, layer);
-      for (const llm::EngineCall &call : e->calls)
-        if (call.stage == 2)
-          append(call, epilogue, 0);
+        for (size_t i = 0; i < e->calls.size(); ++i)
+          if (e->calls[i].stage == 1)
+            append(i, block, layer);
+      for (size_t i = 0; i < e->calls.size(); ++i)
+        if (e->calls[i].stage == 2)
+          append(i, epilogue, 0);
       return bytes;
     };
     buffers.push_back(std::move(b));

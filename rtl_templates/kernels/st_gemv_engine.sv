@@ -7,8 +7,14 @@
 // Per invocation every channel streams D (descriptor), then per block of Channels rows the row
 // records (P, every sixth block), mantissa chunks (S) and weight words (W). The engine takes one
 // word from every channel in the same cycle (a super-word) or none, so one FSM serves all:
-//   D    K, B, N, out bits, group size, x port, reuse x, y port (channel 0's copy is read)
-//   x    unless reuse: K/Lanes tokens from the x port into the x buffer (K/KLanes entries)
+//   D    K, B, N, out bits, group size, x port, reuse x, y port, and the next invocation's x
+//        (port and K) when this one announces it (channel 0's copy is read)
+//   x    unless reuse: K/Lanes tokens from the x port into an x buffer (K/KLanes entries)
+// The x loader fills one of two x buffers while the running invocation reads the other: an
+// invocation's D may announce the next invocation's x, which the loader then takes from the
+// cycle after this invocation's own x is complete, beside the super-words (the next D then waits
+// only for the tokens still missing). An x that was not announced loads after its D, as the
+// only thing happening.
 //   P/S/W  super-words; channel c computes row b*Channels + c of block b (st_gemv_channel)
 // Pipeline of a W super-word (W fire = cycle F; stages advance together on `adv`):
 //   R1 word, x entry, mantissas   R2 products   R3 segment sums   R4 x mantissa
@@ -96,13 +102,14 @@ module st_gemv_engine #(
   localparam int unsigned TokBits = $clog2(TokMax + 1);
   localparam int unsigned XSubBits = TokPerEntry > 1 ? $clog2(TokPerEntry) : 1;
   localparam int unsigned XPBits = NumX > 1 ? $clog2(NumX) : 1;
+  localparam int unsigned XAddrBits = $clog2(2 * GMax);
   localparam int unsigned YPBits = NumY > 1 ? $clog2(NumY) : 1;
   localparam int unsigned XTokBits = Lanes * ABits;
   localparam int unsigned YTokBits = Lanes * OutBits;
   localparam int unsigned XEntryBits = KLanes * ABits;
   // Read only by the ram_style attribute, which the Verilator lint does not see.
   /* verilator lint_off UNUSEDPARAM */
-  localparam XRamStyle = GMax * XEntryBits >= 16384 ? "block" : "distributed";
+  localparam XRamStyle = 2 * GMax * XEntryBits >= 16384 ? "block" : "distributed";
   /* verilator lint_on UNUSEDPARAM */
 
   // ---- parameter checks -------------------------------------------------------------------------
@@ -145,6 +152,9 @@ module st_gemv_engine #(
   wire [7:0] d_xp = d_word[143:136];
   wire d_reuse = d_word[144];
   wire [7:0] d_yp = d_word[159:152];
+  wire d_ann = d_word[160];  // the next invocation's x is announced: the loader takes it early
+  wire [7:0] d_ann_xp = d_word[175:168];
+  wire [31:0] d_ann_k = d_word[207:176];
   // Group geometry: for g <= KLanes (a power of two) a word uses KLanes/g mantissas and segment
   // s the (s >> log2(g/SegLanes))-th of them; for g > KLanes (a multiple) a word uses one, the
   // same for g/KLanes words. An S word comes before every 32*g/KLanes-th W word.
@@ -162,7 +172,7 @@ module st_gemv_engine #(
   wire [31:0] d_last_rows = d_n - (d_b - 32'd1) * 32'(Channels);
   wire [TokBits-1:0] d_last_tok = TokBits'(d_last_rows >> LogL);
   // D bits the engine does not read: checked zero by the assertions below.
-  wire unused_d = ^{d_word[511:160], d_word[151:145], d_word[103:102]};
+  wire unused_d = ^{d_word[511:208], d_word[167:161], d_word[151:145], d_word[103:102]};
 
   // ---- front: super-word FSM --------------------------------------------------------------------
   localparam logic [1:0] StDesc = 2'd0, StX = 2'd1, StRun = 2'd2;
@@ -172,7 +182,6 @@ module st_gemv_engine #(
   logic [31:0] bm1_q;  // B - 1
   logic [TokBits-1:0] last_tok_q;  // tokens of the last block
   logic [5:0] ob_q;
-  logic [XPBits-1:0] xp_q;
   logic [YPBits-1:0] yp_q;
   logic grouped_q;
   logic [WpcBits-1:0] wpc_m1_q;
@@ -207,24 +216,41 @@ module st_gemv_engine #(
   wire [TokBits-1:0] blk_tok = blk_last ? last_tok_q : TokBits'(TokMax);
   assign w_ready_o = {Channels{take}};
 
-  // x load
-  logic [JBits-1:0] x_entry_q;
-  logic [XSubBits-1:0] x_sub_q;
+  // x loader: fills buffer ~rbank_q with K/Lanes tokens of port ld_xp_q (busy), then holds
+  // them (full) until its invocation's D claims them (rbank_q flips).
+  logic rbank_q;  // the x buffer the running invocation reads
+  logic ld_busy_q, ld_full_q;
+  logic [XPBits-1:0] ld_xp_q;
+  logic [GBits-1:0] ld_words_q;  // entries to load
+  logic [JBits-1:0] ld_entry_q;
+  logic [XSubBits-1:0] ld_sub_q;
+  logic ann_q;  // the running invocation announced the next one's x: load it once this runs
+  logic [XPBits-1:0] ann_xp_q;
+  logic [GBits-1:0] ann_words_q;
   logic x_valid;
   logic [XTokBits-1:0] x_data;
   if (NumX > 1) begin : gen_x_mux
-    assign x_valid = x_valid_i[xp_q];
-    assign x_data = x_data_i[xp_q*XTokBits+:XTokBits];
+    assign x_valid = x_valid_i[ld_xp_q];
+    assign x_data = x_data_i[ld_xp_q*XTokBits+:XTokBits];
   end else begin : gen_x_one
     assign x_valid = x_valid_i[0];
     assign x_data = x_data_i;
   end
-  wire x_fire = state_q == StX && x_valid;
-  wire x_entry_done = x_sub_q == XSubBits'(TokPerEntry - 1);
-  wire x_last = x_entry_done && x_entry_q == JBits'(words_q - 1'b1);
+  wire x_fire = ld_busy_q && x_valid;
+  wire x_entry_done = ld_sub_q == XSubBits'(TokPerEntry - 1);
+  wire x_last = x_fire && x_entry_done && ld_entry_q == JBits'(ld_words_q - 1'b1);
+  wire x_complete = ld_full_q || x_last;  // the loaded x is whole (with this cycle's token)
+  // The invocation starts its super-words: at a reusing D, at a D whose announced x is whole,
+  // or when the x it waits for completes. It then claims the loaded x (unless reusing) and
+  // the loader turns to the announced next x.
+  wire d_go = d_fire && (d_reuse || ((ld_busy_q || ld_full_q) && x_complete));
+  wire x_go = state_q == StX && x_last;
+  wire claim = (d_go && !d_reuse) || x_go;
+  wire preload = (d_go && d_ann) || (x_go && ann_q);
+  wire load_now = d_fire && !d_reuse && !ld_busy_q && !ld_full_q;  // not announced: load now
   always_comb begin
     x_ready_o = '0;
-    if (state_q == StX) x_ready_o[xp_q] = 1'b1;
+    if (ld_busy_q) x_ready_o[ld_xp_q] = 1'b1;
   end
 
   always_ff @(posedge clk_i) begin
@@ -232,15 +258,48 @@ module st_gemv_engine #(
       state_q <= StDesc;
       pslot_q <= '0;
       gap_q <= '0;
+      rbank_q <= 1'b0;
+      ld_busy_q <= 1'b0;
+      ld_full_q <= 1'b0;
     end else begin
       if (gap_q != '0) gap_q <= gap_q - 1'b1;
-      if (d_fire) state_q <= d_reuse ? StRun : StX;
-      if (x_fire && x_last) state_q <= StRun;
+      if (d_fire) state_q <= d_go ? StRun : StX;
+      if (x_go) state_q <= StRun;
+      if (claim) rbank_q <= ~rbank_q;
+      if (x_last) begin
+        ld_busy_q <= 1'b0;
+        ld_full_q <= 1'b1;
+      end
+      if (claim) ld_full_q <= 1'b0;
+      if (load_now || preload) ld_busy_q <= 1'b1;
       if (p_fire) pslot_q <= pslot_q == 2'd2 ? 2'd0 : pslot_q + 2'd1;
       if (w_fire && row_last) begin
         gap_q <= blk_tok - 1'b1;
         if (blk_last) state_q <= StDesc;
       end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (d_fire) begin
+      ann_q <= d_ann;
+      ann_xp_q <= XPBits'(d_ann_xp);
+      ann_words_q <= GBits'(d_ann_k >> LogKL);
+    end
+    if (x_fire) begin
+      ld_sub_q <= x_entry_done ? '0 : ld_sub_q + 1'b1;
+      if (x_entry_done) ld_entry_q <= ld_entry_q + 1'b1;
+    end
+    if (load_now || preload) begin
+      ld_entry_q <= '0;
+      ld_sub_q <= '0;
+    end
+    if (load_now) begin
+      ld_xp_q <= XPBits'(d_xp);
+      ld_words_q <= GBits'(d_k >> LogKL);
+    end else if (preload) begin
+      ld_xp_q <= d_fire ? XPBits'(d_ann_xp) : ann_xp_q;
+      ld_words_q <= d_fire ? GBits'(d_ann_k >> LogKL) : ann_words_q;
     end
   end
 
@@ -251,7 +310,6 @@ module st_gemv_engine #(
       bm1_q <= d_b - 32'd1;
       last_tok_q <= d_last_tok;
       ob_q <= d_ob;
-      xp_q <= XPBits'(d_xp);
       yp_q <= YPBits'(d_yp);
       grouped_q <= d_g != '0;
       wpc_m1_q <= d_wpc_m1;
@@ -266,12 +324,6 @@ module st_gemv_engine #(
       wc_q <= '0;
       wsub_q <= '0;
       mbase_q <= '0;
-      x_entry_q <= '0;
-      x_sub_q <= '0;
-    end
-    if (x_fire) begin
-      x_sub_q <= x_entry_done ? '0 : x_sub_q + 1'b1;
-      if (x_entry_done) x_entry_q <= x_entry_q + 1'b1;
     end
     if (p_fire) begin
       need_p_q <= 1'b0;
@@ -325,11 +377,15 @@ module st_gemv_engine #(
     assign x_wdata = x_data;
   end
 
-  (* ram_style = XRamStyle *) logic [XEntryBits-1:0] x_mem[GMax];
+  // Two buffers of GMax entries: entry e of buffer k at k * GMax + e. The loader writes the one
+  // the running invocation does not read.
+  (* ram_style = XRamStyle *) logic [XEntryBits-1:0] x_mem[2*GMax];
   logic [XEntryBits-1:0] x1_q;  // R1: the x entry of the W word
+  wire [XAddrBits-1:0] x_waddr = XAddrBits'(ld_entry_q) + (rbank_q ? '0 : XAddrBits'(GMax));
+  wire [XAddrBits-1:0] x_raddr = XAddrBits'(j_q) + (rbank_q ? XAddrBits'(GMax) : '0);
   always_ff @(posedge clk_i) begin
-    if (x_fire && x_entry_done) x_mem[x_entry_q] <= x_wdata;
-    if (w_fire) x1_q <= x_mem[j_q];
+    if (x_fire && x_entry_done) x_mem[x_waddr] <= x_wdata;
+    if (w_fire) x1_q <= x_mem[x_raddr];
   end
 
   // ---- pipeline control: R1 .. R5 -------------------------------------------------------------
@@ -540,8 +596,16 @@ module st_gemv_engine #(
       else $error("st_gemv_engine: group size %0d does not fit", d_g);
       assert (32'(d_xp) < NumX && 32'(d_yp) < NumY)
       else $error("st_gemv_engine: port out of range (x %0d, y %0d)", d_xp, d_yp);
-      assert (d_word[511:160] == '0 && d_word[151:145] == '0 && d_word[103:102] == '0)
+      assert (d_word[511:208] == '0 && d_word[167:161] == '0 && d_word[151:145] == '0 &&
+              d_word[103:102] == '0)
       else $error("st_gemv_engine: reserved descriptor bits set");
+      assert (!d_ann || (32'(d_ann_xp) < NumX && d_ann_k != 0 && d_ann_k % KLanes == 0 &&
+                         d_ann_k <= MaxK))
+      else $error("st_gemv_engine: announced x (port %0d, K %0d) does not fit", d_ann_xp, d_ann_k);
+      // An announced x is the next invocation's, which loads it (never a reusing one).
+      if (ld_busy_q || ld_full_q)
+        assert (!d_reuse && ld_xp_q == XPBits'(d_xp) && ld_words_q == GBits'(d_k >> LogKL))
+        else $error("st_gemv_engine: the announced x (port %0d) is not this invocation's", ld_xp_q);
     end
   end
   // The records of a block are read (at its hand-off) before its P slot is refilled: count the

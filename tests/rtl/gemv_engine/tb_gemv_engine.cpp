@@ -1,13 +1,15 @@
 // Verilator test of st_gemv_engine (the shared GEMV engine, docs/gemv-engine.md):
 //  1. timing: with ideal sources (every channel valid in every cycle, x always offered, y always
-//     ready) a sequence of back-to-back invocations (reuse and fresh x, per-channel and grouped
-//     layers, N not a multiple of Channels, blocks bound by the output) shows exactly the cycles
+//     ready) a sequence of back-to-back invocations (reuse and fresh x, x announced by the call
+//     before and loaded while it streams, per-channel and grouped layers, N not a multiple of
+//     Channels, blocks bound by the output) shows exactly the cycles
 //     of st::model::gemvEngineSequenceTiming: every descriptor, x token, block's last weight
 //     word and y token, and each y token after the inputs the model says it needs;
 //  1b. with every y port blocked, the next call's descriptor and x are taken once the previous
 //     call's weights are in (also while the pipeline waits for the output buffer);
 //  2. bit-exactness: --tokens random invocations (random K, N, group size, out bits, bias,
-//     mantissas, shifts, x reuse, x and y port, padding rows with zero or saturating records;
+//     mantissas, shifts, x reuse, announced next x, x and y port, padding rows with zero or
+//     saturating records;
 //     one layer in 8 at the code extremes so that outputs saturate, one in 8 with tiny codes so
 //     that small shifts and shift 0 occur) under four traffic phases of seeded random
 //     backpressure on every channel, x port and y port; every y token is compared with
@@ -325,6 +327,19 @@ CallShape randomShape(const num::GemvEngineShape &s, std::mt19937_64 &rng, int64
   return cs;
 }
 
+/// Announces the next call's x in each call's descriptor (the engine then loads it while the
+/// call streams) where the next call loads a new x, in about three calls of four; never in the
+/// last call (nothing follows it in its batch).
+void announceNextX(const num::GemvEngineShape &s, std::vector<Call> &calls, std::mt19937_64 &rng) {
+  for (size_t i = 0; i + 1 < calls.size(); ++i) {
+    const Call &next = calls[i + 1];
+    if (next.invocation.reuseX || uniform(rng, 0, 3) == 0)
+      continue;
+    calls[i].invocation.nextX = num::GemvNextX{next.invocation.xPort, next.descriptor.k};
+    calls[i].descriptor = num::gemvDescriptorFor(calls[i].layer, s, calls[i].invocation);
+  }
+}
+
 LayerKind kindOf(uint64_t index) {
   return index % 8 == 3 ? LayerKind::Extreme : index % 8 == 6 ? LayerKind::Tiny : LayerKind::Random;
 }
@@ -400,6 +415,7 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
 
   uint64_t calls = 0, tokens = 0;
   uint64_t saturatedHigh = 0, saturatedLow = 0, inRange = 0, reused = 0, paddedCalls = 0;
+  uint64_t announced = 0;
   uint64_t groupedCalls = 0, shiftZeroRows = 0;
   std::vector<int32_t> previousX;
   int64_t previousK = 0;
@@ -448,6 +464,7 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
       }
     }
     reused += c.invocation.reuseX;
+    announced += c.invocation.nextX.has_value();
     paddedCalls += c.descriptor.rows > int64_t(c.layer.rows) || int64_t(c.layer.rows) % s.channels;
     groupedCalls += c.descriptor.groupSize != 0;
     previousX = c.x;
@@ -485,22 +502,27 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
         {s.maxK, 3 * s.channels - 1, groupSizesFor(s, s.maxK).back(), false},
         {s.maxK, 13 * s.channels, groupSizesFor(s, s.maxK)[1], true},
     };
+    std::vector<int32_t> x = previousX;
     for (const CallShape &cs : fixed) {
-      timed.push_back(makeCall(s, cs, LayerKind::Random, previousX, rng));
-      enqueue(timed.back());
+      timed.push_back(makeCall(s, cs, LayerKind::Random, x, rng));
+      x = timed.back().x;
     }
     for (int i = 0; i < 18; ++i) {
-      timed.push_back(makeCall(s, randomShape(s, rng, previousK), kindOf(calls), previousX, rng));
-      enqueue(timed.back());
+      timed.push_back(makeCall(s, randomShape(s, rng, timed.back().descriptor.k),
+                               kindOf(timed.size()), x, rng));
+      x = timed.back().x;
     }
+    announceNextX(s, timed, rng);
+    for (const Call &c : timed)
+      enqueue(c);
   }
   run(2000000);
   for (int i = 0; i < 32; ++i)
     h.step();
   std::vector<model::GemvEngineCall> modelCalls;
   for (const Call &c : timed)
-    modelCalls.push_back(
-        {c.descriptor.k, c.descriptor.rows, c.descriptor.groupSize, c.invocation.reuseX});
+    modelCalls.push_back({c.descriptor.k, c.descriptor.rows, c.descriptor.groupSize,
+                          c.invocation.reuseX, c.invocation.nextX.has_value()});
   const std::vector<model::GemvEngineCallTiming> expected =
       model::gemvEngineSequenceTiming(s, modelCalls);
   size_t wAt = 0, xAt = 0, yAt = 0;
@@ -522,7 +544,7 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
                std::to_string(modelled));
     };
     for (int64_t t = 0; t < e.xTokens; ++t)
-      check("x token", t, int64_t(xLog.cycles[xAt + size_t(t)]) - d, 1 + t);
+      check("x token", t, int64_t(xLog.cycles[xAt + size_t(t)]) - d, e.xFirst + t);
     for (size_t b = 0; b < e.blockLastWord.size(); ++b) {
       const size_t word = size_t(e.blockSuperWords[b]) - 1; // D is super-word 0
       check("last weight word of block", int64_t(b), int64_t(wDriver.fires[wAt + word]) - d,
@@ -541,13 +563,15 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
     timedCycles =
         int64_t(wDriver.fires[wAt + size_t(e.superWords) - 1]) + 1 - int64_t(wDriver.fires[0]);
     timedWords += e.superWords;
-    std::printf("call %2zu: K %4lld N %4lld g %4lld%s: D at %6lld, %lld super-words, %lld x "
-                "tokens, first y +%lld, last y +%lld, last word +%lld (model equal)\n",
+    std::printf("call %2zu: K %4lld N %4lld g %4lld%s%s: D at %6lld, %lld super-words, %lld x "
+                "tokens from %+lld, first y +%lld, last y +%lld, last word +%lld (model "
+                "equal)\n",
                 i, (long long)timed[i].descriptor.k, (long long)timed[i].descriptor.rows,
                 (long long)timed[i].descriptor.groupSize,
-                timed[i].invocation.reuseX ? " reuse" : "      ", (long long)d,
-                (long long)e.superWords, (long long)e.xTokens, (long long)e.outputs.front(),
-                (long long)e.outputs.back(), (long long)e.lastWord());
+                timed[i].invocation.reuseX ? " reuse" : "      ",
+                timed[i].invocation.nextX ? " announces" : "          ", (long long)d,
+                (long long)e.superWords, (long long)e.xTokens, (long long)e.xFirst,
+                (long long)e.outputs.front(), (long long)e.outputs.back(), (long long)e.lastWord());
     wAt += size_t(e.superWords);
     xAt += size_t(e.xTokens);
     yAt += e.outputs.size();
@@ -622,8 +646,17 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
       k->setReadyProbability(phases[ph].yReady);
     const uint64_t n = total / 4 + (ph == 3 ? total % 4 : 0);
     const uint64_t start = h.cycle();
-    for (uint64_t i = 0; i < n; ++i)
-      enqueue(makeCall(s, randomShape(s, rng, previousK), kindOf(calls), previousX, rng));
+    std::vector<Call> batch;
+    std::vector<int32_t> x = previousX;
+    int64_t k = previousK;
+    for (uint64_t i = 0; i < n; ++i) {
+      batch.push_back(makeCall(s, randomShape(s, rng, k), kindOf(calls + i), x, rng));
+      x = batch.back().x;
+      k = batch.back().descriptor.k;
+    }
+    announceNextX(s, batch, rng);
+    for (const Call &c : batch)
+      enqueue(c);
     run(200000000);
     std::printf("phase '%s': %llu calls checked in %llu cycles\n", phases[ph].name,
                 (unsigned long long)n, (unsigned long long)(h.cycle() - start));
@@ -636,11 +669,12 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
       h.fail(e);
   }
   std::printf("outputs: %llu saturated high, %llu saturated low, %llu in range; %llu rows with "
-              "shift 0; calls: %llu grouped, %llu reusing x, %llu with padding rows\n",
+              "shift 0; calls: %llu grouped, %llu reusing x, %llu announcing the next x, %llu "
+              "with padding rows\n",
               (unsigned long long)saturatedHigh, (unsigned long long)saturatedLow,
               (unsigned long long)inRange, (unsigned long long)shiftZeroRows,
               (unsigned long long)groupedCalls, (unsigned long long)reused,
-              (unsigned long long)paddedCalls);
+              (unsigned long long)announced, (unsigned long long)paddedCalls);
   std::printf("%llu calls (%llu y tokens) bit-exact against numerics::linear, %llu cycles\n",
               (unsigned long long)calls, (unsigned long long)tokens, (unsigned long long)h.cycle());
 }

@@ -241,6 +241,16 @@ TEST(GemvStream, DescriptorFields) {
   EXPECT_EQ(field(w, 152, 8), 0xdeu);
   for (int64_t bit = 160; bit < 512; bit += 32)
     EXPECT_EQ(field(w, bit, 32), 0u);
+  // The next invocation's x, announced: flag, port, K.
+  d.nextX = GemvNextX{0x5a, 0x4321};
+  const StreamWord a = gemvDescriptorWord(d);
+  EXPECT_EQ(field(a, 152, 8), 0xdeu);
+  EXPECT_EQ(field(a, 160, 1), 1u);
+  EXPECT_EQ(field(a, 161, 7), 0u);
+  EXPECT_EQ(field(a, 168, 8), 0x5au);
+  EXPECT_EQ(field(a, 176, 32), 0x4321u);
+  for (int64_t bit = 208; bit < 512; bit += 32)
+    EXPECT_EQ(field(a, bit, std::min<int64_t>(32, 512 - bit)), 0u);
 }
 
 TEST(GemvStream, HandComputedSmallLayer) {
@@ -418,6 +428,11 @@ TEST(GemvStream, Errors) {
   GemvInvocation port;
   port.yPort = 3;
   EXPECT_EQ(fieldOf(randomLayer(s, 4, 32, 0, rng), port), "y port");
+  GemvInvocation announced;
+  announced.nextX = GemvNextX{s.numX, 32};
+  EXPECT_EQ(fieldOf(randomLayer(s, 4, 32, 0, rng), announced), "next x port");
+  announced.nextX = GemvNextX{0, s.maxK + s.kLanes};
+  EXPECT_EQ(fieldOf(randomLayer(s, 4, 32, 0, rng), announced), "next K");
   EXPECT_EQ(fieldOf(randomLayer(s, 5, 32, 0, rng)), "rows"); // 5 rows, Lanes 2, not padded
   GemvEngineShape bad = s;
   bad.segLanes = 32;

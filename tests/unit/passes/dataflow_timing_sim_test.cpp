@@ -1,6 +1,7 @@
 // Tests of the abstract dataflow timing model and simulator: the derived kernel curves reproduce
 // every template model's D and L, a chain's makespan is the hand-computed one, FIFOs of depth 1
-// halve throughput, memory sources on one pseudo-channel share its bandwidth, a GEMV beside a
+// halve throughput, memory sources on one pseudo-channel share its bandwidth, the sequenced
+// engine reproduces the GEMV engine's exact model (announced x included), a GEMV beside a
 // streaming sibling deadlocks with shallow FIFOs (named), and
 // malformed graphs are st::Errors naming the edge or node.
 #include "passes/dataflow_timing_sim.h"
@@ -8,6 +9,7 @@
 #include "model/argmax_model.h"
 #include "model/dma_stream_model.h"
 #include "model/elementwise_model.h"
+#include "model/gemv_engine_model.h"
 #include "model/linear_model.h"
 #include "model/memory_read_model.h"
 #include "model/norm_model.h"
@@ -122,6 +124,99 @@ TEST(TimingSim, SourcesOnOnePseudoChannelShareItsBandwidth) {
   TimingGraph off = graph({0}, {0});
   off.bandwidth.wordsPerCycle = 0;
   EXPECT_EQ(simulateDataflowTiming(off, depths).makespan, alone);
+}
+
+// The simulator's sequenced engine against the engine's exact model (the one the Verilator test
+// of st_gemv_engine asserts), with ideal sources: fresh, reused and announced x (loaded while the
+// call before streams), a call bound by its outputs, two x ports.
+TEST(TimingSim, SequencedEngineIsTheEngineModelWithAnnouncedX) {
+  model::GemvEngineShape shape;
+  shape.channels = 4;
+  shape.kLanes = 16;
+  shape.segLanes = 8;
+  shape.lanes = 2;
+  shape.maxK = 128;
+  shape.numX = 2;
+  shape.numY = 2;
+  struct Call {
+    model::GemvEngineCall call;
+    size_t xPort;
+  };
+  const std::vector<Call> calls = {
+      {{64, 8, 0, false, true}, 0},    // announces the next x
+      {{32, 16, 16, false, false}, 1}, // loaded early
+      {{32, 8, 0, true, true}, 1},     // reuses; announces
+      {{128, 24, 16, false, true}, 0}, // loaded early (longer than the call before)
+      {{16, 12, 0, false, false}, 1},  // loaded early, bound by its outputs
+      {{48, 4, 8, false, false}, 0},   // not announced: loads after its D
+  };
+  std::vector<model::GemvEngineCall> modelCalls;
+  for (const Call &c : calls)
+    modelCalls.push_back(c.call);
+  const std::vector<model::GemvEngineCallTiming> expected =
+      model::gemvEngineSequenceTiming(shape, modelCalls);
+
+  auto engine = std::make_shared<SequencedEngine>();
+  engine->wordPort = 0;
+  engine->outputPorts = 2;
+  engine->outputDelay = model::kGemvOutputDelay;
+  int64_t words = 0, outputs[2] = {0, 0}, xTokens[2] = {0, 0};
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const model::GemvEngineCallTiming &t = expected[i];
+    SequencedEngine::Invocation inv;
+    inv.xPort = 1 + calls[i].xPort;
+    inv.xTokens = t.xTokens;
+    inv.outputPort = i % 2;
+    inv.preloadsNext = calls[i].call.preloadsNext;
+    for (size_t b = 0; b < t.blockSuperWords.size(); ++b) {
+      inv.blockWords.push_back(t.blockSuperWords[b] - 1);
+      inv.blockTokens.push_back(t.blockTokens[b]);
+      outputs[i % 2] += t.blockTokens[b];
+    }
+    words += t.superWords;
+    xTokens[calls[i].xPort] += t.xTokens;
+    engine->invocations.push_back(inv);
+  }
+  TimingGraph g;
+  model::KernelTiming et;
+  et.inputTokens = {words, xTokens[0], xTokens[1]};
+  et.inputTokensNeeded.assign(3, [](int64_t) { return int64_t(0); });
+  et.outputTokens = outputs[0] + outputs[1];
+  g.nodes.push_back({"engine", et, engine, {}});
+  g.nodes.push_back({"words", model::readDmaStreamTiming(words, words), nullptr, {}});
+  g.nodes.push_back({"x0", model::readDmaStreamTiming(xTokens[0], xTokens[0]), nullptr, {}});
+  g.nodes.push_back({"x1", model::readDmaStreamTiming(xTokens[1], xTokens[1]), nullptr, {}});
+  g.nodes.push_back({"y0", model::writeDmaStreamTiming(outputs[0]), nullptr, {}});
+  g.nodes.push_back({"y1", model::writeDmaStreamTiming(outputs[1]), nullptr, {}});
+  g.edges.push_back({"w", 1, 0, 0, words, 512, 0});
+  g.edges.push_back({"x0", 2, 0, 1, xTokens[0], 16, 0});
+  g.edges.push_back({"x1", 3, 0, 2, xTokens[1], 16, 0});
+  g.edges.push_back({"y0", 0, 4, 0, outputs[0], 32, 0});
+  g.edges.push_back({"y1", 0, 5, 0, outputs[1], 32, 1});
+  const TimingSimResult r = simulateDataflowTiming(g, std::vector<int64_t>(g.edges.size(), 4));
+  ASSERT_FALSE(r.deadlock) << r.deadlockReport;
+  const std::vector<int64_t> &wordCycles = r.consumeCycle[0][0];
+  size_t wAt = 0, xAt[2] = {0, 0}, yAt = 0;
+  int64_t announced = 0;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    SCOPED_TRACE("call " + std::to_string(i));
+    const model::GemvEngineCallTiming &t = expected[i];
+    const int64_t d = wordCycles[wAt];
+    if (i > 0)
+      EXPECT_EQ(d, wordCycles[wAt - 1] + 1); // back to back, as the model assumes
+    const std::vector<int64_t> &x = r.consumeCycle[0][1 + calls[i].xPort];
+    for (int64_t k = 0; k < t.xTokens; ++k)
+      EXPECT_EQ(x[xAt[calls[i].xPort] + size_t(k)] - d, t.xFirst + k) << "x token " << k;
+    announced += t.xTokens > 0 && t.xFirst <= 0;
+    for (size_t b = 0; b < t.blockLastWord.size(); ++b)
+      EXPECT_EQ(wordCycles[wAt + size_t(t.blockSuperWords[b]) - 1] - d, t.blockLastWord[b]);
+    for (size_t k = 0; k < t.outputs.size(); ++k)
+      EXPECT_EQ(r.emitCycle[0][yAt + k] - d, t.outputs[k]) << "y token " << k;
+    wAt += size_t(t.superWords);
+    xAt[calls[i].xPort] += size_t(t.xTokens);
+    yAt += t.outputs.size();
+  }
+  EXPECT_EQ(announced, 3); // calls 1, 3 and 4 took x before their descriptor
 }
 
 TEST(TimingSim, GemvBesideStreamingSiblingDeadlocksWithShallowFifos) {
