@@ -18,12 +18,29 @@ it is ~121 k.
       --work /tmp/bench --json bench/predict-gpt2-medium.json
 """
 import argparse
+import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import time
+
+
+def file_sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def read_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
 
 
 def main():
@@ -41,15 +58,29 @@ def main():
                    help="resume at this position over the golden KV rows (sim --kv-prefill): "
                         "the measured steps attend to kv-prefill + 1 .. positions")
     p.add_argument("--keep-design", action="store_true",
-                   help="reuse the design (and its Verilated testbench) if it exists, keep it")
+                   help="reuse the design (and its Verilated testbench) if this streamtensor "
+                        "compiled it with the same arguments, keep it")
     args = p.parse_args()
     name = os.path.basename(os.path.normpath(args.config))
     design = os.path.join(args.work, f"{name}_{args.precision}_{args.engine}_{args.max_context}")
-    if not (args.keep_design and os.path.exists(os.path.join(design, "design.json"))):
+    compile_cmd = [args.streamtensor, "compile", args.config, "--random-weights", "--precision",
+                   args.precision, "--max-context", args.max_context, "--engine", args.engine,
+                   "--target", "u55c", "-o", design]
+    # A kept design is reused only when this compiler binary compiled it with these arguments:
+    # after a change to the compiler the bench must measure the new design, not the old one.
+    stamp_path = design + ".compiled-by.json"
+    stamp = {"command": compile_cmd, "streamtensor_sha256": file_sha256(args.streamtensor)}
+    kept = (args.keep_design and os.path.exists(os.path.join(design, "design.json"))
+            and os.path.exists(stamp_path) and read_json(stamp_path) == stamp)
+    if kept:
+        print(f"reusing {design}: compiled by this streamtensor with the same arguments")
+    else:
         shutil.rmtree(design, ignore_errors=True)
-        subprocess.run([args.streamtensor, "compile", args.config, "--random-weights",
-                        "--precision", args.precision, "--max-context", args.max_context,
-                        "--engine", args.engine, "--target", "u55c", "-o", design], check=True)
+        if os.path.exists(stamp_path):
+            os.remove(stamp_path)
+        subprocess.run(compile_cmd, check=True)
+        with open(stamp_path, "w") as f:
+            json.dump(stamp, f)
     began = time.monotonic()
     sim = [args.streamtensor, "sim", design, "--prompt-ids", "5", "--tokens", str(args.tokens),
            "--json"]
