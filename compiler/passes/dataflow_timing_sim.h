@@ -48,12 +48,14 @@ namespace st::passes {
 /// A node that runs invocations one after another on one datapath (the shared GEMV engine,
 /// docs/gemv-engine.md; model/gemv_engine_model.h has the rules this reproduces). Per
 /// invocation it takes a header token from its word port, then the invocation's x tokens from
-/// its x port (one a cycle; none when it reuses the last x), then its words (one a cycle). The
-/// last word of block b is taken no earlier than `handoff` after the previous block's last word
-/// (a block's outputs leave the output buffer one a cycle). Block b's outputs go to the
-/// invocation's output port from `outputDelay` cycles after its last word, one a cycle. Unlike a
-/// kernel node its outputs go to different ports (edges carry their port's outputs only) and it
-/// may sit on cycles of the graph (the engine's y feeds kernels whose outputs are its next x).
+/// its x port (one a cycle; none when it reuses the last x; an x the invocation before announced,
+/// Invocation::preloadsNext, from the cycle after that one's own x was whole, beside its words),
+/// then its words (one a cycle). The last word of block b is taken no earlier than `handoff`
+/// after the previous block's last word (a block's outputs leave the output buffer one a cycle).
+/// Block b's outputs go to the invocation's output port from `outputDelay` cycles after its last
+/// word, one a cycle. Unlike a kernel node its outputs go to different ports (edges carry their
+/// port's outputs only) and it may sit on cycles of the graph (the engine's y feeds kernels whose
+/// outputs are its next x).
 struct SequencedEngine {
   struct Invocation {
     size_t xPort = 0;    ///< input port of its x
