@@ -47,7 +47,7 @@ GemvEngineCallTiming gemvEngineCallTiming(const GemvEngineShape &shape, const Ge
   const int64_t fullTokens = shape.channels / shape.lanes;
   int64_t lastWord = -previous.cyclesSinceLastWord;
   int64_t lastTokens = previous.lastBlockTokens;
-  int64_t q = 0; // Q(b - 1); the first word after D is Q = 1 at cycle X + 1
+  int64_t q = 0; // Q(b - 1); the first word after D is Q = 1 at cycle X' + 1
   for (int64_t b = 0; b < blocks; ++b) {
     const int64_t qb = numerics::gemvWordsThroughBlock(b, call.k, call.groupSize, shape);
     const int64_t natural = b == 0 ? t.xDone + qb : lastWord + (qb - q);
