@@ -39,6 +39,15 @@ void checkParams(const AttentionParams &p) {
     fail("maxContext must be >= 2");
   if (p.cacheLength < 0 || p.cacheLength >= p.maxContext)
     fail("cacheLength " + std::to_string(p.cacheLength) + " outside 0 .. maxContext - 1");
+  if (p.cacheRound < 1 || (p.cacheRound & (p.cacheRound - 1)) != 0 ||
+      p.maxContext % p.cacheRound != 0 || (p.cacheRound > 1 && !p.blockMajor))
+    fail("cacheRound must be a power of two dividing maxContext, and 1 unless blockMajor");
+}
+
+/// Cache positions each block's run of cache tokens holds: cacheLength rounded up to
+/// cacheRound (the positions from cacheLength on are pad).
+int64_t cachePositions(const AttentionParams &p) {
+  return ceilDiv(p.cacheLength, p.cacheRound) * p.cacheRound;
 }
 
 /// Kv heads a cache token holds (heads in parallel), and its codes of one kv head.
@@ -74,6 +83,7 @@ AttentionSchedule attentionSchedule(const AttentionParams &p) {
   checkParams(p);
   using P = AttentionPipeline;
   const int64_t n = p.cacheLength + 1;
+  const int64_t walked = cachePositions(p) + 1; // positions a walk takes, pad included
   const int64_t chunks = chunksOf(p);
   const int64_t blocks = p.numKvHeads / kvStepOf(p);
   const int64_t qTokens = p.numHeads * p.headDim / p.lanes;
@@ -84,7 +94,7 @@ AttentionSchedule attentionSchedule(const AttentionParams &p) {
   // Position-major, one segment holds every block; block-major, one block.
   const int64_t segments = p.blockMajor ? blocks : 1;
   s.segmentChunks = p.blockMajor ? chunks : s.chunksPerPosition;
-  const int64_t segment = n * s.segmentChunks; // chunks of a segment, one a cycle
+  const int64_t segment = walked * s.segmentChunks; // chunks of a segment, one a cycle
   // st_softmax emits its first weight (D - T) cycles after its last logit, and its (R, L)
   // (norm valid - T) cycles after it.
   const SoftmaxParams sm = headSoftmax(p, n);
@@ -100,15 +110,16 @@ AttentionSchedule attentionSchedule(const AttentionParams &p) {
     if (b > 1)
       score = std::max(score, s.valueStart[size_t(b - 2)] + segment);
     s.scoreStart.push_back(score);
-    // The segment's first block issues its last chunk at position n-1 (n-1 positions of the
-    // segment's chunks, then the block's own chunks).
+    // The segment's first block issues its last chunk at the new token's position (the cache
+    // positions' chunks, pad included, then the block's own chunks).
     const int64_t lastScoreFirstBlock =
-        score + (n - 1) * s.segmentChunks + chunks - 1 + P::kScoreStages;
+        score + (walked - 1) * s.segmentChunks + chunks - 1 + P::kScoreStages;
     lastScore = score + segment - 1 + P::kScoreStages;
     if (b == 0)
       s.lastScoreGroup0 = lastScoreFirstBlock;
     // Value chunks of position p of block g need E[g's heads][p]; E arrives one position per
-    // cycle and the walk takes >= 1 cycle per position, so only a block's first chunk waits.
+    // cycle and the walk takes >= 1 cycle per position, so only a block's first chunk waits
+    // (pad chunks wait for nothing, and the new token's E is the cacheLength-th).
     // Position-major, the value walk follows the whole score walk (block-major, the E wait
     // implies it); each segment follows the previous one.
     int64_t value =
@@ -129,7 +140,7 @@ KernelTiming attentionTiming(const AttentionParams &p) {
   const AttentionSchedule s = attentionSchedule(p);
   const int64_t qTokens = p.numHeads * p.headDim / p.lanes;
   const int64_t kvTokens = p.numKvHeads * p.headDim / p.lanes;
-  const int64_t cacheTokens = p.cacheLength * s.chunksPerPosition;
+  const int64_t cacheTokens = cachePositions(p) * s.chunksPerPosition;
   KernelTiming t;
   t.firstOutputDelay = s.firstOutputIssue + AttentionPipeline::kOutputStages;
   t.ii = 1;
@@ -143,7 +154,7 @@ KernelTiming attentionTiming(const AttentionParams &p) {
   // walker from its own start, as long after the segment's scores as the softmax needs. Ranks
   // are the cycles of the schedule, phases the order: segment b's k_cache after segment b - 1's
   // v_cache (b + 1), its v_cache after its k_cache (b + 2).
-  const int64_t segmentTokens = p.cacheLength * s.segmentChunks;
+  const int64_t segmentTokens = cachePositions(p) * s.segmentChunks;
   auto phase = [](int64_t value, int64_t tokens) {
     return std::vector<int64_t>(static_cast<size_t>(tokens), value);
   };
@@ -218,6 +229,10 @@ ResourceEstimate attentionResources(const AttentionParams &p) {
     const int64_t walkerBits = ceilLog2(p.maxContext) + ceilLog2(walk / chunks) + ceilLog2(chunks);
     r.ff += walkerBits;
     r.lut += 2 * walkerBits + ceilLog2(p.maxContext) + 2 * ceilLog2(walk / chunks);
+  }
+  if (p.cacheRound > 1) {
+    // cache_len rounded up to CacheRound, and each walker's pad compare.
+    r.lut += 3 * lenBits;
   }
   // DSPs, one DSP48E2 (27 x 18 signed) per s8 x s8 score product and per u16 x s8 value
   // product; the s32 x u24 output multiply splits into 2 x 2 of them, the a x u32 R one into

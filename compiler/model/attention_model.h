@@ -22,6 +22,9 @@ struct AttentionParams {
                            ///< headDim, or whole kv heads in parallel: a multiple of it)
   int64_t outBits = 8;     ///< OutBits
   bool blockMajor = false; ///< BlockMajor: the cache walked (and streamed) by kv-head block
+  /// CacheRound: each block's run of cache tokens holds cacheLength rounded up to a multiple of
+  /// it (a power of two dividing maxContext; > 1 only block-major), the rest pad it drops.
+  int64_t cacheRound = 1;
   int64_t cacheLength = 0; ///< runtime cache_len of the invocation (0 .. maxContext - 1)
 };
 
@@ -42,7 +45,8 @@ struct AttentionPipeline {
 
 /// Derived schedule of one invocation (cycle 0 = the first handshake; every input offers a
 /// token whenever the kernel is ready for one; no output backpressure). Each pass (score, value)
-/// is a sequence of segments of n * segmentChunks chunks (n = cache_len + 1), one chunk a cycle
+/// is a sequence of segments of m * segmentChunks chunks (m = n = cache_len + 1, or with pad
+/// positions, see attentionTiming), one chunk a cycle
 /// once a segment has started: position-major, one segment (the whole pass, segmentChunks =
 /// chunksPerPosition); block-major, one per kv-head block b in turn (segmentChunks = the chunks
 /// of one position of a block, HeadDim/CacheLanes or 1), its k_cache / v_cache tokens first and
@@ -70,16 +74,17 @@ AttentionSchedule attentionSchedule(const AttentionParams &params);
 ///   Position-major: score chunks from S = max(Q, K), n*W of them; block 0's last score at
 ///   a0 = S + (n-1)*W + C + 2; value chunks from V = max(S + n*W, a0 + 13), n*W of them; the
 ///   first output issue at O = max(V + n*W + 3, a0 + (B-1)*C + n + 18).
-///   Block-major: block b's n*C score chunks from S_b (S_0 = max(Q, K)), its last score at
-///   a_b = S_b + n*C + 2; its n*C value chunks from V_b = max(V_{b-1} + n*C, a_b + 13); block
-///   b >= 2 waits for value block b - 2: S_b = max(S_{b-1} + n*C, V_{b-2} + n*C);
-///   O = max(V_{B-1} + n*C + 3, a_{B-1} + n + 18).
+///   Block-major, with m = cache_len rounded up to CacheRound, plus 1 (the positions a block's
+///   walk takes, pad included; m = n at CacheRound 1): block b's m*C score chunks from S_b
+///   (S_0 = max(Q, K)), its last score at a_b = S_b + m*C + 2; its m*C value chunks from
+///   V_b = max(V_{b-1} + m*C, a_b + 13); block b >= 2 waits for value block b - 2:
+///   S_b = max(S_{b-1} + m*C, V_{b-2} + m*C); O = max(V_{B-1} + m*C + 3, a_{B-1} + n + 18).
 ///   D = O + 6, ii = 1, L = D + Q - 1.
 /// inputRanks are the schedule's cycles: k_cache token j of segment b at scoreStart[b] + j,
-/// v_cache token j at valueStart[b] + j (j < (n-1) * segmentChunks). inputPhases: q, k_new and
-/// v_new phase 0; the k_cache tokens of segment b phase b + 1, its v_cache tokens phase b + 2
-/// (position-major: k_cache 1, v_cache 2; block-major, value block b beside score block b + 1,
-/// both after score block b and value block b - 1).
+/// v_cache token j at valueStart[b] + j (j < (m-1) * segmentChunks, pad tokens included).
+/// inputPhases: q, k_new and v_new phase 0; the k_cache tokens of segment b phase b + 1, its
+/// v_cache tokens phase b + 2 (position-major: k_cache 1, v_cache 2; block-major, value block b
+/// beside score block b + 1, both after score block b and value block b - 1).
 KernelTiming attentionTiming(const AttentionParams &params);
 
 /// LUT/FF/DSP/BRAM estimate: NumHeads st_softmax instances (Lanes 1, s32, MaxLen = MaxContext,

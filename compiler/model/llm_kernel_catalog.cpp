@@ -104,6 +104,7 @@ AttentionParams attentionParamsOf(const NodeReader &r) {
   p.cacheLanes = r.param("CacheLanes");
   p.outBits = r.param("OutBits");
   p.blockMajor = r.param("BlockMajor", 0) != 0;
+  p.cacheRound = r.param("CacheRound", 1);
   p.cacheLength = r.attribute(kAttrCacheLength, 0);
   return p;
 }

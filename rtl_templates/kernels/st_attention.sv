@@ -34,6 +34,10 @@
 //           BlockMajor, by kv-head block, then position, then the block's codes (kv head, dim)
 //           of that position (token (g, p, c) holds the codes of position-major token (p, g, c)).
 //   v_cache likewise.
+//           CacheRound S > 1 (block-major only): each block's run of cache tokens holds
+//           ceil(cache_len / S) x S positions, the last (S - cache_len mod S) mod S of them pad
+//           that the kernel takes and drops (a read of S positions per DMA token, the positions
+//           striped over S pseudo-channels: docs/accelerator.md §7).
 //   o       NumHeads*HeadDim signed OutBits codes, head-major, Lanes per token (o leaves
 //           through an st_skid_buffer).
 // Sideband, sampled with the first q token of an invocation (hold them while it is offered):
@@ -88,6 +92,9 @@ module st_attention #(
     parameter int unsigned OutBits = 8,
     /// Walk (and stream) the cache block-major (1) or position-major (0); see the header.
     parameter int unsigned BlockMajor = 0,
+    /// Positions of each block's cache run rounded up to a multiple of this (a power of two
+    /// dividing MaxContext; > 1 only block-major): the pad positions are taken and dropped.
+    parameter int unsigned CacheRound = 1,
     /// $readmemh file of the exp2_neg_frac table (129 entries u21), as st_softmax.
     parameter ExpTableFile = "",
     /// $readmemh file of the reciprocal table (257 entries u18), as st_softmax.
@@ -144,6 +151,11 @@ module st_attention #(
   end
   if (BlockMajor > 1) begin : gen_bad_block_major
     $fatal(1, "st_attention: BlockMajor must be 0 or 1");
+  end
+  if (CacheRound < 1 || (CacheRound & (CacheRound - 1)) != 0 || MaxContext % CacheRound != 0 ||
+      (CacheRound > 1 && BlockMajor == 0)) begin : gen_bad_cache_round
+    $fatal(1, "st_attention: CacheRound must be a power of two dividing MaxContext, and 1 ",
+           "unless BlockMajor");
   end
   if (CacheLenBits != $clog2(MaxContext)) begin : gen_bad_derived
     $fatal(1, "st_attention: CacheLenBits is derived; do not override it");
@@ -255,16 +267,24 @@ module st_attention #(
   localparam bit BlockWalk = BlockMajor != 0;
   localparam int unsigned Walkers = BlockWalk ? 2 : 1;
   localparam int unsigned SW = 0, VW = Walkers - 1;  // the score and the value walker
-  logic [PAddrBits-1:0] pos_q[Walkers];
+  // Positions of a walk: 0 .. cache_round - 1 from the cache (those >= cache_len pad), then the
+  // new token. cache_round <= MaxContext - 1 + CacheRound - 1 < MaxContext + CacheRound, which
+  // LenBits holds since CacheRound divides MaxContext (cache_round <= MaxContext).
+  logic [LenBits-1:0] pos_q[Walkers];
   logic [GBits-1:0] g_q[Walkers];
   logic [CBits-1:0] c_q[Walkers];
-  logic [Walkers-1:0] from_cache, walk_last_chunk, walk_last;
-  logic score_step, value_step;  // a score / value chunk issues this cycle
+  logic [Walkers-1:0] from_cache, pad, walk_last_chunk, walk_last;
+  // cache_len rounded up to CacheRound (a power of two; 1: cache_len itself)
+  wire [LenBits-1:0] cache_round =
+      (LenBits'(cache_len_q) + LenBits'(CacheRound - 1)) & ~LenBits'(CacheRound - 1);
+  // the score / value walker takes its chunk this cycle (a pad chunk is dropped, not issued)
+  logic score_step, value_step;
   for (genvar w = 0; w < Walkers; w++) begin : gen_walker
     wire step = (w == SW && score_step) || (w == VW && value_step);
     wire last_pos = !from_cache[w];  // position n-1: the new token
     wire last_block = g_q[w] == GBits'(Blocks - 1);
-    assign from_cache[w] = {1'b0, pos_q[w]} < {1'b0, cache_len_q};
+    assign from_cache[w] = pos_q[w] < cache_round;
+    assign pad[w] = from_cache[w] && pos_q[w] >= LenBits'(cache_len_q);
     assign walk_last_chunk[w] = c_q[w] == CBits'(Chunks - 1);
     assign walk_last[w] = last_pos && last_block && walk_last_chunk[w];
     always_ff @(posedge clk_i) begin
@@ -292,7 +312,9 @@ module st_attention #(
   // Value walker: position p of block g waits until its heads' probabilities reach p (the kv
   // heads of a block receive their scores in the same cycles: its first one counts).
   logic [LenBits-1:0] p_written_q[NumKvHeads];
-  wire value_ready = LenBits'(pos_q[VW]) < p_written_q[32'(g_q[VW])*KvStep];
+  // The value walker's position in the probability memory: the new token's is cache_len.
+  wire [PAddrBits-1:0] value_pos = from_cache[VW] ? PAddrBits'(pos_q[VW]) : PAddrBits'(cache_len_q);
+  wire value_ready = pad[VW] || LenBits'(value_pos) < p_written_q[32'(g_q[VW])*KvStep];
 
   // The score walker stops after its last chunk. Block-major, it issues block g only once the
   // value walker is past block g - 2 (the value walker's block + 1 at most).
@@ -379,7 +401,7 @@ module st_attention #(
       s2_valid_q       <= 1'b0;
       s3_score_valid_q <= 1'b0;
     end else begin
-      s1_valid_q       <= score_step;
+      s1_valid_q       <= score_step && !pad[SW];
       s2_valid_q       <= s1_valid_q;
       s3_score_valid_q <= s2_valid_q && s2_last_q;
     end
@@ -459,7 +481,7 @@ module st_attention #(
     always_ff @(posedge clk_i) begin
       if (sm_out_valid[h])
         probability_q[PAddrBits'(p_written_q[h/Group])] <= sm_out[h];
-      if (value_step) v1_p_q[h*16+:16] <= probability_q[pos_q[VW]];
+      if (value_step) v1_p_q[h*16+:16] <= probability_q[value_pos];
     end
   end
 
@@ -512,7 +534,7 @@ module st_attention #(
       v1_valid_q <= 1'b0;
       v2_valid_q <= 1'b0;
     end else begin
-      v1_valid_q <= value_step;
+      v1_valid_q <= value_step && !pad[VW];
       v2_valid_q <= v1_valid_q;
     end
   end

@@ -1,6 +1,7 @@
 // Verilator test of st_attention against the golden st::numerics::attention.
 // The cache streams come in the kernel's walk order (position-major, or block-major with the
-// BlockMajor parameter).
+// BlockMajor parameter, each block's positions padded with random codes to a multiple of
+// CacheRound).
 //  1. Timing: with ideal sources and sink, isolated invocations at cache_len 0, 1, MaxContext-1
 //     and random ones must show exactly the model's D, L and ii = 1 (attentionTiming: D and L
 //     are functions of cache_len), cycle 0 being the first handshake on any input, and every
@@ -125,6 +126,7 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
   mp.cacheLanes = params["CacheLanes"];
   mp.outBits = params["OutBits"];
   mp.blockMajor = params.get("BlockMajor", 0) != 0;
+  mp.cacheRound = params.get("CacheRound", 1);
   const num::AttentionShape shape{size_t(mp.numHeads), size_t(mp.numKvHeads), size_t(mp.headDim)};
   const unsigned lanes = unsigned(mp.lanes), cacheLanes = unsigned(mp.cacheLanes),
                  outBits = unsigned(mp.outBits);
@@ -181,7 +183,9 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
     }
   };
   // The cache streams in the kernel's walk order: the golden's position-major tokens (position,
-  // kv-head block, chunk), or block-major (block, position, chunk) with the same tokens.
+  // kv-head block, chunk), or block-major (block, position, chunk) with the same tokens, each
+  // block's positions padded with random codes to a multiple of CacheRound (the kernel must
+  // drop them: a kernel that used them would miss the golden).
   const size_t chunksPerPosition = shape.kvSize() / cacheLanes;
   const size_t blockChunks = mp.cacheLanes > mp.headDim ? 1 : size_t(mp.headDim / mp.cacheLanes);
   auto cacheOrder = [&](const std::vector<int32_t> &codes) {
@@ -190,12 +194,17 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
     const size_t positions = codes.size() / shape.kvSize();
     std::vector<int32_t> ordered;
     ordered.reserve(codes.size());
-    for (size_t g = 0; g < chunksPerPosition / blockChunks; ++g)
+    for (size_t g = 0; g < chunksPerPosition / blockChunks; ++g) {
       for (size_t p = 0; p < positions; ++p) {
         const auto first =
             codes.begin() + std::ptrdiff_t(p * shape.kvSize() + g * blockChunks * cacheLanes);
         ordered.insert(ordered.end(), first, first + std::ptrdiff_t(blockChunks * cacheLanes));
       }
+      const size_t padded =
+          (positions + size_t(mp.cacheRound) - 1) / size_t(mp.cacheRound) * size_t(mp.cacheRound);
+      for (size_t c = 0; c < (padded - positions) * blockChunks * cacheLanes; ++c)
+        ordered.push_back(int32_t(int8_t(rng() & 0xff)));
+    }
     return ordered;
   };
   auto submit = [&](const num::AttentionInputs &in, const num::AttentionScales &scales) {
