@@ -70,6 +70,8 @@ std::string hbmManifestJson(const plan::HbmImagePlan &plan) {
       e["kv_part_codes"] = b.kvPartCodes;
       if (b.kvBlocks > 1)
         e["kv_blocks"] = b.kvBlocks;
+      if (b.kvPositionSlices > 1)
+        e["kv_position_slices"] = b.kvPositionSlices;
     }
     e["format"] = b.format;
     if (b.kind == "linear_weights") {
@@ -184,6 +186,12 @@ plan::HbmImagePlan readHbmManifest(const std::string &path) {
         if (b.kvBlocks < 2 || b.rowBytes % (b.kvBlocks * 64) != 0 || b.layerBytes % b.kvBlocks != 0)
           throw Error(path, where + "kv_blocks",
                       "at least 2 kv-head blocks dividing its rows into whole bus words");
+      }
+      if (e.contains("kv_position_slices")) {
+        b.kvPositionSlices = integer(e, "kv_position_slices", where);
+        if (b.kvPositionSlices != b.kvSlices || b.kvBlocks < 2)
+          throw Error(path, where + "kv_position_slices",
+                      "its kv_slices, on a block-major cache (kv_blocks)");
       }
     }
     const nlohmann::json &channels = field(e, "channels", where);

@@ -498,7 +498,16 @@ private:
       break;
     case AcceleratorRole::KvAppend:
       sequencer(n, info.layers, "n_steps", 0, "", 0);
-      base = ptr + " + " + layerOffset + " + 64'(" + step + ") * " + rowBytes;
+      if (port.kvPositionSlices > 1) {
+        // Positions striped over S slices (a power of two): step t's row goes to slice t mod S
+        // (kvSliceStride bytes apart) at row t div S.
+        const int64_t s = port.kvPositionSlices;
+        base = ptr + " + " + layerOffset + " + (64'(" + step + ") & 64'd" + std::to_string(s - 1) +
+               ") * " + hex64(port.kvSliceStride) + " + (64'(" + step + ") >> " +
+               std::to_string(ceilLog2(s)) + ") * " + rowBytes;
+      } else {
+        base = ptr + " + " + layerOffset + " + 64'(" + step + ") * " + rowBytes;
+      }
       break;
     case AcceleratorRole::KvCacheRead: {
       sequencer(n, info.layers, "n_steps", 1, "dma_dones_q[" + std::to_string(appendOf(n)) + "]",
@@ -514,6 +523,18 @@ private:
           << ":0] " << u << "_first = " << step << " - " << u << "_rows;\n";
       base = ptr + " + " + layerOffset + " + 64'(" + u + "_first) * " + rowBytes;
       rows = "32'(" + u + "_rows)";
+      if (port.kvPositionSlices > 1) {
+        // Positions striped over S slices: ceil(rows / S) tokens of S positions from row 0 (a
+        // sliding window would start mid-token: not supported with them).
+        for (int64_t w : cfg.windowByRun)
+          if (w != 0)
+            throw Error("emitter", "KV read '" + node.name + "'",
+                        "no sliding window with positions striped over slices");
+        const int64_t s = port.kvPositionSlices;
+        base = ptr + " + " + layerOffset;
+        rows = "32'((32'(" + u + "_rows) + 32'd" + std::to_string(s - 1) + ") >> " +
+               std::to_string(ceilLog2(s)) + ")";
+      }
       break;
     }
     case AcceleratorRole::Tap: {

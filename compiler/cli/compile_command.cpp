@@ -69,6 +69,9 @@ struct CompileOptions {
   int64_t attentionReadStep = -1; ///< -1: chooseAttentionParallelism's (0 with --attention-kv-step)
   /// "position", "block", or empty: block-major wherever it applies (llm::kvBlockMajorApplies).
   std::string attentionWalk;
+  /// >= 2: positions striped over this many slices (llm::kvPositionStripingOf); 0: not; -1:
+  /// chooseAttentionParallelism's.
+  int64_t attentionPositionSlices = -1;
   int64_t enginePackedPairs = -1; ///< -1: chooseAttentionParallelism's (0 with --attention-kv-step)
   int64_t engineFifoWords = llm::AcceleratorOptions{}.engineFifoWords;
   bool randomWeights = false;
@@ -190,6 +193,17 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
     accelerator.attentionBlockMajor =
         o.attentionWalk == "block" || (o.attentionWalk.empty() && chosen.blockMajor &&
                                        llm::attentionBlockMajorApplies(model.program, accelerator));
+    if (o.attentionPositionSlices < 0 && chosen.positionSlices >= 2 && o.attentionReadStep < 0 &&
+        o.attentionWalk.empty())
+      accelerator.attentionPositionSlices = chosen.positionSlices;
+  }
+  if (o.attentionPositionSlices >= 2) {
+    // Positions striped: attention at one kv head per token, block-major (kvPositionStripingOf).
+    accelerator.attentionPositionSlices = o.attentionPositionSlices;
+    accelerator.attentionKvStep = 1;
+    accelerator.attentionHeadSplit = 1;
+    accelerator.attentionReadStep = 0;
+    accelerator.attentionBlockMajor = true;
   }
   std::optional<frontend::QuantizedModel> quantized;
   std::optional<llm::AcceleratorGraph> lowered;
@@ -388,6 +402,14 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
                         "token) or position (every block per position, the score pass before "
                         "the value pass); default: block wherever it applies")
              ->check(CLI::IsMember({"position", "block"}));
+         app.add_option("--attention-position-slices", o->attentionPositionSlices,
+                        "Model directory, gemv engine: stripe the cache's positions over this "
+                        "many pseudo-channels (2, 4, 8 or 16; kv heads of at most 64 codes, at "
+                        "least two): attention takes one kv head per token, block-major, and a "
+                        "block's pass reads that many positions a cycle (docs/accelerator.md "
+                        "§7); replaces --attention-kv-step/-read-step/-walk; 0: not; default: "
+                        "2 where compile takes one such head per token and the design fits")
+             ->check(CLI::IsMember({0, 2, 4, 8, 16}));
          app.add_option("--engine-packed-pairs", o->enginePackedPairs,
                         "Model directory, gemv engine at W4A8: channel pairs whose int4 x int8 "
                         "products share their DSP48E2s (two per multiply; 0 .. 16); default: as "

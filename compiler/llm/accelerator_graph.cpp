@@ -49,6 +49,7 @@ LoweredStage lowerAcceleratorStage(const ir::DecodeProgram &program, int index,
   o.attentionHeadSplit = options.attentionHeadSplit;
   o.attentionReadStep = options.attentionReadStep;
   o.attentionBlockMajor = options.attentionBlockMajor;
+  o.attentionPositionSlices = options.attentionPositionSlices;
   if (o.gemvEngine)
     o.engineShape = gemvEngineShapeOf(program, options.precision, options.maxLanes,
                                       options.engineChannels, options.enginePackedPairs);

@@ -58,6 +58,8 @@ struct AcceleratorOptions {
   int64_t attentionReadStep = 0;
   /// st_attention's block-major walk (StageLoweringOptions::attentionBlockMajor).
   bool attentionBlockMajor = false;
+  /// Positions striped over this many slices (StageLoweringOptions::attentionPositionSlices).
+  int64_t attentionPositionSlices = 0;
   /// Write each step's logits and each layer's block output to HBM (for the testbench).
   bool debugTaps = true;
   /// Stream name (of the joined graph) -> FIFO depth, overriding the LP's (fault tests).

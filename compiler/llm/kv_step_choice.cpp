@@ -20,6 +20,8 @@ namespace {
 /// (plan/llm_top_interface.h).
 constexpr int64_t kScalarArgs = 3;
 constexpr int64_t kMaxAxiMasters = 64 - kScalarArgs;
+/// Most codes of a kv head whose positions can be striped (one bus word, kvPositionStripingOf).
+constexpr int64_t kPositionStripedHeadCodes = 64;
 
 /// The design of `options`: its estimated resources, the report's own estimate
 /// (plan/design_resources.h: kernels on the joined graph, so the shared engine counts once, DMAs
@@ -136,6 +138,20 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
       candidate.attentionBlockMajor = false;
     }
     candidate.attentionReadStep = 0;
+    // One head per token walked position-major (no striped blocks to walk block-major): stripe
+    // the positions over two slices instead, which walks block-major at a token a cycle
+    // (kvPositionStripingOf) if the design still fits.
+    if (c.kvStep == 1 && c.headSplit == 1 && !c.blockMajor && kvHeads >= 2 &&
+        headDim <= kPositionStripedHeadCodes && options.maxContext % 2 == 0) {
+      candidate.attentionPositionSlices = 2;
+      const DesignNeeds striped = designNeeds(program, candidate);
+      if (striped.masters <= kMaxAxiMasters && within(striped.resources, budget)) {
+        c.positionSlices = 2;
+        c.readStep = 0;
+        c.blockMajor = true;
+      }
+      candidate.attentionPositionSlices = 0;
+    }
     return c;
   };
   for (const AttentionParallelism &c : candidates) {

@@ -21,6 +21,8 @@ struct AttentionParallelism {
   int64_t readStep = 0;    ///< AcceleratorOptions::attentionReadStep
   bool blockMajor = false; ///< AcceleratorOptions::attentionBlockMajor
   int64_t packedPairs = 0; ///< AcceleratorOptions::enginePackedPairs
+  /// AcceleratorOptions::attentionPositionSlices (with kvStep 1, blockMajor; readStep 0).
+  int64_t positionSlices = 0;
 };
 
 /// The kv heads of the program's attention ops (they agree; 0 when there is none).
@@ -41,8 +43,12 @@ bool attentionBlockMajorApplies(const ir::DecodeProgram &program,
 /// with it, 0 when none wider does; st_attention's block-major walk (one kv-head block's value pass
 /// beside the next block's score pass) wherever it applies (kvBlockMajorApplies) and fits. kvStep 0
 /// (the unstriped cache, a bus word of a head per token: the fewest multipliers) when nothing fits,
-/// and for a per-op design. Builds the accelerator graph a few times per candidate (only shapes are
-/// read: milliseconds).
+/// and for a per-op design. At one kv head per token where block-major does not apply (a head of
+/// one bus word, at least two kv heads), the positions striped over two slices instead
+/// (positionSlices 2, kvPositionStripingOf: block-major at a token a cycle) when that design still
+/// fits; four slices would read faster still, but by prediction TinyLlama-1.1B's design then
+/// exceeds 70 % of the LUTs and Qwen2.5-0.5B's step grows. Builds the accelerator graph a few
+/// times per candidate (only shapes are read: milliseconds).
 AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program,
                                                 const AcceleratorOptions &options,
                                                 const model::ResourceEstimate &budget);

@@ -106,6 +106,38 @@ KvStriping kvReadStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep,
   return read;
 }
 
+KvStriping kvPositionStripingOf(int64_t numKvHeads, int64_t headDim, int64_t positionSlices) {
+  if (numKvHeads < 2 || headDim < 1 || headDim > kWordBytes)
+    throw Error("kv striping",
+                "position-striped cache of " + std::to_string(numKvHeads) + " x " +
+                    std::to_string(headDim),
+                "at least two kv heads (blocks) of at most " + std::to_string(kWordBytes) +
+                    " codes (one bus word) to stripe positions");
+  if (positionSlices < 2 || positionSlices > 16 || (positionSlices & (positionSlices - 1)) != 0)
+    throw Error("kv striping",
+                "positions striped over " + std::to_string(positionSlices) + " slices",
+                "a power of two from 2 to 16");
+  KvStriping s;
+  s.kvStep = 1;
+  s.headSplit = 1;
+  s.partCodes = headDim;
+  s.slices = positionSlices;
+  s.positionSlices = positionSlices;
+  s.cacheLanes = positionSlices * headDim;
+  s.blocks = numKvHeads;
+  s.chunks = numKvHeads; // read tokens per row of positionSlices positions: one per block
+  s.rowBytes = numKvHeads * kWordBytes;
+  return s;
+}
+
+KvStriping kvCacheReadStriping(int64_t numKvHeads, int64_t headDim, int64_t kvStep,
+                               int64_t headSplit, int64_t readStep, bool blockMajor,
+                               int64_t positionSlices) {
+  if (positionSlices >= 2)
+    return kvPositionStripingOf(numKvHeads, headDim, positionSlices);
+  return kvReadStripingOf(numKvHeads, headDim, kvStep, headSplit, readStep, blockMajor);
+}
+
 int64_t kvHeadParts(int64_t headDim) {
   if (headDim < 1)
     throw Error("kv striping", "a kv head of " + std::to_string(headDim) + " codes",

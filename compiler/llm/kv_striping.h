@@ -32,6 +32,12 @@ struct KvStriping {
   /// blocks at (b * maxContext + p) * blockRowBytes() + c * 64, so that each block's rows are
   /// one burst. 1: rows position-major, word (p, c) at p * rowBytes + c * 64.
   int64_t blocks = 1;
+  /// Positions striped over the slices (kvPositionStripingOf): position p of every block lies in
+  /// slice p mod positionSlices at row p div positionSlices, each slice a block-major cache of
+  /// maxContext / positionSlices rows of one bus word per block; a read token is
+  /// positionSlices consecutive positions of one block (one word of each slice). 1: a row is
+  /// one position, each slice holding its part of it.
+  int64_t positionSlices = 1;
   bool striped() const { return slices > 1; }
   bool blockMajor() const { return blocks > 1; }
   /// Bytes of one position of one block in a slice buffer (rowBytes when not block-major).
@@ -55,6 +61,22 @@ KvStriping kvStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int
 /// multiple of attention's, or the block-major layout does not apply.
 KvStriping kvReadStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int64_t headSplit,
                             int64_t readStep, bool blockMajor = false);
+
+/// The position-striped cache of `numKvHeads` (>= 2) heads of `headDim` (<= 64: one bus word)
+/// codes over `positionSlices` (a power of two, 2 .. 16) slices: attention takes one kv head
+/// per token, block-major (blocks = numKvHeads), and the DMAs read positionSlices positions of
+/// a block per token from as many pseudo-channels at once (cacheLanes = positionSlices x
+/// headDim), split for attention by an st_width_converter. A read of cache_len positions takes
+/// ceil(cache_len / positionSlices) tokens per block; attention drops the pad
+/// (st_attention's CacheRound). Throws st::Error naming the value otherwise.
+KvStriping kvPositionStripingOf(int64_t numKvHeads, int64_t headDim, int64_t positionSlices);
+
+/// The striping a cache is read with: kvPositionStripingOf(numKvHeads, headDim,
+/// positionSlices) when positionSlices >= 2 (which then replaces the other choices), else
+/// kvReadStripingOf(numKvHeads, headDim, kvStep, headSplit, readStep, blockMajor).
+KvStriping kvCacheReadStriping(int64_t numKvHeads, int64_t headDim, int64_t kvStep,
+                               int64_t headSplit, int64_t readStep, bool blockMajor,
+                               int64_t positionSlices);
 
 /// Whether the block-major layout (kvReadStripingOf's blockMajor) applies: a cache striped over
 /// at least two slices, at least two kv-head blocks, read at attention's own token.

@@ -35,7 +35,7 @@ int64_t elementOf(const std::vector<uint8_t> &row, size_t index, size_t bytes, b
   return static_cast<int64_t>(v);
 }
 
-/// The expected bytes of KV row `row` of `layer` (zero beyond the run).
+/// The expected bytes of the region's row of position `row` of `layer` (zero beyond the run).
 std::vector<uint8_t> kvRow(const KvRegion &r, const GoldenTrace &trace, int64_t row,
                            int64_t layer) {
   std::vector<uint8_t> bytes(r.rowBytes, 0);
@@ -54,6 +54,11 @@ std::vector<uint8_t> kvRow(const KvRegion &r, const GoldenTrace &trace, int64_t 
   // A slice of a striped row: chunk c's part in bus word c (of its block's region).
   std::vector<uint8_t> whole(static_cast<size_t>(r.width), 0);
   packCodes(codes, 8, whole);
+  if (r.positionSlices > 1) {
+    // Positions striped: the region's row is its block's kv head, one bus word.
+    std::copy_n(whole.begin() + r.block * r.partCodes, r.partCodes, bytes.begin());
+    return bytes;
+  }
   const int64_t chunks = r.width / (r.slices * r.partCodes) / r.blocks;
   for (int64_t c = 0; c < chunks; ++c)
     std::copy_n(whole.begin() + ((r.block * chunks + c) * r.slices + r.slice) * r.partCodes,
@@ -92,9 +97,15 @@ std::string kvRegionLabel(const KvRegion &r) {
   return r.blocks > 1 ? r.name + " block " + std::to_string(r.block) : r.name;
 }
 
-uint64_t kvRowAddress(const KvRegion &r, int64_t row, int64_t layer) {
+/// The address of region row i (not position: KvRegion::positionOf) of `layer`.
+uint64_t kvRegionRowAddress(const KvRegion &r, int64_t i, int64_t layer) {
   return r.address + static_cast<uint64_t>(layer) * r.layerStride +
-         static_cast<uint64_t>(row) * r.rowBytes;
+         static_cast<uint64_t>(i) * r.rowBytes;
+}
+
+/// The address of position `row`'s row of `layer` (a position the region holds).
+uint64_t kvRowAddress(const KvRegion &r, int64_t row, int64_t layer) {
+  return kvRegionRowAddress(r, r.positionSlices > 1 ? row / r.positionSlices : row, layer);
 }
 
 uint64_t tapRowAddress(const TapRegion &r, int64_t step, int64_t run) {
@@ -171,7 +182,7 @@ std::optional<RunMismatch> firstMismatch(const GoldenTrace &trace, const RunLayo
       const std::string &stage = stageRuns.name;
       for (int64_t run = 0; run < stageRuns.runs; ++run) {
         for (const KvRegion &r : layout.kv)
-          if (r.stage == stage && run < r.layers &&
+          if (r.stage == stage && run < r.layers && r.holds(t) &&
               differs(kvRow(r, trace, t, run), memory, kvRowAddress(r, t, run), 1, true, m)) {
             m.tensor = kvRegionLabel(r);
             m.step = t;
@@ -206,7 +217,8 @@ std::optional<RunMismatch> firstMismatch(const GoldenTrace &trace, const RunLayo
     for (const RunLayout::StageRuns &stageRuns : layout.stages)
       for (int64_t l = 0; l < stageRuns.runs; ++l)
         for (const KvRegion &r : layout.kv)
-          if (r.stage == stageRuns.name && l < r.layers && row < r.rows &&
+          if (r.stage == stageRuns.name && l < r.layers && r.holds(row) &&
+              row < r.positionOf(r.rows - 1) + 1 &&
               differs(kvRow(r, trace, row, l), memory, kvRowAddress(r, row, l), 1, true, m)) {
             m.tensor = kvRegionLabel(r);
             m.step = row;
@@ -229,9 +241,10 @@ std::vector<CheckedRegion> checkedRegions(const RunLayout &layout, const GoldenT
   regions.push_back(std::move(tokens));
   for (const KvRegion &r : layout.kv)
     for (int64_t l = 0; l < r.layers; ++l) {
-      CheckedRegion c{kvRegionLabel(r) + " layer " + std::to_string(l), kvRowAddress(r, 0, l), {}};
-      for (int64_t row = 0; row < r.rows; ++row) {
-        const std::vector<uint8_t> b = kvRow(r, trace, row, l);
+      CheckedRegion c{
+          kvRegionLabel(r) + " layer " + std::to_string(l), kvRegionRowAddress(r, 0, l), {}};
+      for (int64_t i = 0; i < r.rows; ++i) {
+        const std::vector<uint8_t> b = kvRow(r, trace, r.positionOf(i), l);
         c.bytes.insert(c.bytes.end(), b.begin(), b.end());
       }
       regions.push_back(std::move(c));
@@ -266,12 +279,14 @@ std::vector<CheckedRegion> kvPrefillRegions(const RunLayout &layout, const Golde
     return regions;
   for (const KvRegion &r : layout.kv)
     for (int64_t l = 0; l < r.layers; ++l) {
-      CheckedRegion c{kvRegionLabel(r) + " layer " + std::to_string(l), kvRowAddress(r, 0, l), {}};
-      for (int64_t row = 0; row < firstStep; ++row) {
-        const std::vector<uint8_t> b = kvRow(r, trace, row, l);
+      CheckedRegion c{
+          kvRegionLabel(r) + " layer " + std::to_string(l), kvRegionRowAddress(r, 0, l), {}};
+      for (int64_t i = 0; i < r.rows && r.positionOf(i) < firstStep; ++i) {
+        const std::vector<uint8_t> b = kvRow(r, trace, r.positionOf(i), l);
         c.bytes.insert(c.bytes.end(), b.begin(), b.end());
       }
-      regions.push_back(std::move(c));
+      if (!c.bytes.empty())
+        regions.push_back(std::move(c));
     }
   return regions;
 }

@@ -196,9 +196,13 @@ RunLayout runLayoutOf(const plan::HbmImagePlan &plan, const ir::DecodeProgram &p
     r.slices = b.kvSlices;
     r.slice = b.kvSlice;
     r.partCodes = b.kvPartCodes;
-    const uint64_t held =
-        r.slices > 1 ? r.rowBytes / kTokenRowBytes * static_cast<uint64_t>(r.slices * r.partCodes)
-                     : r.rowBytes;
+    r.positionSlices = b.kvPositionSlices;
+    if (r.positionSlices > 1)
+      r.rows = plan.maxContext / r.positionSlices;
+    // Codes a row holds: every slice's part of each word, or (positions striped) a kv head a word.
+    const uint64_t partsPerWord =
+        static_cast<uint64_t>(r.positionSlices > 1 ? r.partCodes : r.slices * r.partCodes);
+    const uint64_t held = r.slices > 1 ? r.rowBytes / kTokenRowBytes * partsPerWord : r.rowBytes;
     if (r.rowBytes == 0 || static_cast<uint64_t>(r.width) > held ||
         (r.slices > 1 && static_cast<uint64_t>(r.width) != held))
       throw Error("run layout", "buffer '" + b.name + "'",

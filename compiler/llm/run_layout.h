@@ -84,6 +84,16 @@ struct KvRegion {
   /// (`address` its start) holds the chunks block * chunks / blocks .. of every row, a row of
   /// rowBytes. blocks 1: the whole row.
   int64_t blocks = 1, block = 0;
+  /// Positions striped over the slices (plan::HbmBuffer::kvPositionSlices): region row i holds
+  /// position i * positionSlices + slice, each row one bus word of kv head `block` (rows =
+  /// max context / positionSlices). 1: row i is position i.
+  int64_t positionSlices = 1;
+  /// Does the region hold position p's row?
+  bool holds(int64_t p) const { return positionSlices < 2 || p % positionSlices == slice; }
+  /// The position region row i holds.
+  int64_t positionOf(int64_t i) const {
+    return positionSlices < 2 ? i : i * positionSlices + slice;
+  }
 };
 
 /// The op of `stage` whose output the attention op `attentionOp` appends to its `kind`

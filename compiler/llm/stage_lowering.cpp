@@ -372,10 +372,13 @@ private:
                    kCache = op.inputs[3].tensor, vCache = op.inputs[4].tensor;
     const int64_t kvWidth = a.numKvHeads * a.headDim;
     KvStriping striping, reading;
+    const bool positionStriped = o_.attentionPositionSlices >= 2;
     try {
-      striping = kvStripingOf(a.numKvHeads, a.headDim, o_.attentionKvStep, o_.attentionHeadSplit);
-      reading = kvReadStripingOf(a.numKvHeads, a.headDim, o_.attentionKvStep, o_.attentionHeadSplit,
-                                 o_.attentionReadStep, o_.attentionBlockMajor);
+      striping = kvStripingOf(a.numKvHeads, a.headDim, positionStriped ? 1 : o_.attentionKvStep,
+                              positionStriped ? 1 : o_.attentionHeadSplit);
+      reading = kvCacheReadStriping(a.numKvHeads, a.headDim, o_.attentionKvStep,
+                                    o_.attentionHeadSplit, o_.attentionReadStep,
+                                    o_.attentionBlockMajor, o_.attentionPositionSlices);
     } catch (const Error &e) {
       throw Error("lowering", where(stage_, "attention '" + op.name + "'"), e.expected());
     }
@@ -384,7 +387,17 @@ private:
       throw Error("lowering", where(stage_, "attention '" + op.name + "'"),
                   "a cache length in 1 .. " + std::to_string(o_.maxContext - 1) + ", got " +
                       std::to_string(o_.cacheLength));
-    const ITensorType cacheType = recordType(o_.cacheLength, kvWidth, 1, cacheLanes);
+    // Positions striped over S slices are read S at a time: the cache length rounded up to S,
+    // the pad dropped by attention (CacheRound).
+    const int64_t positionSlices = reading.positionSlices;
+    if (o_.maxContext % positionSlices != 0)
+      throw Error("lowering", where(stage_, "attention '" + op.name + "'"),
+                  "a max context that is a multiple of the " + std::to_string(positionSlices) +
+                      " slices its positions are striped over, got " +
+                      std::to_string(o_.maxContext));
+    const int64_t readPositions =
+        (o_.cacheLength + positionSlices - 1) / positionSlices * positionSlices;
+    const ITensorType cacheType = recordType(readPositions, kvWidth, 1, cacheLanes);
     std::vector<ir::NodeParam> attentionParams = {param("NumHeads", a.numHeads),
                                                   param("NumKvHeads", a.numKvHeads),
                                                   param("HeadDim", a.headDim),
@@ -394,6 +407,8 @@ private:
                                                   param("OutBits", bits(op.output.tensor))};
     if (reading.blockMajor())
       attentionParams.push_back(param("BlockMajor", 1));
+    if (positionSlices > 1)
+      attentionParams.push_back(param("CacheRound", positionSlices));
     const ir::NodeId k = addKernel(op, "st_attention", attentionParams,
                                    {{"q", vectorOf(q)},
                                     {"k_new", vectorOf(kNew)},
@@ -407,7 +422,8 @@ private:
     // The DMAs read the cache as `reading` lays it out; tokens wider than attention's leave
     // an st_width_converter one attention token at a time (lowest codes first: the order of
     // the cache stream).
-    const ITensorType readType = recordType(o_.cacheLength, kvWidth, 1, reading.cacheLanes);
+    const ITensorType readType =
+        recordType(readPositions / positionSlices, positionSlices * kvWidth, 1, reading.cacheLanes);
     for (unsigned port : {3u, 4u}) {
       const TensorId cache = port == 3 ? kCache : vCache;
       const ir::NodeId dma =
@@ -418,6 +434,8 @@ private:
       }
       if (reading.blockMajor())
         df().node(dma).attributes[kAttrKvBlocks] = reading.blocks;
+      if (positionSlices > 1)
+        df().node(dma).attributes[kAttrKvPositionSlices] = positionSlices;
       ir::PortRef rows{dma, 0};
       if (reading.cacheLanes != cacheLanes) {
         DataflowNode cvt;
@@ -443,6 +461,8 @@ private:
       }
       if (reading.blockMajor())
         df().node(dma).attributes[kAttrKvBlocks] = reading.blocks;
+      if (positionSlices > 1)
+        df().node(dma).attributes[kAttrKvPositionSlices] = positionSlices;
     }
   }
 

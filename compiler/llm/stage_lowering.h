@@ -56,6 +56,10 @@ struct StageLoweringOptions {
   /// block's value pass beside the next block's score pass; the cache laid out block-major
   /// (KvStriping::blocks). Needs a striped cache of >= 2 blocks read at attention's token.
   bool attentionBlockMajor = false;
+  /// >= 2: the cache's positions striped over this many slices (kvPositionStripingOf), attention
+  /// at one kv head per token, block-major, dropping the read's pad (CacheRound); replaces the
+  /// four above. 0 or 1: not.
+  int64_t attentionPositionSlices = 0;
 };
 
 /// Attributes the lowering puts on DMA nodes (DataflowNode::attributes).
@@ -71,6 +75,8 @@ inline constexpr const char *kAttrKvPartCodes = "kv_part_codes";
 /// Beside kv_slices, on a block-major cache's DMAs (KvStriping::blocks > 1): its kv-head blocks,
 /// each a region of every slice buffer, read one after the other.
 inline constexpr const char *kAttrKvBlocks = "kv_blocks";
+/// On a striped cache's DMAs: positions striped over its slices (KvStriping::positionSlices).
+inline constexpr const char *kAttrKvPositionSlices = "kv_position_slices";
 inline constexpr const char *kAttrWeightStream = "weight_stream";
 /// On a kernel node: a linear computed by the shared GEMV engine (gemvEngine lowering).
 inline constexpr const char *kAttrEngineCall = "engine_call";

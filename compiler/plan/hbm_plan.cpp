@@ -249,7 +249,7 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
                           const std::map<std::string, int64_t> &stageLanes,
                           const llm::EngineUse *engine, int64_t attentionKvStep,
                           int64_t attentionHeadSplit, int64_t attentionReadStep,
-                          bool attentionBlockMajor) {
+                          bool attentionBlockMajor, int64_t attentionPositionSlices) {
   if (maxContext < 1 || maxContext > program.maxPositions)
     throw Error("hbm image", "max context",
                 "1 .. " + std::to_string(program.maxPositions) + " positions, got " +
@@ -326,21 +326,41 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
         b.name = stage.name + "/" + op.name + ".params";
         plan.buffers.push_back(std::move(b));
       } else if (auto *a = std::get_if<frontend::QuantizedAttentionOp>(&first.descriptor)) {
-        const llm::KvStriping striping = llm::kvReadStripingOf(
+        const llm::KvStriping striping = llm::kvCacheReadStriping(
             static_cast<int64_t>(a->shape.numKvHeads), static_cast<int64_t>(a->shape.headDim),
-            attentionKvStep, attentionHeadSplit, attentionReadStep, attentionBlockMajor);
+            attentionKvStep, attentionHeadSplit, attentionReadStep, attentionBlockMajor,
+            attentionPositionSlices);
         const int64_t rowBytes = striping.rowBytes;
+        // Rows per slice: positions striped over S slices leave maxContext / S to each.
+        const int64_t sliceRows = maxContext / striping.positionSlices;
+        if (sliceRows * striping.positionSlices != maxContext)
+          throw Error(
+              "hbm image", "KV cache of " + stage.name + "/" + op.name,
+              "a max context that is a multiple of the " + std::to_string(striping.positionSlices) +
+                  " slices its positions are striped over, got " + std::to_string(maxContext));
+        const std::string row = striping.positionSlices > 1
+                                    ? "p div " + std::to_string(striping.positionSlices) +
+                                          " (positions p = " + "slice mod " +
+                                          std::to_string(striping.positionSlices) + ")"
+                                    : "p";
         const std::string positions =
             striping.blockMajor()
-                ? "block-major: kv-head block b, position p at (b * " + std::to_string(maxContext) +
-                      " + p) * " + std::to_string(striping.blockRowBytes()) + " bytes"
+                ? "block-major: kv-head block b, position p at (b * " + std::to_string(sliceRows) +
+                      " + " + row + ") * " + std::to_string(striping.blockRowBytes()) + " bytes"
                 : "position p at p * " + std::to_string(rowBytes) + " bytes";
         for (const char *which : {"k_cache", "v_cache"})
           for (int64_t slice = 0; slice < striping.slices; ++slice) {
             HbmBuffer c = b;
             c.kind = which;
-            c.layerBytes = maxContext * rowBytes;
-            c.format = striping.striped()
+            c.layerBytes = sliceRows * rowBytes;
+            c.format = striping.positionSlices > 1
+                           ? "s8 codes, slice " + std::to_string(slice) + " of " +
+                                 std::to_string(striping.slices) + ": the positions p with p mod " +
+                                 std::to_string(striping.positionSlices) + " = " +
+                                 std::to_string(slice) + ", " + positions +
+                                 ", one 64-byte word per kv head and position, " +
+                                 std::to_string(sliceRows) + " rows, zero at start"
+                       : striping.striped()
                            ? "s8 codes, slice " + std::to_string(slice) + " of " +
                                  std::to_string(striping.slices) + ": " + positions +
                                  ", one 64-byte word per token " + "of " +
@@ -358,6 +378,7 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
             c.kvSlices = striping.slices;
             c.kvPartCodes = striping.partCodes;
             c.kvBlocks = striping.blocks;
+            c.kvPositionSlices = striping.positionSlices;
             plan.buffers.push_back(std::move(c));
           }
       }

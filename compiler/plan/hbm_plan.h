@@ -66,6 +66,10 @@ struct HbmBuffer {
   /// kvBlocks bytes. 1: rows position-major.
   int64_t kvBlocks = 1;
   int64_t kvBlockStride() const { return layerBytes / kvBlocks; }
+  /// Positions striped over the kvSlices slices (llm::KvStriping::positionSlices): position p
+  /// lies in slice p mod kvPositionSlices at row p div kvPositionSlices. 1: every slice holds
+  /// its part of every position.
+  int64_t kvPositionSlices = 1;
   int64_t bytes() const { return layerStride * (layers - 1) + layerBytes; }
   /// The bytes of layer `l` (empty: zero-filled, e.g. the KV cache).
   std::function<std::vector<uint8_t>(int64_t)> contents;
@@ -112,7 +116,7 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const frontend::Quan
                           const std::map<std::string, int64_t> &stageLanes = {},
                           const llm::EngineUse *engine = nullptr, int64_t attentionKvStep = 0,
                           int64_t attentionHeadSplit = 1, int64_t attentionReadStep = 0,
-                          bool attentionBlockMajor = false);
+                          bool attentionBlockMajor = false, int64_t attentionPositionSlices = 0);
 
 /// Bytes between slice j and slice j + 1 of a striped cache (kvSliceStride of its slices'
 /// addresses; the append DMA writes every slice through one master with this stride).

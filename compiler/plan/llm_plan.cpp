@@ -140,7 +140,7 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
       model.program, q, loadHbmDevice(options.devicePath), options.accelerator.maxContext, lanes,
       d.graph.engine.calls.empty() ? nullptr : &d.graph.engine, options.accelerator.attentionKvStep,
       options.accelerator.attentionHeadSplit, options.accelerator.attentionReadStep,
-      options.accelerator.attentionBlockMajor);
+      options.accelerator.attentionBlockMajor, options.accelerator.attentionPositionSlices);
   // A tap of an engine call that delivers padded rows (an odd vocabulary's LM head) writes them.
   std::vector<llm::TapSpec> taps = llm::defaultRunTaps(model.program);
   for (llm::TapSpec &tap : taps)
@@ -168,6 +168,7 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
         p.kvPartCodes = b.kvPartCodes;
         p.kvBlocks = b.kvBlocks;
         p.kvBlockStride = b.kvBlockStride();
+        p.kvPositionSlices = b.kvPositionSlices;
         if (b.kvSlices > 1 && b.kvSlice == 0) {
           p.kvSliceStride = kvSliceStride(d.hbm, name);
           p.kvLastChannel = static_cast<unsigned>((b.address + (b.kvSlices - 1) * p.kvSliceStride) /

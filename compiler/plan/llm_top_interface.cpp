@@ -91,6 +91,25 @@ HbmTensorLayout kvSliceAppendLayout(const ir::ITensorType &row, int64_t chunks, 
   return L;
 }
 
+/// The append of one row of a position-striped cache from stream `row`: kv head b's bus word to
+/// block b's region of one slice (the emitter picks the slice and the row from the step),
+/// `blockStride` bytes after block b - 1's.
+HbmTensorLayout kvPositionAppendLayout(const ir::ITensorType &row, int64_t blocks,
+                                       int64_t partCodes, int64_t blockStride,
+                                       const std::string &where) {
+  HbmTensorLayout L = hbmLayoutOf(row, kWordBytes * 8);
+  const int64_t codesPerToken = row.elementsPerToken();
+  if (partCodes % codesPerToken != 0 || L.paddedTokenBits != L.tokenBits)
+    throw Error("emitter", where,
+                "tokens of a power-of-two number of codes dividing a kv head's " +
+                    std::to_string(partCodes) + " codes, got " + std::to_string(codesPerToken));
+  L.tokensPerRun = partCodes / codesPerToken;
+  L.wordsPerRun = 1;
+  L.runs = blocks;
+  L.loops = {{blocks, blockStride}};
+  return L;
+}
+
 } // namespace
 
 std::vector<HbmTensorLayout> stripedKvPortLayouts(const ir::DataflowNode &node, int64_t sliceStride,
@@ -122,6 +141,14 @@ std::vector<HbmTensorLayout> stripedKvPortLayouts(const ir::DataflowNode &node, 
   }
   const ir::ITensorType &row = node.inputs.at(0).type;
   const int64_t rowCodes = row.numTokens() * row.elementsPerToken();
+  if (node.attributes.count(llm::kAttrKvPositionSlices)) {
+    if (rowCodes != blocks * partCodes->second)
+      throw Error("emitter", where,
+                  "a row of " + std::to_string(blocks) + " kv heads of " +
+                      std::to_string(partCodes->second) + " codes, got " +
+                      std::to_string(rowCodes) + " codes");
+    return {kvPositionAppendLayout(row, blocks, partCodes->second, blockStride, where)};
+  }
   if (rowCodes % cacheCodes != 0)
     throw Error("emitter", where,
                 "a row of whole cache tokens of " + std::to_string(cacheCodes) + " codes, got " +
@@ -198,8 +225,17 @@ void addStripedKvPorts(LlmTopInterface &out, ir::NodeId n, const ir::DataflowNod
                       "'");
     port.rowLayout =
         stripedKvPortLayouts(node, placement.kvSliceStride, placement.kvBlockStride).at(0);
+    const auto positionSlices = node.attributes.find(llm::kAttrKvPositionSlices);
+    port.kvPositionSlices = positionSlices == node.attributes.end() ? 1 : positionSlices->second;
+    if (port.kvPositionSlices != placement.kvPositionSlices)
+      throw Error("emitter", where,
+                  "positions striped over " + std::to_string(placement.kvPositionSlices) +
+                      " slices in buffer '" + port.buffer + "'");
+    port.kvSliceStride = placement.kvSliceStride;
+    // An append writes every slice's part of a row, or (positions striped) one slice's row.
+    const int64_t appendSlices = port.kvPositionSlices > 1 ? 1 : slices;
     if (placement.kvPartCodes != node.attributes.at(llm::kAttrKvPartCodes) ||
-        port.rowLayout.runs / (isRead ? 1 : slices) * kWordBytes != placement.rowBytes)
+        port.rowLayout.runs / (isRead ? 1 : appendSlices) * kWordBytes != placement.rowBytes)
       throw Error("emitter", where,
                   "slices of " + std::to_string(placement.kvPartCodes) + "-code parts in rows of " +
                       std::to_string(placement.rowBytes) + " bytes (buffer '" + port.buffer + "')");

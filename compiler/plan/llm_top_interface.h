@@ -54,6 +54,11 @@ struct LlmDmaPort {
   /// A block-major cache's kv-head blocks (its rowLayout's outer loop; rowBytes is then one
   /// block's row): the run-time rows loop goes inside the block loop.
   int64_t kvBlocks = 1;
+  /// Positions striped over the slices (HbmBuffer::kvPositionSlices): a read's rows are
+  /// ceil(rows / kvPositionSlices) tokens of that many positions; the append writes step t's row
+  /// to slice t mod kvPositionSlices (kvSliceStride bytes apart) at row t div kvPositionSlices.
+  int64_t kvPositionSlices = 1;
+  int64_t kvSliceStride = 0;
 };
 
 struct LlmTopInterface {
@@ -83,6 +88,8 @@ struct BufferPlacement {
   /// (HbmBuffer::kvBlocks, kvBlockStride).
   int64_t kvBlocks = 1;
   int64_t kvBlockStride = 0;
+  /// HbmBuffer::kvPositionSlices.
+  int64_t kvPositionSlices = 1;
 };
 LlmTopInterface
 llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,

@@ -210,18 +210,21 @@ TEST(KvStepChoice, PricesTheDesignAsTheReportDoes) {
   EXPECT_EQ(chosen.readStep, 0); // no LUTs left for wider reads
 }
 
-TEST(KvStepChoice, ReadsWiderWhereOnlyTheDmasFit) {
-  // Qwen2.5-0.5B: two kv heads per token do not fit attention's LUTs, two per read (two slice
-  // DMAs and a converter per cache) do.
+TEST(KvStepChoice, OneHeadPerTokenStripesItsPositionsWhereTheDmasFit) {
+  // Qwen2.5-0.5B: two kv heads per token do not fit attention's LUTs; at one per token its
+  // positions striped over two slices (two slice DMAs and a converter per cache) do, walked
+  // block-major; the read two heads wide (wider reads) would fit too.
   const AttentionParallelism chosen = chosenFor("qwen2.5-0.5b");
   EXPECT_EQ(chosen.kvStep, 1);
-  EXPECT_EQ(chosen.readStep, 2);
-  EXPECT_FALSE(chosen.blockMajor); // a read token holds both blocks of a position
-  // Without the LUTs of the two DMAs: attention's own token.
+  EXPECT_EQ(chosen.positionSlices, 2);
+  EXPECT_EQ(chosen.readStep, 0);
+  EXPECT_TRUE(chosen.blockMajor);
+  // Without the LUTs of the two DMAs: attention's own token, neither striping.
   model::ResourceEstimate tight = u55cShare70();
   tight.lut = 715000;
   EXPECT_EQ(chosenFor("qwen2.5-0.5b", tight).kvStep, 1);
   EXPECT_EQ(chosenFor("qwen2.5-0.5b", tight).readStep, 0);
+  EXPECT_EQ(chosenFor("qwen2.5-0.5b", tight).positionSlices, 0);
   // The lowering puts an st_width_converter between each cache's read and attention.
   const frontend::LoadedModel m = configShapes("qwen2.5-0.5b");
   AcceleratorOptions o;
@@ -244,6 +247,34 @@ TEST(KvStepChoice, ReadsWiderWhereOnlyTheDmasFit) {
         g.dataflow.node(g.dataflow.stream(g.dataflow.streamsFrom({n, 0}).at(0)).dst.node);
     EXPECT_EQ(attention.module, "st_attention");
     EXPECT_EQ(attention.param("CacheLanes"), 64);
+  }
+  EXPECT_EQ(converters, 2);
+  // Positions striped over four slices: a read token is four positions of one kv head, split
+  // for attention, which walks block-major and drops the pad of ceil(cache_len / 4) tokens.
+  o.attentionReadStep = 0;
+  o.attentionBlockMajor = true;
+  o.attentionPositionSlices = 4;
+  o.sizingCacheLength = 9;
+  const AcceleratorGraph p = buildAcceleratorGraph(m.program, o);
+  converters = 0;
+  for (ir::NodeId n : p.dataflow.nodes()) {
+    const ir::DataflowNode &node = p.dataflow.node(n);
+    if (node.module != "st_width_converter")
+      continue;
+    ++converters;
+    EXPECT_EQ(node.param("InWidth"), 2048);
+    EXPECT_EQ(node.param("OutWidth"), 512);
+    const ir::DataflowNode &read =
+        p.dataflow.node(p.dataflow.stream(*p.dataflow.streamInto({n, 0})).src.node);
+    EXPECT_EQ(read.attributes.at(kAttrKvSlices), 4);
+    EXPECT_EQ(read.attributes.at(kAttrKvPositionSlices), 4);
+    EXPECT_EQ(read.attributes.at(kAttrKvBlocks), 2);
+    EXPECT_EQ(read.outputs.at(0).type.numTokens(), 2 * 3); // 2 blocks of ceil(9 / 4) tokens
+    const ir::DataflowNode &attention =
+        p.dataflow.node(p.dataflow.stream(p.dataflow.streamsFrom({n, 0}).at(0)).dst.node);
+    EXPECT_EQ(attention.param("CacheLanes"), 64);
+    EXPECT_EQ(attention.param("BlockMajor"), 1);
+    EXPECT_EQ(attention.param("CacheRound"), 4);
   }
   EXPECT_EQ(converters, 2);
 }
@@ -349,6 +380,32 @@ TEST(KvStriping, StripedCacheDmasHaveAMasterPerSlice) {
     }
   }
   EXPECT_EQ(checked, 3);
+}
+
+TEST(KvStriping, PositionsStripedOverSlicesReadSeveralPositionsOfOneBlockPerToken) {
+  // TinyLlama-1.1B: 4 kv heads of 64, positions over 4 slices: a read token is 4 positions of
+  // one head (a word of each slice), a slice row one word per block.
+  const KvStriping t = kvPositionStripingOf(4, 64, 4);
+  EXPECT_EQ(t.cacheLanes, 256);
+  EXPECT_EQ(t.slices, 4);
+  EXPECT_EQ(t.positionSlices, 4);
+  EXPECT_EQ(t.partCodes, 64);
+  EXPECT_EQ(t.blocks, 4);
+  EXPECT_EQ(t.chunks, 4);
+  EXPECT_EQ(t.rowBytes, 256);
+  EXPECT_EQ(t.blockRowBytes(), 64);
+  EXPECT_TRUE(t.striped());
+  EXPECT_TRUE(t.blockMajor());
+  EXPECT_EQ(kvStripingOf(4, 64, 1).positionSlices, 1);
+  EXPECT_THROW(kvPositionStripingOf(1, 64, 2), Error);  // one block
+  EXPECT_THROW(kvPositionStripingOf(2, 128, 2), Error); // a head of two words
+  try {
+    kvPositionStripingOf(2, 64, 3);
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("a power of two from 2 to 16"), std::string::npos)
+        << e.what();
+  }
 }
 
 } // namespace
