@@ -19,6 +19,7 @@
 #include "frontend/quantized_model.h"
 #include "gen/design_writer.h"
 #include "gen/llm_design.h"
+#include "llm/engine_fifo_choice.h"
 #include "llm/kv_step_choice.h"
 #include "passes/pass_pipeline.h"
 #include "plan/graph_plan.h"
@@ -73,7 +74,7 @@ struct CompileOptions {
   /// chooseAttentionParallelism's.
   int64_t attentionPositionSlices = -1;
   int64_t enginePackedPairs = -1; ///< -1: chooseAttentionParallelism's (0 with --attention-kv-step)
-  int64_t engineFifoWords = llm::AcceleratorOptions{}.engineFifoWords;
+  int64_t engineFifoWords = 0;    ///< 0: llm::chooseEngineFifoWords among 4,096 and 8,192
   bool randomWeights = false;
   bool quiet = false;
   std::string timings;
@@ -165,7 +166,15 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   accelerator.maxLanes = o.maxLanes;
   accelerator.engine = llm::parseLinearEngine(o.engine, "--engine");
   accelerator.forcedDepths = parseFifoDepths(o.fifoDepths);
-  accelerator.engineFifoWords = o.engineFifoWords;
+  if (o.engineFifoWords > 0)
+    accelerator.engineFifoWords = o.engineFifoWords;
+  const passes::DeviceConstraints device = passes::loadDeviceConstraints(o.device);
+  model::ResourceEstimate budget;
+  budget.lut = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableLut));
+  budget.ff = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableFf));
+  budget.dsp = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableDsp));
+  budget.bram36 = kResourceShare * static_cast<double>(device.availableBram36);
+  budget.uram = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableUram));
   if (o.attentionKvStep >= 0 || o.attentionHeadSplit > 0) {
     accelerator.attentionKvStep = o.attentionKvStep >= 0 ? o.attentionKvStep : 1;
     accelerator.attentionHeadSplit = std::max<int64_t>(o.attentionHeadSplit, 1);
@@ -175,13 +184,6 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
         o.attentionWalk == "block" ||
         (o.attentionWalk.empty() && llm::attentionBlockMajorApplies(model.program, accelerator));
   } else {
-    const passes::DeviceConstraints device = passes::loadDeviceConstraints(o.device);
-    model::ResourceEstimate budget;
-    budget.lut = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableLut));
-    budget.ff = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableFf));
-    budget.dsp = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableDsp));
-    budget.bram36 = kResourceShare * static_cast<double>(device.availableBram36);
-    budget.uram = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableUram));
     const llm::AttentionParallelism chosen =
         llm::chooseAttentionParallelism(model.program, accelerator, budget);
     accelerator.attentionKvStep = chosen.kvStep;
@@ -210,6 +212,12 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   plan::LlmStepPrediction predicted;
   parallelFor(2, [&](size_t item) {
     if (item == 1) {
+      if (o.engineFifoWords == 0) {
+        // Beside the calibration: a few step simulations per candidate depth.
+        BesidePhase phase(&log, "engine FIFO depth");
+        accelerator.engineFifoWords =
+            llm::chooseEngineFifoWords(model.program, accelerator, {4096, 8192}, budget);
+      }
       {
         BesidePhase phase(&log, "lowering + FIFO LP");
         lowered = plan::lowerLlmDesign(model.program, accelerator);
@@ -419,8 +427,8 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
                         "Model directory, gemv engine: 512-bit words of each channel's weight "
                         "prefetch FIFO, which lets the weights stream on while the engine waits "
                         "for attention (>= 2; at most a step's words of the channel; 4096 and "
-                        "more in URAM)")
-             ->capture_default_str()
+                        "more in URAM); default: 4096 or 8192, whichever predicts the shorter "
+                        "step at context 512 (or the max) within 70 % of each resource")
              ->check(CLI::Range(int64_t{2}, int64_t{1} << 20));
          app.add_flag("--quiet", o->quiet, "Print nothing but errors (no per-phase progress)");
          app.add_option("--timings", o->timings,

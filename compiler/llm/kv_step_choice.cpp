@@ -23,16 +23,23 @@ constexpr int64_t kMaxAxiMasters = 64 - kScalarArgs;
 /// Most codes of a kv head whose positions can be striped (one bus word, kvPositionStripingOf).
 constexpr int64_t kPositionStripedHeadCodes = 64;
 
-/// The design of `options`: its estimated resources, the report's own estimate
-/// (plan/design_resources.h: kernels on the joined graph, so the shared engine counts once, DMAs
-/// with a striped cache's read one per slice, FIFOs at their sized depths, control, sequencers;
-/// only the few st_vector_counters, tens of LUTs each, are left out: which kernels get one is
-/// decided by the bindings of the quantized model), and its AXI masters.
-struct DesignNeeds {
-  model::ResourceEstimate resources;
-  int64_t masters = 0;
-};
-DesignNeeds designNeeds(const ir::DecodeProgram &program, const AcceleratorOptions &options) {
+bool within(const model::ResourceEstimate &e, const model::ResourceEstimate &budget) {
+  return e.lut <= budget.lut && e.ff <= budget.ff && e.dsp <= budget.dsp &&
+         e.bram36 <= budget.bram36 && e.uram <= budget.uram;
+}
+
+/// The program's first attention op's attributes (they agree), or none.
+const ir::AttentionAttrs *firstAttention(const ir::DecodeProgram &program) {
+  for (const ir::DecodeStage &stage : program.stages)
+    for (ir::OpId o = 0; o < stage.graph.numOps(); ++o)
+      if (const auto *a = std::get_if<ir::AttentionAttrs>(&stage.graph.op(o).llm))
+        return a;
+  return nullptr;
+}
+
+} // namespace
+
+DesignNeeds designNeedsOf(const ir::DecodeProgram &program, const AcceleratorOptions &options) {
   const AcceleratorGraph g = buildAcceleratorGraph(program, options);
   DesignNeeds needs;
   for (ir::NodeId n : g.dataflow.nodes()) {
@@ -56,22 +63,6 @@ DesignNeeds designNeeds(const ir::DecodeProgram &program, const AcceleratorOptio
   needs.resources = estimate.total;
   return needs;
 }
-
-bool within(const model::ResourceEstimate &e, const model::ResourceEstimate &budget) {
-  return e.lut <= budget.lut && e.ff <= budget.ff && e.dsp <= budget.dsp &&
-         e.bram36 <= budget.bram36 && e.uram <= budget.uram;
-}
-
-/// The program's first attention op's attributes (they agree), or none.
-const ir::AttentionAttrs *firstAttention(const ir::DecodeProgram &program) {
-  for (const ir::DecodeStage &stage : program.stages)
-    for (ir::OpId o = 0; o < stage.graph.numOps(); ++o)
-      if (const auto *a = std::get_if<ir::AttentionAttrs>(&stage.graph.op(o).llm))
-        return a;
-  return nullptr;
-}
-
-} // namespace
 
 int64_t attentionKvHeads(const ir::DecodeProgram &program) {
   const ir::AttentionAttrs *a = firstAttention(program);
@@ -125,7 +116,7 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
       if (kvHeads % m != 0 || m * headDim % tokenCodes != 0)
         continue;
       candidate.attentionReadStep = m;
-      const DesignNeeds wide = designNeeds(program, candidate);
+      const DesignNeeds wide = designNeedsOf(program, candidate);
       if (wide.masters <= kMaxAxiMasters && within(wide.resources, budget)) {
         c.readStep = m;
         break;
@@ -134,7 +125,7 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
     candidate.attentionReadStep = c.readStep;
     if (kvBlockMajorApplies(kvHeads, headDim, c.kvStep, c.headSplit, c.readStep)) {
       candidate.attentionBlockMajor = true;
-      c.blockMajor = within(designNeeds(program, candidate).resources, budget);
+      c.blockMajor = within(designNeedsOf(program, candidate).resources, budget);
       candidate.attentionBlockMajor = false;
     }
     candidate.attentionReadStep = 0;
@@ -144,7 +135,7 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
     if (c.kvStep == 1 && c.headSplit == 1 && !c.blockMajor && kvHeads >= 2 &&
         headDim <= kPositionStripedHeadCodes && options.maxContext % 2 == 0) {
       candidate.attentionPositionSlices = 2;
-      const DesignNeeds striped = designNeeds(program, candidate);
+      const DesignNeeds striped = designNeedsOf(program, candidate);
       if (striped.masters <= kMaxAxiMasters && within(striped.resources, budget)) {
         c.positionSlices = 2;
         c.readStep = 0;
@@ -158,7 +149,7 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
     candidate.attentionKvStep = c.kvStep;
     candidate.attentionHeadSplit = c.headSplit;
     candidate.enginePackedPairs = 0;
-    const DesignNeeds plain = designNeeds(program, candidate);
+    const DesignNeeds plain = designNeedsOf(program, candidate);
     if (plain.masters > kMaxAxiMasters)
       continue;
     if (within(plain.resources, budget))
@@ -167,14 +158,14 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
       continue; // packing gives back DSPs only
     // Each packed pair gives back the same DSPs: as many pairs as the excess needs.
     candidate.enginePackedPairs = 1;
-    const int64_t perPair = plain.resources.dsp - designNeeds(program, candidate).resources.dsp;
+    const int64_t perPair = plain.resources.dsp - designNeedsOf(program, candidate).resources.dsp;
     if (perPair <= 0)
       continue;
     const int64_t pairs = (plain.resources.dsp - budget.dsp + perPair - 1) / perPair;
     if (pairs > options.engineChannels / 2)
       continue;
     candidate.enginePackedPairs = pairs;
-    if (within(designNeeds(program, candidate).resources, budget))
+    if (within(designNeedsOf(program, candidate).resources, budget))
       return widenReads({c.kvStep, c.headSplit, 0, false, pairs});
   }
   return {};

@@ -25,6 +25,17 @@ struct AttentionParallelism {
   int64_t positionSlices = 0;
 };
 
+/// The design of `options`: its estimated resources, the report's own estimate
+/// (plan/design_resources.h: kernels on the joined graph, so the shared engine counts once, DMAs
+/// with a striped cache's read one per slice, FIFOs at their sized depths, control, sequencers;
+/// only the few st_vector_counters, tens of LUTs each, are left out: which kernels get one is
+/// decided by the bindings of the quantized model), and its AXI masters.
+struct DesignNeeds {
+  model::ResourceEstimate resources;
+  int64_t masters = 0;
+};
+DesignNeeds designNeedsOf(const ir::DecodeProgram &program, const AcceleratorOptions &options);
+
 /// The kv heads of the program's attention ops (they agree; 0 when there is none).
 int64_t attentionKvHeads(const ir::DecodeProgram &program);
 

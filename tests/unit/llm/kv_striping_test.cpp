@@ -8,6 +8,7 @@
 #include "llm/kv_striping.h"
 
 #include "frontend/decode_builder.h"
+#include "llm/engine_fifo_choice.h"
 #include "llm/kv_step_choice.h"
 #include "llm/stage_lowering.h"
 #include "plan/llm_top_interface.h"
@@ -406,6 +407,38 @@ TEST(KvStriping, PositionsStripedOverSlicesReadSeveralPositionsOfOneBlockPerToke
     EXPECT_NE(std::string(e.what()).find("a power of two from 2 to 16"), std::string::npos)
         << e.what();
   }
+}
+
+/// `config`'s options at `maxContext` with the attention parallelism compile chooses.
+AcceleratorOptions chosenOptions(const frontend::LoadedModel &m, int64_t maxContext) {
+  AcceleratorOptions o;
+  o.maxContext = maxContext;
+  const AttentionParallelism c = chooseAttentionParallelism(m.program, o, u55cShare70());
+  o.attentionKvStep = c.kvStep;
+  o.attentionHeadSplit = c.headSplit;
+  o.attentionReadStep = c.readStep;
+  o.attentionBlockMajor = c.blockMajor;
+  o.enginePackedPairs = c.packedPairs;
+  o.attentionPositionSlices = c.positionSlices;
+  return o;
+}
+
+TEST(EngineFifoChoice, TheDeeperFifoOnlyWhereItShortensTheStep) {
+  // Qwen2.5-0.5B: 8,192 words per channel predict a shorter step at 512 (180,117 cycles against
+  // 181,251), within 70 % of the URAMs; with fewer URAMs, 4,096.
+  const frontend::LoadedModel qwen = configShapes("qwen2.5-0.5b");
+  const AcceleratorOptions q = chosenOptions(qwen, 4096);
+  EXPECT_EQ(chooseEngineFifoWords(qwen.program, q, {4096, 8192}, u55cShare70()), 8192);
+  model::ResourceEstimate fewUrams = u55cShare70();
+  fewUrams.uram = 400;
+  EXPECT_EQ(chooseEngineFifoWords(qwen.program, q, {4096, 8192}, fewUrams), 4096);
+  // GPT-2 Medium: the deeper FIFO's refill slows its K/V passes (157,638 against 154,309).
+  const frontend::LoadedModel gpt2 = configShapes("gpt2-medium");
+  EXPECT_EQ(
+      chooseEngineFifoWords(gpt2.program, chosenOptions(gpt2, 1024), {4096, 8192}, u55cShare70()),
+      4096);
+  EXPECT_EQ(engineFifoChoiceContext(4096), 512);
+  EXPECT_EQ(engineFifoChoiceContext(64), 64);
 }
 
 } // namespace

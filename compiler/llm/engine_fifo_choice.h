@@ -1,0 +1,35 @@
+// The depth of the GEMV engine's weight prefetch FIFOs (AcceleratorOptions::engineFifoWords),
+// chosen per design by the step prediction. A deeper FIFO lets each channel's weights stream on
+// longer while the engine waits (attention, norms, the step's boundary), but its refill also
+// shares the K/V slices' channels for longer during attention's passes: by prediction
+// Qwen2.5-0.5B's step at 512 is 0.6 % shorter with 8,192 words than with 4,096, GPT-2 Medium's
+// at 1024 1.9 % longer (2.2 % at 512). So compile simulates each candidate's step at one context
+// and keeps the fastest that fits the budget: one simulation per candidate, beside the
+// calibration (at 64 the depths tie for all five full-size configs; at 512 the choice is the one
+// that is also right at the max context for Qwen2.5-0.5B, TinyLlama-1.1B and GPT-2 Medium).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/decode_program.h"
+#include "llm/accelerator_graph.h"
+#include "model/kernel_timing.h"
+#include "model/memory_read_model.h"
+
+namespace st::llm {
+
+/// The context the choice weighs a design at: 512, or the max context when shorter (>= 2).
+int64_t engineFifoChoiceContext(int64_t maxContext);
+
+/// Among `candidates` (words per channel, in order of preference), the depth whose design (the
+/// GEMV engine, `options` otherwise) is within `budget` (designNeedsOf) and predicts the fewest
+/// cycles at the step of engineFifoChoiceContext (one simulation of the unrolled step,
+/// EngineStepTimer); ties go to the earlier candidate. `options.engineFifoWords` for a
+/// per-op design or when no candidate fits.
+int64_t chooseEngineFifoWords(const ir::DecodeProgram &program, const AcceleratorOptions &options,
+                              const std::vector<int64_t> &candidates,
+                              const model::ResourceEstimate &budget,
+                              const model::MemoryTiming &hbm = {});
+
+} // namespace st::llm
