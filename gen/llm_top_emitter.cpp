@@ -519,11 +519,13 @@ private:
       const plan::LlmKernelConfig &cfg = kernels_.at(attention);
       const std::string arr = windowArray(attention, cfg.windowByRun);
       os_ << "  wire [" << kStepBits - 1 << ":0] " << u
-          << "_rows = " << cacheRowsExpr(arr, step, layer) << ";\n  wire [" << kStepBits - 1
-          << ":0] " << u << "_first = " << step << " - " << u << "_rows;\n";
-      base = ptr + " + " + layerOffset + " + 64'(" + u + "_first) * " + rowBytes;
+          << "_rows = " << cacheRowsExpr(arr, step, layer) << ";\n";
       rows = "32'(" + u + "_rows)";
-      if (port.kvPositionSlices > 1) {
+      if (port.kvPositionSlices < 2) {
+        os_ << "  wire [" << kStepBits - 1 << ":0] " << u << "_first = " << step << " - " << u
+            << "_rows;\n";
+        base = ptr + " + " + layerOffset + " + 64'(" + u + "_first) * " + rowBytes;
+      } else {
         // Positions striped over S slices: ceil(rows / S) tokens of S positions from row 0 (a
         // sliding window would start mid-token: not supported with them).
         for (int64_t w : cfg.windowByRun)

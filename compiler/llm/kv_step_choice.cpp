@@ -10,6 +10,7 @@
 #include "llm/stage_lowering.h"
 #include "numerics/gemv_stream.h"
 #include "plan/design_resources.h"
+#include "plan/llm_plan.h"
 #include "support/error.h"
 
 namespace st::llm {
@@ -132,8 +133,11 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
     // One head per token walked position-major (no striped blocks to walk block-major): stripe
     // the positions over two slices instead, which walks block-major at a token a cycle
     // (kvPositionStripingOf) if the design still fits.
+    const std::vector<int64_t> windows = plan::layerWindowsOf(program);
+    const bool windowed =
+        std::any_of(windows.begin(), windows.end(), [](int64_t w) { return w > 0; });
     if (c.kvStep == 1 && c.headSplit == 1 && !c.blockMajor && kvHeads >= 2 &&
-        headDim <= kPositionStripedHeadCodes && options.maxContext % 2 == 0) {
+        headDim <= kPositionStripedHeadCodes && options.maxContext % 2 == 0 && !windowed) {
       candidate.attentionPositionSlices = 2;
       const DesignNeeds striped = designNeedsOf(program, candidate);
       if (striped.masters <= kMaxAxiMasters && within(striped.resources, budget)) {

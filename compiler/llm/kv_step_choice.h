@@ -55,7 +55,7 @@ bool attentionBlockMajorApplies(const ir::DecodeProgram &program,
 /// beside the next block's score pass) wherever it applies (kvBlockMajorApplies) and fits. kvStep 0
 /// (the unstriped cache, a bus word of a head per token: the fewest multipliers) when nothing fits,
 /// and for a per-op design. At one kv head per token where block-major does not apply (a head of
-/// one bus word, at least two kv heads), the positions striped over two slices instead
+/// one bus word, at least two kv heads, no sliding window), the positions striped over two slices instead
 /// (positionSlices 2, kvPositionStripingOf: block-major at a token a cycle) when that design still
 /// fits; four slices would read faster still, but by prediction TinyLlama-1.1B's design then
 /// exceeds 70 % of the LUTs and Qwen2.5-0.5B's step grows. Builds the accelerator graph a few

@@ -390,6 +390,11 @@ private:
     // Positions striped over S slices are read S at a time: the cache length rounded up to S,
     // the pad dropped by attention (CacheRound).
     const int64_t positionSlices = reading.positionSlices;
+    if (positionSlices > 1 && a.slidingWindow > 0)
+      throw Error("lowering", where(stage_, "attention '" + op.name + "'"),
+                  "no sliding window with positions striped over slices (a window's first row "
+                  "falls mid-token), got a window of " +
+                      std::to_string(a.slidingWindow));
     if (o_.maxContext % positionSlices != 0)
       throw Error("lowering", where(stage_, "attention '" + op.name + "'"),
                   "a max context that is a multiple of the " + std::to_string(positionSlices) +

@@ -68,9 +68,10 @@ HbmTensorLayout kvSliceReadLayout(int64_t chunks, int64_t partCodes, int64_t blo
 /// of tokens per part): token part j of chunk c goes to word c of slice j, slices `sliceStride`
 /// bytes apart; block-major (`blocks` > 1), chunk c of block b to word c of block b's region,
 /// `blockStride` bytes after block b - 1's.
-HbmTensorLayout kvSliceAppendLayout(const ir::ITensorType &row, int64_t chunks, int64_t slices,
-                                    int64_t partCodes, int64_t sliceStride, int64_t blocks,
-                                    int64_t blockStride, const std::string &where) {
+/// The layout of an append from stream `row` whose every run is one bus word of `partCodes` codes
+/// (the loops are the caller's): its tokens must divide a part.
+HbmTensorLayout wordPerPartLayout(const ir::ITensorType &row, int64_t partCodes,
+                                  const std::string &where) {
   HbmTensorLayout L = hbmLayoutOf(row, kWordBytes * 8);
   const int64_t codesPerToken = row.elementsPerToken();
   if (partCodes % codesPerToken != 0 || L.paddedTokenBits != L.tokenBits)
@@ -79,6 +80,13 @@ HbmTensorLayout kvSliceAppendLayout(const ir::ITensorType &row, int64_t chunks, 
                     std::to_string(partCodes) + " codes, got " + std::to_string(codesPerToken));
   L.tokensPerRun = partCodes / codesPerToken;
   L.wordsPerRun = 1;
+  return L;
+}
+
+HbmTensorLayout kvSliceAppendLayout(const ir::ITensorType &row, int64_t chunks, int64_t slices,
+                                    int64_t partCodes, int64_t sliceStride, int64_t blocks,
+                                    int64_t blockStride, const std::string &where) {
+  HbmTensorLayout L = wordPerPartLayout(row, partCodes, where);
   L.runs = chunks * slices;
   L.loops = {{chunks, kWordBytes}, {slices, sliceStride}, {1, kWordBytes}};
   if (blocks > 1 && chunks == blocks)
@@ -97,14 +105,7 @@ HbmTensorLayout kvSliceAppendLayout(const ir::ITensorType &row, int64_t chunks, 
 HbmTensorLayout kvPositionAppendLayout(const ir::ITensorType &row, int64_t blocks,
                                        int64_t partCodes, int64_t blockStride,
                                        const std::string &where) {
-  HbmTensorLayout L = hbmLayoutOf(row, kWordBytes * 8);
-  const int64_t codesPerToken = row.elementsPerToken();
-  if (partCodes % codesPerToken != 0 || L.paddedTokenBits != L.tokenBits)
-    throw Error("emitter", where,
-                "tokens of a power-of-two number of codes dividing a kv head's " +
-                    std::to_string(partCodes) + " codes, got " + std::to_string(codesPerToken));
-  L.tokensPerRun = partCodes / codesPerToken;
-  L.wordsPerRun = 1;
+  HbmTensorLayout L = wordPerPartLayout(row, partCodes, where);
   L.runs = blocks;
   L.loops = {{blocks, blockStride}};
   return L;

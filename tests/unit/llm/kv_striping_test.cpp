@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <vector>
 
 #include "support/error.h"
 
@@ -167,6 +168,23 @@ AttentionParallelism chosenFor(const std::string &config,
   return chooseAttentionParallelism(m.program, o, budget);
 }
 
+/// Each st_width_converter of `g` with the KV read before it and the attention after it.
+struct CacheReadPath {
+  const ir::DataflowNode *converter, *read, *attention;
+};
+std::vector<CacheReadPath> cacheReadPaths(const AcceleratorGraph &g) {
+  std::vector<CacheReadPath> paths;
+  for (ir::NodeId n : g.dataflow.nodes()) {
+    if (g.dataflow.node(n).module != "st_width_converter")
+      continue;
+    paths.push_back(
+        {&g.dataflow.node(n),
+         &g.dataflow.node(g.dataflow.stream(*g.dataflow.streamInto({n, 0})).src.node),
+         &g.dataflow.node(g.dataflow.stream(g.dataflow.streamsFrom({n, 0}).at(0)).dst.node)});
+  }
+  return paths;
+}
+
 TEST(KvStepChoice, MostHeadsThatFitWithFewestPackedPairs) {
   const frontend::LoadedModel m = configShapes("gpt2-medium");
   AcceleratorOptions o;
@@ -233,23 +251,15 @@ TEST(KvStepChoice, OneHeadPerTokenStripesItsPositionsWhereTheDmasFit) {
   o.attentionKvStep = 1;
   o.attentionReadStep = 2;
   const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
-  int converters = 0;
-  for (ir::NodeId n : g.dataflow.nodes()) {
-    const ir::DataflowNode &node = g.dataflow.node(n);
-    if (node.module != "st_width_converter")
-      continue;
-    ++converters;
-    EXPECT_EQ(node.param("InWidth"), 1024);
-    EXPECT_EQ(node.param("OutWidth"), 512);
-    const ir::DataflowNode &read =
-        g.dataflow.node(g.dataflow.stream(*g.dataflow.streamInto({n, 0})).src.node);
-    EXPECT_EQ(read.attributes.at(kAttrKvSlices), 2);
-    const ir::DataflowNode &attention =
-        g.dataflow.node(g.dataflow.stream(g.dataflow.streamsFrom({n, 0}).at(0)).dst.node);
-    EXPECT_EQ(attention.module, "st_attention");
-    EXPECT_EQ(attention.param("CacheLanes"), 64);
+  const std::vector<CacheReadPath> wide = cacheReadPaths(g);
+  EXPECT_EQ(wide.size(), 2u);
+  for (const CacheReadPath &c : wide) {
+    EXPECT_EQ(c.converter->param("InWidth"), 1024);
+    EXPECT_EQ(c.converter->param("OutWidth"), 512);
+    EXPECT_EQ(c.read->attributes.at(kAttrKvSlices), 2);
+    EXPECT_EQ(c.attention->module, "st_attention");
+    EXPECT_EQ(c.attention->param("CacheLanes"), 64);
   }
-  EXPECT_EQ(converters, 2);
   // Positions striped over four slices: a read token is four positions of one kv head, split
   // for attention, which walks block-major and drops the pad of ceil(cache_len / 4) tokens.
   o.attentionReadStep = 0;
@@ -257,27 +267,19 @@ TEST(KvStepChoice, OneHeadPerTokenStripesItsPositionsWhereTheDmasFit) {
   o.attentionPositionSlices = 4;
   o.sizingCacheLength = 9;
   const AcceleratorGraph p = buildAcceleratorGraph(m.program, o);
-  converters = 0;
-  for (ir::NodeId n : p.dataflow.nodes()) {
-    const ir::DataflowNode &node = p.dataflow.node(n);
-    if (node.module != "st_width_converter")
-      continue;
-    ++converters;
-    EXPECT_EQ(node.param("InWidth"), 2048);
-    EXPECT_EQ(node.param("OutWidth"), 512);
-    const ir::DataflowNode &read =
-        p.dataflow.node(p.dataflow.stream(*p.dataflow.streamInto({n, 0})).src.node);
-    EXPECT_EQ(read.attributes.at(kAttrKvSlices), 4);
-    EXPECT_EQ(read.attributes.at(kAttrKvPositionSlices), 4);
-    EXPECT_EQ(read.attributes.at(kAttrKvBlocks), 2);
-    EXPECT_EQ(read.outputs.at(0).type.numTokens(), 2 * 3); // 2 blocks of ceil(9 / 4) tokens
-    const ir::DataflowNode &attention =
-        p.dataflow.node(p.dataflow.stream(p.dataflow.streamsFrom({n, 0}).at(0)).dst.node);
-    EXPECT_EQ(attention.param("CacheLanes"), 64);
-    EXPECT_EQ(attention.param("BlockMajor"), 1);
-    EXPECT_EQ(attention.param("CacheRound"), 4);
+  const std::vector<CacheReadPath> striped = cacheReadPaths(p);
+  EXPECT_EQ(striped.size(), 2u);
+  for (const CacheReadPath &c : striped) {
+    EXPECT_EQ(c.converter->param("InWidth"), 2048);
+    EXPECT_EQ(c.converter->param("OutWidth"), 512);
+    EXPECT_EQ(c.read->attributes.at(kAttrKvSlices), 4);
+    EXPECT_EQ(c.read->attributes.at(kAttrKvPositionSlices), 4);
+    EXPECT_EQ(c.read->attributes.at(kAttrKvBlocks), 2);
+    EXPECT_EQ(c.read->outputs.at(0).type.numTokens(), 2 * 3); // 2 blocks of ceil(9 / 4) tokens
+    EXPECT_EQ(c.attention->param("CacheLanes"), 64);
+    EXPECT_EQ(c.attention->param("BlockMajor"), 1);
+    EXPECT_EQ(c.attention->param("CacheRound"), 4);
   }
-  EXPECT_EQ(converters, 2);
 }
 
 TEST(KvStepChoice, AWideHeadSplitsWhenAWholeOneDoesNotFit) {
