@@ -57,6 +57,11 @@ def main():
     p.add_argument("--kv-prefill", type=int, default=0,
                    help="resume at this position over the golden KV rows (sim --kv-prefill): "
                         "the measured steps attend to kv-prefill + 1 .. positions")
+    p.add_argument("--model-opt", type=int, default=0,
+                   help="sim --model-opt: the Verilated model's -O level (0: sim's rule, by the "
+                        "run's predicted length)")
+    p.add_argument("--model-threads", type=int, default=0,
+                   help="sim --model-threads (0: sim's rule)")
     p.add_argument("--keep-design", action="store_true",
                    help="reuse the design (and its Verilated testbench) if this streamtensor "
                         "compiled it with the same arguments, keep it")
@@ -86,6 +91,10 @@ def main():
            "--json"]
     if args.kv_prefill:
         sim += ["--kv-prefill", str(args.kv_prefill)]
+    if args.model_opt:
+        sim += ["--model-opt", str(args.model_opt)]
+    if args.model_threads:
+        sim += ["--model-threads", str(args.model_threads)]
     proc = subprocess.run(sim, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     wall = time.monotonic() - began
     lines = [l for l in proc.stdout.splitlines() if l.startswith("{")]
