@@ -87,34 +87,37 @@ AttentionSchedule attentionSchedule(const AttentionParams &p) {
   const int64_t chunks = chunksOf(p);
   const int64_t blocks = p.numKvHeads / kvStepOf(p);
   const int64_t qTokens = p.numHeads * p.headDim / p.lanes;
-  const int64_t kvTokens = p.numKvHeads * p.headDim / p.lanes;
   AttentionSchedule s;
-  s.loadCycles = std::max(qTokens, kvTokens);
+  // The walk starts after q; k_new and v_new load beside it (kvTokens <= qTokens) and are used
+  // at the new position.
+  s.loadCycles = qTokens;
   s.chunksPerPosition = blocks * chunks;
   // Position-major, one segment holds every block; block-major, one block.
   const int64_t segments = p.blockMajor ? blocks : 1;
   s.segmentChunks = p.blockMajor ? chunks : s.chunksPerPosition;
-  const int64_t segment = walked * s.segmentChunks; // chunks of a segment, one a cycle
   // st_softmax emits its first weight (D - T) cycles after its last logit, and its (R, L)
   // (norm valid - T) cycles after it.
   const SoftmaxParams sm = headSoftmax(p, n);
   const int64_t softmaxAfterLast = softmaxTiming(sm).firstOutputDelay - n;
   const int64_t normAfterLast = softmaxNormValidCycle(sm) - n;
   int64_t lastScore = 0; // the last score of the segment's last block enters its softmax
+  // Per segment, the cycle after its last score / value chunk.
+  std::vector<int64_t> scoreEnd, valueEnd;
   for (int64_t b = 0; b < segments; ++b) {
     // The score walker runs on, except that (block-major) block b >= 2 waits for the value
     // walker's last chunk of block b - 2.
-    int64_t score = s.loadCycles;
-    if (b > 0)
-      score = s.scoreStart.back() + segment;
+    int64_t score = b > 0 ? scoreEnd.back() : s.loadCycles;
     if (b > 1)
-      score = std::max(score, s.valueStart[size_t(b - 2)] + segment);
+      score = std::max(score, valueEnd[size_t(b - 2)]);
     s.scoreStart.push_back(score);
-    // The segment's first block issues its last chunk at the new token's position (the cache
-    // positions' chunks, pad included, then the block's own chunks).
-    const int64_t lastScoreFirstBlock =
-        score + (walked - 1) * s.segmentChunks + chunks - 1 + P::kScoreStages;
-    lastScore = score + segment - 1 + P::kScoreStages;
+    // The segment's first block issues its chunks of the new token's position after the cache
+    // positions' chunks (pad included), the first segment's once all of k_new is in.
+    int64_t scoreNew = score + (walked - 1) * s.segmentChunks;
+    if (b == 0)
+      scoreNew = std::max(scoreNew, p.kNewLastTaken + 1);
+    scoreEnd.push_back(scoreNew + s.segmentChunks);
+    const int64_t lastScoreFirstBlock = scoreNew + chunks - 1 + P::kScoreStages;
+    lastScore = scoreEnd.back() - 1 + P::kScoreStages;
     if (b == 0)
       s.lastScoreGroup0 = lastScoreFirstBlock;
     // Value chunks of position p of block g need E[g's heads][p]; E arrives one position per
@@ -123,15 +126,19 @@ AttentionSchedule attentionSchedule(const AttentionParams &p) {
     // Position-major, the value walk follows the whole score walk (block-major, the E wait
     // implies it); each segment follows the previous one.
     int64_t value =
-        std::max(score + segment, lastScoreFirstBlock + softmaxAfterLast + P::kValueReady);
+        std::max(scoreEnd.back(), lastScoreFirstBlock + softmaxAfterLast + P::kValueReady);
     if (b > 0)
-      value = std::max(value, s.valueStart.back() + segment);
+      value = std::max(value, valueEnd.back());
     s.valueStart.push_back(value);
+    int64_t valueNew = value + (walked - 1) * s.segmentChunks;
+    if (b == 0)
+      valueNew = std::max(valueNew, p.vNewLastTaken + 1);
+    valueEnd.push_back(valueNew + s.segmentChunks);
   }
   s.firstValueIssue = s.valueStart.front();
   // The output waits for the value pipeline and for the last kv-head block's (R, L).
-  s.firstOutputIssue = std::max(s.valueStart.back() + segment - 1 + P::kValueDrain,
-                                lastScore + normAfterLast + P::kNormToOutput);
+  s.firstOutputIssue =
+      std::max(valueEnd.back() - 1 + P::kValueDrain, lastScore + normAfterLast + P::kNormToOutput);
   s.nextInvocation = s.firstOutputIssue + qTokens;
   return s;
 }
@@ -153,8 +160,16 @@ KernelTiming attentionTiming(const AttentionParams &p) {
   // the score walker reads a segment's cache rows one chunk a cycle from its start, the value
   // walker from its own start, as long after the segment's scores as the softmax needs. Ranks
   // are the cycles of the schedule, phases the order: segment b's k_cache after segment b - 1's
-  // v_cache (b + 1), its v_cache after its k_cache (b + 2).
+  // v_cache (b + 1), its v_cache after its k_cache (b + 2). The walk starts after q: k_new is
+  // buffered until the score walker's new position in segment 0 (the cycle after its last
+  // cache chunk), which segment 0's values (phase 2) follow; v_new until the value walker's,
+  // which segment 1's values (phase 3) follow.
   const int64_t segmentTokens = cachePositions(p) * s.segmentChunks;
+  t.inputBuffered = {{},
+                     {2, s.scoreStart.front() + segmentTokens - 1},
+                     {3, s.valueStart.front() + segmentTokens - 1},
+                     {},
+                     {}};
   auto phase = [](int64_t value, int64_t tokens) {
     return std::vector<int64_t>(static_cast<size_t>(tokens), value);
   };

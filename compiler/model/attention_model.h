@@ -26,6 +26,11 @@ struct AttentionParams {
   /// it (a power of two dividing maxContext; > 1 only block-major), the rest pad it drops.
   int64_t cacheRound = 1;
   int64_t cacheLength = 0; ///< runtime cache_len of the invocation (0 .. maxContext - 1)
+  /// attentionSchedule only: the cycle k_new's (v_new's) last token is taken, if its stream
+  /// comes late (-1: offered with q, one token a cycle). The walkers wait for it only at the
+  /// new position.
+  int64_t kNewLastTaken = -1;
+  int64_t vNewLastTaken = -1;
 };
 
 /// Width of the cache_len_i sideband input.
@@ -44,7 +49,8 @@ struct AttentionPipeline {
 };
 
 /// Derived schedule of one invocation (cycle 0 = the first handshake; every input offers a
-/// token whenever the kernel is ready for one; no output backpressure). Each pass (score, value)
+/// token whenever the kernel is ready for one, k_new and v_new unless they come late
+/// (AttentionParams::kNewLastTaken); no output backpressure). Each pass (score, value)
 /// is a sequence of segments of m * segmentChunks chunks (m = n = cache_len + 1, or with pad
 /// positions, see attentionTiming), one chunk a cycle
 /// once a segment has started: position-major, one segment (the whole pass, segmentChunks =
@@ -52,7 +58,7 @@ struct AttentionPipeline {
 /// of one position of a block, HeadDim/CacheLanes or 1), its k_cache / v_cache tokens first and
 /// the k_new / v_new chunks at its last position.
 struct AttentionSchedule {
-  int64_t loadCycles = 0;          ///< max(q tokens, k_new tokens): the score walk starts here
+  int64_t loadCycles = 0;          ///< q tokens: the score walk starts here
   int64_t chunksPerPosition = 0;   ///< NumKvHeads * HeadDim / CacheLanes (every block's)
   int64_t segmentChunks = 0;       ///< chunks of one position of a segment (see above)
   std::vector<int64_t> scoreStart; ///< per segment: its first score chunk
@@ -70,13 +76,14 @@ AttentionSchedule attentionSchedule(const AttentionParams &params);
 /// B = the kv-head blocks (NumKvHeads*HeadDim/CacheLanes / C), W = B*C chunks per position, and
 /// st_softmax's weights starting 12 cycles (its D - T) and its (R, L) n + 16 cycles after its
 /// last logit:
-///   Load 0 .. max(Q, K) - 1.
-///   Position-major: score chunks from S = max(Q, K), n*W of them; block 0's last score at
+///   Load q 0 .. Q - 1 (k_new and v_new beside it, K <= Q tokens, and on into Run: used only at
+///   the new position).
+///   Position-major: score chunks from S = Q, n*W of them; block 0's last score at
 ///   a0 = S + (n-1)*W + C + 2; value chunks from V = max(S + n*W, a0 + 13), n*W of them; the
 ///   first output issue at O = max(V + n*W + 3, a0 + (B-1)*C + n + 18).
 ///   Block-major, with m = cache_len rounded up to CacheRound, plus 1 (the positions a block's
 ///   walk takes, pad included; m = n at CacheRound 1): block b's m*C score chunks from S_b
-///   (S_0 = max(Q, K)), its last score at a_b = S_b + m*C + 2; its m*C value chunks from
+///   (S_0 = Q), its last score at a_b = S_b + m*C + 2; its m*C value chunks from
 ///   V_b = max(V_{b-1} + m*C, a_b + 13); block b >= 2 waits for value block b - 2:
 ///   S_b = max(S_{b-1} + m*C, V_{b-2} + m*C); O = max(V_{B-1} + m*C + 3, a_{B-1} + n + 18).
 ///   D = O + 6, ii = 1, L = D + Q - 1.
@@ -84,7 +91,10 @@ AttentionSchedule attentionSchedule(const AttentionParams &params);
 /// v_cache token j at valueStart[b] + j (j < (m-1) * segmentChunks, pad tokens included).
 /// inputPhases: q, k_new and v_new phase 0; the k_cache tokens of segment b phase b + 1, its
 /// v_cache tokens phase b + 2 (position-major: k_cache 1, v_cache 2; block-major, value block b
-/// beside score block b + 1, both after score block b and value block b - 1).
+/// beside score block b + 1, both after score block b and value block b - 1). inputBuffered:
+/// k_new needed from phase 2 at scoreStart[0] + (m-1)*W' - 1 (the cycle before segment 0's new
+/// position, W' = segmentChunks), v_new from phase 3 at valueStart[0] + (m-1)*W' - 1: the cache
+/// walk does not wait for them before it reaches the new position.
 KernelTiming attentionTiming(const AttentionParams &params);
 
 /// LUT/FF/DSP/BRAM estimate: NumHeads st_softmax instances (Lanes 1, s32, MaxLen = MaxContext,

@@ -64,6 +64,19 @@ struct KernelTiming {
   /// taken only after every token of an earlier phase on every port (attention's score pass
   /// after the whole load of q, k_new and v_new, which themselves come in any order).
   std::vector<std::vector<int64_t>> inputPhases;
+  /// A port the kernel buffers ahead of its use (inputRanks and inputPhases 0: taken as offered,
+  /// beside the first phase) whose tokens are needed only from `phase` on, at `rank` (the cycle
+  /// of the kernel's own schedule that uses them): tokens of `phase` and later on every other
+  /// port wait for all of it and keep their rank gap to `rank`; earlier phases do not wait for
+  /// it (attention's k_new and v_new, used at the walk's new position).
+  struct BufferedInput {
+    int64_t phase = 0; ///< 0: not buffered (the port gates every later phase)
+    int64_t rank = 0;
+    bool operator==(const BufferedInput &o) const { return phase == o.phase && rank == o.rank; }
+    bool operator!=(const BufferedInput &o) const { return !(*this == o); }
+  };
+  /// With inputRanks: per input port, or empty (no port buffered).
+  std::vector<BufferedInput> inputBuffered;
 };
 
 struct ResourceEstimate {

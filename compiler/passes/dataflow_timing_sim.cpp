@@ -186,13 +186,16 @@ public:
     int64_t before = -1, earliest = 0;
     for (size_t q = 0; q < ports(); ++q) {
       // The reference token of port q: its previous token, or its last one of an earlier phase
-      // (all of them taken: wantsPop saw to it).
-      const int64_t ref = q == p ? consumed_[q] - 1
-                                 : std::lower_bound(order_[q].begin(), order_[q].end(), phase) -
-                                       order_[q].begin() - 1;
+      // (all of them taken: wantsPop saw to it). A buffered port's tokens all count from the
+      // phase that needs them, at the rank that needs them.
+      const bool buffered = q != p && bufferedPhase(q) > 0;
+      const int64_t ref = q == p     ? consumed_[q] - 1
+                          : buffered ? (bufferedPhase(q) <= phase ? t_.inputTokens[q] - 1 : -1)
+                                     : std::lower_bound(order_[q].begin(), order_[q].end(), phase) -
+                                           order_[q].begin() - 1;
       if (ref < 0 || ref >= consumed_[q])
         continue;
-      const int64_t last = ranks[q][size_t(ref)];
+      const int64_t last = buffered ? t_.inputBuffered[q].rank : ranks[q][size_t(ref)];
       if (last > rank || last < before)
         continue;
       const int64_t at = consumeCycle_[q][size_t(ref)] + (rank - last);
@@ -224,6 +227,11 @@ public:
     for (size_t q = 0; q < ports(); ++q) {
       if (q == p)
         continue;
+      if (bufferedPhase(q) > 0) { // all of it from its phase on, none of it before
+        if (bufferedPhase(q) <= rank && consumed_[q] < t_.inputTokens[q])
+          return false;
+        continue;
+      }
       int64_t &before = rankedBefore_[p * ports() + q];
       const std::vector<int64_t> &ranks = order_[q];
       while (before < int64_t(ranks.size()) && ranks[size_t(before)] < rank)
@@ -369,6 +377,11 @@ public:
   }
 
   int64_t emitted() const { return int64_t(emitCycle_.size()); }
+  /// The phase from which port q's tokens are needed, if the kernel buffers them ahead of their
+  /// use (KernelTiming::inputBuffered), else 0.
+  int64_t bufferedPhase(size_t q) const {
+    return q < t_.inputBuffered.size() ? t_.inputBuffered[q].phase : 0;
+  }
   int64_t consumed(size_t p) const override { return consumed_[p]; }
   int64_t lastEvent() const override { return lastEvent_; }
   int64_t firstInput() const override { return firstInput_; }
@@ -698,6 +711,17 @@ KernelCurves deriveKernelCurves(const std::string &nodeName, const model::Kernel
     if (!ok)
       throw Error(where, "inputRanks",
                   "per input port one non-decreasing rank and phase per token, or none");
+    ok = t.inputBuffered.empty() || t.inputBuffered.size() == t.inputTokens.size();
+    for (size_t p = 0; ok && p < t.inputBuffered.size(); ++p)
+      ok = t.inputBuffered[p].phase >= 0 &&
+           (t.inputBuffered[p].phase == 0 ||
+            std::all_of(t.inputPhases[p].begin(), t.inputPhases[p].end(),
+                        [](int64_t phase) { return phase == 0; }));
+    if (!ok)
+      throw Error(where, "inputBuffered",
+                  "none, or per input port a phase >= 0 (> 0 only for a port of phase 0)");
+  } else if (!t.inputBuffered.empty()) {
+    throw Error(where, "inputBuffered", "none without inputRanks");
   }
   const std::vector<std::vector<int64_t>> need = neededTable(t);
 
@@ -858,7 +882,8 @@ SharedCurves sharedKernelCurves(const std::string &nodeName, const model::Kernel
         if (t.ii != timing.ii || t.rateTokens != timing.rateTokens ||
             t.rateCycles != timing.rateCycles || t.rateFrom != timing.rateFrom ||
             t.inputTokens != timing.inputTokens || t.notBefore != timing.notBefore ||
-            t.inputRanks != timing.inputRanks || t.inputPhases != timing.inputPhases)
+            t.inputRanks != timing.inputRanks || t.inputPhases != timing.inputPhases ||
+            t.inputBuffered != timing.inputBuffered)
           continue;
         if (needed.empty() && !timing.inputTokens.empty())
           needed = neededTable(timing);

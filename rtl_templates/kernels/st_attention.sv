@@ -46,12 +46,16 @@
 //   out_mantissa_i/out_shift_i       FixedScale s_v / (s_o * 2^15).
 //
 // Phases of one invocation (compiler/model/attention_model.h has the exact cycle counts):
-//   Load    accept q, k_new and v_new (all three at once, one token per cycle each) into
-//           registers; sample the sideband with the first q token.
+//   Load    accept q (one token per cycle) into its register; sample the sideband with the
+//           first q token. k_new and v_new load into theirs beside it, one token per cycle
+//           each, and on into Run: the walkers wait for them only at the new position, so the
+//           walk over the cache overlaps the calls that compute them (the GEMV engine's k and
+//           v after q).
 //   Run     the score walker and the value walker (position-major: the value walker starts
 //           after the score walker's last chunk; block-major: both at once, as above).
 //     Score one chunk of CacheLanes key codes per cycle: the k_cache tokens, with the k_new
-//           register's chunks at position n-1 (of each block). A chunk is a part of one kv
+//           register's chunks at position n-1 (of each block; the first waits until all of
+//           k_new is in). A chunk is a part of one kv
 //           head (CacheLanes <= HeadDim: its HeadDim/CacheLanes chunks in turn) or KvStep =
 //           CacheLanes/HeadDim whole kv heads at once (heads in parallel: a cache token is
 //           KvStep heads' rows, e.g. one position of every kv head). KvStep x Group (Group =
@@ -61,7 +65,8 @@
 //           logit buffer is the score buffer), find the maximum, then emit E and sum it; the
 //           weights go to one MaxContext x u16 weight memory per head.
 //     Value one chunk of CacheLanes value codes per cycle: the v_cache tokens, with the v_new
-//           register's chunks at position n-1 (of each block). A chunk of position p issues
+//           register's chunks at position n-1 (of each block; the first waits until all of
+//           v_new is in). A chunk of position p issues
 //           once every head of its kv heads has written E[.][p], so the value pass overlaps the
 //           softmax's weight pass. Group x CacheLanes products E * v accumulate into the
 //           AccBits accumulators (NumHeads*HeadDim registers).
@@ -208,15 +213,17 @@ module st_attention #(
   logic [23:0]            score_mantissa_q, out_mantissa_q;
   logic [5:0]             score_shift_q, out_shift_q;
 
+  // k_new and v_new load beside q and on into Run: the walkers use them only at the new
+  // position (k_new_full / v_new_full), so the walk starts once q is in.
+  wire k_new_full = k_new_count_q == KvCountBits'(KvTokens);
+  wire v_new_full = v_new_count_q == KvCountBits'(KvTokens);
   assign q_ready_o     = state_q == Load && q_count_q != QCountBits'(QTokens);
-  assign k_new_ready_o = state_q == Load && k_new_count_q != KvCountBits'(KvTokens);
-  assign v_new_ready_o = state_q == Load && v_new_count_q != KvCountBits'(KvTokens);
+  assign k_new_ready_o = (state_q == Load || state_q == Run) && !k_new_full;
+  assign v_new_ready_o = (state_q == Load || state_q == Run) && !v_new_full;
   wire q_take = q_valid_i && q_ready_o;
   wire k_new_take = k_new_valid_i && k_new_ready_o;
   wire v_new_take = v_new_valid_i && v_new_ready_o;
-  wire load_done = (q_count_q + QCountBits'(q_take)) == QCountBits'(QTokens) &&
-                   (k_new_count_q + KvCountBits'(k_new_take)) == KvCountBits'(KvTokens) &&
-                   (v_new_count_q + KvCountBits'(v_new_take)) == KvCountBits'(KvTokens);
+  wire load_done = (q_count_q + QCountBits'(q_take)) == QCountBits'(QTokens);
 
   always_ff @(posedge clk_i) begin
     if (q_take) begin
@@ -324,8 +331,8 @@ module st_attention #(
   wire value_go = state_q == Run && (BlockWalk || score_done_q) && value_ready;
   assign k_cache_ready_o = score_go && from_cache[SW];
   assign v_cache_ready_o = value_go && from_cache[VW];
-  assign score_step = score_go && (from_cache[SW] ? k_cache_valid_i : 1'b1);
-  assign value_step = value_go && (from_cache[VW] ? v_cache_valid_i : 1'b1);
+  assign score_step = score_go && (from_cache[SW] ? k_cache_valid_i : k_new_full);
+  assign value_step = value_go && (from_cache[VW] ? v_cache_valid_i : v_new_full);
   always_ff @(posedge clk_i) begin
     if (!rst_ni || state_q == Load) score_done_q <= 1'b0;
     else if (score_step && walk_last[SW]) score_done_q <= 1'b1;
@@ -348,11 +355,11 @@ module st_attention #(
       v_new_count_q <= '0;
       out_addr_q    <= '0;
     end else begin
+      k_new_count_q <= k_new_count_q + KvCountBits'(k_new_take);
+      v_new_count_q <= v_new_count_q + KvCountBits'(v_new_take);
       case (state_q)
         Load: begin
-          q_count_q     <= q_count_q + QCountBits'(q_take);
-          k_new_count_q <= k_new_count_q + KvCountBits'(k_new_take);
-          v_new_count_q <= v_new_count_q + KvCountBits'(v_new_take);
+          q_count_q <= q_count_q + QCountBits'(q_take);
           if (load_done) state_q <= Run;
         end
         Run: if (value_step && walk_last[VW]) state_q <= Drain;

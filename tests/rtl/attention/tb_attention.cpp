@@ -6,7 +6,9 @@
 //     and random ones must show exactly the model's D, L and ii = 1 (attentionTiming: D and L
 //     are functions of cache_len), cycle 0 being the first handshake on any input, and every
 //     input token taken exactly at its cycle in the model's inputRanks; and
-//     back-to-back invocations start exactly attentionSchedule().nextInvocation cycles apart.
+//     back-to-back invocations start exactly attentionSchedule().nextInvocation cycles apart;
+//     k_new and v_new offered late (up to 40 cycles past where the walk needs them): the first
+//     output exactly where attentionSchedule puts it given their last handshakes; and
 //  2. Bit-exactness: >= 1,000 invocations under random valid gaps on all five inputs and random
 //     output backpressure, every output code equal to the golden one. Operands: full-range
 //     random codes (near one-hot softmax), small codes (many positions contribute), q = 0
@@ -207,12 +209,16 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
     }
     return ordered;
   };
-  auto submit = [&](const num::AttentionInputs &in, const num::AttentionScales &scales) {
+  // withNew false: k_new and v_new are the caller's to push (late).
+  auto submit = [&](const num::AttentionInputs &in, const num::AttentionScales &scales,
+                    bool withNew = true) {
     const std::vector<int32_t> o = num::attention(in, shape, scales);
     sideband.push({in.cacheLength, scales});
     pushCodes(q, in.q, lanes);
-    pushCodes(kNew, in.kNew, lanes);
-    pushCodes(vNew, in.vNew, lanes);
+    if (withNew) {
+      pushCodes(kNew, in.kNew, lanes);
+      pushCodes(vNew, in.vNew, lanes);
+    }
     pushCodes(kCache, cacheOrder(in.kCache), cacheLanes);
     pushCodes(vCache, cacheOrder(in.vCache), cacheLanes);
     const int64_t hi = (int64_t(1) << (outBits - 1)) - 1, lo = -hi - 1;
@@ -332,6 +338,58 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
       h.fail("cache_len=" + std::to_string(cacheLength) + ": next invocation after " +
              std::to_string(measured) + " cycles, the model says " + std::to_string(interval));
   }
+
+  // Late k_new / v_new: the walk starts after q and waits for them only at the new position.
+  // Each is offered from a random cycle up to 40 past the one the ideal walk needs it in; the
+  // first output comes exactly where the model's schedule with their measured last handshakes
+  // puts it.
+  for (int64_t cacheLength :
+       {int64_t(0), int64_t(2), mp.maxContext - 1, int64_t(rng() % uint64_t(mp.maxContext))}) {
+    mp.cacheLength = cacheLength;
+    mp.kNewLastTaken = mp.vNewLastTaken = -1;
+    const st::model::AttentionSchedule ideal = st::model::attentionSchedule(mp);
+    // the cache chunks of segment 0 (pad included): its new position comes after them
+    const int64_t walk =
+        ideal.segmentChunks * ((cacheLength + mp.cacheRound - 1) / mp.cacheRound * mp.cacheRound);
+    const int64_t kOffer = int64_t(rng() % uint64_t(ideal.scoreStart.front() + walk + 40));
+    const int64_t vOffer = int64_t(rng() % uint64_t(ideal.valueStart.front() + walk + 40));
+    for (HandshakeLog *log : inLogs)
+      log->cycles.clear();
+    outLog.cycles.clear();
+    const num::AttentionInputs in = makeInvocation(size_t(cacheLength), int(rng() % 4));
+    submit(in, randomScales(), false);
+    h.runUntil([&] { return !qLog.cycles.empty(); }, cyclesPerInvocation);
+    const uint64_t start = qLog.cycles.front();
+    bool kPushed = false, vPushed = false;
+    h.runUntil(
+        [&] {
+          const int64_t now = int64_t(h.cycle() - start);
+          if (!kPushed && now >= kOffer)
+            pushCodes(kNew, in.kNew, lanes), kPushed = true;
+          if (!vPushed && now >= vOffer)
+            pushCodes(vNew, in.vNew, lanes), vPushed = true;
+          return kPushed && vPushed;
+        },
+        cyclesPerInvocation);
+    drain(cyclesPerInvocation);
+    mp.kNewLastTaken = int64_t(kNewLog.cycles.back() - start);
+    mp.vNewLastTaken = int64_t(vNewLog.cycles.back() - start);
+    const int64_t expected = st::model::attentionSchedule(mp).firstOutputIssue +
+                             st::model::AttentionPipeline::kOutputStages;
+    const int64_t d = int64_t(outLog.cycles.front() - start);
+    std::printf("  late k_new/v_new cache_len=%lld: offered from %lld/%lld, last taken %lld/%lld, "
+                "D=%lld (model %lld, ideal %lld)\n",
+                static_cast<long long>(cacheLength), static_cast<long long>(kOffer),
+                static_cast<long long>(vOffer), static_cast<long long>(mp.kNewLastTaken),
+                static_cast<long long>(mp.vNewLastTaken), static_cast<long long>(d),
+                static_cast<long long>(expected),
+                static_cast<long long>(ideal.firstOutputIssue +
+                                       st::model::AttentionPipeline::kOutputStages));
+    if (d != expected)
+      h.fail("late k_new/v_new, cache_len=" + std::to_string(cacheLength) + ": D " +
+             std::to_string(d) + ", the model says " + std::to_string(expected));
+  }
+  mp.kNewLastTaken = mp.vNewLastTaken = -1;
 
   // ---- 2. bit-exact against the golden under random traffic ------------------------------------
   const uint64_t invocations = std::max<uint64_t>(options.tokens, 1000);
