@@ -186,18 +186,19 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   } else {
     const llm::AttentionParallelism chosen =
         llm::chooseAttentionParallelism(model.program, accelerator, budget);
-    accelerator.attentionKvStep = chosen.kvStep;
-    accelerator.attentionHeadSplit = chosen.headSplit;
-    accelerator.attentionReadStep =
-        o.attentionReadStep >= 0 ? o.attentionReadStep : chosen.readStep;
-    accelerator.enginePackedPairs =
-        o.enginePackedPairs >= 0 ? o.enginePackedPairs : chosen.packedPairs;
+    chosen.applyTo(accelerator);
+    // The command line's read step, packed pairs and walk override the choice; the choice's
+    // position striping stands only without any of them.
+    if (o.attentionReadStep >= 0)
+      accelerator.attentionReadStep = o.attentionReadStep;
+    if (o.enginePackedPairs >= 0)
+      accelerator.enginePackedPairs = o.enginePackedPairs;
     accelerator.attentionBlockMajor =
         o.attentionWalk == "block" || (o.attentionWalk.empty() && chosen.blockMajor &&
                                        llm::attentionBlockMajorApplies(model.program, accelerator));
-    if (o.attentionPositionSlices < 0 && chosen.positionSlices >= 2 && o.attentionReadStep < 0 &&
-        o.attentionWalk.empty())
-      accelerator.attentionPositionSlices = chosen.positionSlices;
+    if (o.attentionPositionSlices >= 0 || o.attentionReadStep >= 0 || !o.attentionWalk.empty() ||
+        chosen.positionSlices < 2)
+      accelerator.attentionPositionSlices = 0;
   }
   if (o.attentionPositionSlices >= 2) {
     // Positions striped: attention at one kv head per token, block-major (kvPositionStripingOf).

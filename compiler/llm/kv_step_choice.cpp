@@ -70,6 +70,15 @@ int64_t attentionKvHeads(const ir::DecodeProgram &program) {
   return a ? a->numKvHeads : 0;
 }
 
+void AttentionParallelism::applyTo(AcceleratorOptions &options) const {
+  options.attentionKvStep = kvStep;
+  options.attentionHeadSplit = headSplit;
+  options.attentionReadStep = readStep;
+  options.attentionBlockMajor = blockMajor;
+  options.enginePackedPairs = packedPairs;
+  options.attentionPositionSlices = positionSlices;
+}
+
 bool attentionBlockMajorApplies(const ir::DecodeProgram &program,
                                 const AcceleratorOptions &options) {
   const ir::AttentionAttrs *a = firstAttention(program);

@@ -23,6 +23,8 @@ struct AttentionParallelism {
   int64_t packedPairs = 0; ///< AcceleratorOptions::enginePackedPairs
   /// AcceleratorOptions::attentionPositionSlices (with kvStep 1, blockMajor; readStep 0).
   int64_t positionSlices = 0;
+  /// Sets the six options above to this choice (a caller's own overrides come after).
+  void applyTo(AcceleratorOptions &options) const;
 };
 
 /// The design of `options`: its estimated resources, the report's own estimate
@@ -55,11 +57,11 @@ bool attentionBlockMajorApplies(const ir::DecodeProgram &program,
 /// beside the next block's score pass) wherever it applies (kvBlockMajorApplies) and fits. kvStep 0
 /// (the unstriped cache, a bus word of a head per token: the fewest multipliers) when nothing fits,
 /// and for a per-op design. At one kv head per token where block-major does not apply (a head of
-/// one bus word, at least two kv heads, no sliding window), the positions striped over two slices instead
-/// (positionSlices 2, kvPositionStripingOf: block-major at a token a cycle) when that design still
-/// fits; four slices would read faster still, but by prediction TinyLlama-1.1B's design then
-/// exceeds 70 % of the LUTs and Qwen2.5-0.5B's step grows. Builds the accelerator graph a few
-/// times per candidate (only shapes are read: milliseconds).
+/// one bus word, at least two kv heads, no sliding window), the positions striped over two slices
+/// instead (positionSlices 2, kvPositionStripingOf: block-major at a token a cycle) when that
+/// design still fits; four slices would read faster still, but by prediction TinyLlama-1.1B's
+/// design then exceeds 70 % of the LUTs and Qwen2.5-0.5B's step grows. Builds the accelerator graph
+/// a few times per candidate (only shapes are read: milliseconds).
 AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program,
                                                 const AcceleratorOptions &options,
                                                 const model::ResourceEstimate &budget);

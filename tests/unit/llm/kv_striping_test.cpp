@@ -415,13 +415,7 @@ TEST(KvStriping, PositionsStripedOverSlicesReadSeveralPositionsOfOneBlockPerToke
 AcceleratorOptions chosenOptions(const frontend::LoadedModel &m, int64_t maxContext) {
   AcceleratorOptions o;
   o.maxContext = maxContext;
-  const AttentionParallelism c = chooseAttentionParallelism(m.program, o, u55cShare70());
-  o.attentionKvStep = c.kvStep;
-  o.attentionHeadSplit = c.headSplit;
-  o.attentionReadStep = c.readStep;
-  o.attentionBlockMajor = c.blockMajor;
-  o.enginePackedPairs = c.packedPairs;
-  o.attentionPositionSlices = c.positionSlices;
+  chooseAttentionParallelism(m.program, o, u55cShare70()).applyTo(o);
   return o;
 }
 
@@ -434,7 +428,7 @@ TEST(EngineFifoChoice, TheDeeperFifoOnlyWhereItShortensTheStep) {
   model::ResourceEstimate fewUrams = u55cShare70();
   fewUrams.uram = 400;
   EXPECT_EQ(chooseEngineFifoWords(qwen.program, q, {4096, 8192}, fewUrams), 4096);
-  // GPT-2 Medium: the deeper FIFO's refill slows its K/V passes (157,638 against 154,309).
+  // GPT-2 Medium: the deeper FIFO's refill slows its K/V passes (150,917 against 149,848).
   const frontend::LoadedModel gpt2 = configShapes("gpt2-medium");
   EXPECT_EQ(
       chooseEngineFifoWords(gpt2.program, chosenOptions(gpt2, 1024), {4096, 8192}, u55cShare70()),
