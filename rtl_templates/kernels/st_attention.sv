@@ -55,21 +55,21 @@
 //           after the score walker's last chunk; block-major: both at once, as above).
 //     Score one chunk of CacheLanes key codes per cycle: the k_cache tokens, with the k_new
 //           register's chunks at position n-1 (of each block; the first waits until all of
-//           k_new is in). A chunk is a part of one kv
-//           head (CacheLanes <= HeadDim: its HeadDim/CacheLanes chunks in turn) or KvStep =
-//           CacheLanes/HeadDim whole kv heads at once (heads in parallel: a cache token is
-//           KvStep heads' rows, e.g. one position of every kv head). KvStep x Group (Group =
-//           NumHeads/NumKvHeads) dot-product lanes of min(CacheLanes, HeadDim) products each
-//           (q from the q register); a head's last chunk sends the scores of its heads to their
-//           st_softmax instances. The instances buffer the scores (their MaxLen = MaxContext
-//           logit buffer is the score buffer), find the maximum, then emit E and sum it; the
-//           weights go to one MaxContext x u16 weight memory per head.
+//           k_new is in). A chunk is a part of one kv head (CacheLanes <= HeadDim: its
+//           HeadDim/CacheLanes chunks in turn) or KvStep = CacheLanes/HeadDim whole kv heads at
+//           once (heads in parallel: a cache token is KvStep heads' rows, e.g. one position of
+//           every kv head). KvStep x Group (Group = NumHeads/NumKvHeads) dot-product lanes of
+//           min(CacheLanes, HeadDim) products each (q from the q register); a head's last chunk
+//           sends the scores of its heads to their st_softmax instances. The instances buffer
+//           the scores (their MaxLen = MaxContext logit buffer is the score buffer), find the
+//           maximum, then emit E and sum it; the weights go to one MaxContext x u16 weight
+//           memory per head.
 //     Value one chunk of CacheLanes value codes per cycle: the v_cache tokens, with the v_new
 //           register's chunks at position n-1 (of each block; the first waits until all of
-//           v_new is in). A chunk of position p issues
-//           once every head of its kv heads has written E[.][p], so the value pass overlaps the
-//           softmax's weight pass. Group x CacheLanes products E * v accumulate into the
-//           AccBits accumulators (NumHeads*HeadDim registers).
+//           v_new is in). A chunk of position p issues once every head of its kv heads has
+//           written E[.][p], so the value pass overlaps the softmax's weight pass. Group x
+//           CacheLanes products E * v accumulate into the AccBits accumulators
+//           (NumHeads*HeadDim registers).
 //   Drain   (after the value walker's last chunk) the value pipeline empties and every head's
 //           (R, L) has arrived.
 //   Output  Lanes accumulators at a time: normalize (multiply by R, rounding shift by L - 2),
