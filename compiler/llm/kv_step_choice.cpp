@@ -5,6 +5,8 @@
 #include <variant>
 #include <vector>
 
+#include "llm/engine_fifo_choice.h"
+#include "llm/engine_step_prediction.h"
 #include "llm/gemv_engine_join.h"
 #include "llm/kv_striping.h"
 #include "llm/stage_lowering.h"
@@ -27,6 +29,16 @@ constexpr int64_t kPositionStripedHeadCodes = 64;
 bool within(const model::ResourceEstimate &e, const model::ResourceEstimate &budget) {
   return e.lut <= budget.lut && e.ff <= budget.ff && e.dsp <= budget.dsp &&
          e.bram36 <= budget.bram36 && e.uram <= budget.uram;
+}
+
+/// The predicted cycles of the step at engineFifoChoiceContext of `options` with `choice` applied
+/// (one simulation of the unrolled step, as the engine FIFO's choice weighs its candidates).
+int64_t predictedChoiceCycles(const ir::DecodeProgram &program, AcceleratorOptions options,
+                              const AttentionParallelism &choice) {
+  choice.applyTo(options);
+  const AcceleratorGraph g = buildAcceleratorGraph(program, options);
+  EngineStepTimer timer(g, options, plan::layerWindowsOf(program), model::MemoryTiming{});
+  return timer.cyclesAt(engineFifoChoiceContext(options.maxContext) - 1);
 }
 
 /// The program's first attention op's attributes (they agree), or none.
@@ -153,6 +165,19 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
         c.positionSlices = 2;
         c.readStep = 0;
         c.blockMajor = true;
+        // Four slices halve each slice channel's share of a pass, which the engine's refill also
+        // draws on, for two more DMAs per cache: kept where that design fits and its step is
+        // shorter by prediction (TinyLlama-1.1B; Qwen2.5-0.5B's grows).
+        candidate.attentionPositionSlices = 4;
+        if (options.maxContext % 4 == 0) {
+          const DesignNeeds four = designNeedsOf(program, candidate);
+          AttentionParallelism fourSlices = c;
+          fourSlices.positionSlices = 4;
+          if (four.masters <= kMaxAxiMasters && within(four.resources, budget) &&
+              predictedChoiceCycles(program, options, fourSlices) <
+                  predictedChoiceCycles(program, options, c))
+            c = fourSlices;
+        }
       }
       candidate.attentionPositionSlices = 0;
     }

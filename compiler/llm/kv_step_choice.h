@@ -59,9 +59,11 @@ bool attentionBlockMajorApplies(const ir::DecodeProgram &program,
 /// and for a per-op design. At one kv head per token where block-major does not apply (a head of
 /// one bus word, at least two kv heads, no sliding window), the positions striped over two slices
 /// instead (positionSlices 2, kvPositionStripingOf: block-major at a token a cycle) when that
-/// design still fits; four slices would read faster still, but by prediction TinyLlama-1.1B's
-/// design then exceeds 70 % of the LUTs and Qwen2.5-0.5B's step grows. Builds the accelerator graph
-/// a few times per candidate (only shapes are read: milliseconds).
+/// design still fits, and over four when that design fits too and its step at
+/// engineFifoChoiceContext is shorter by prediction (TinyLlama-1.1B: 353,531 cycles at 512
+/// against 363,948 with two; Qwen2.5-0.5B's step grows). Builds the accelerator graph a few times
+/// per candidate (only shapes are read: milliseconds); the four-slice comparison simulates the
+/// step twice.
 AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program,
                                                 const AcceleratorOptions &options,
                                                 const model::ResourceEstimate &budget);

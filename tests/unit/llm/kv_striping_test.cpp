@@ -231,6 +231,26 @@ TEST(KvStepChoice, PricesTheDesignAsTheReportDoes) {
   EXPECT_EQ(chosen.readStep, 4);
 }
 
+TEST(KvStepChoice, FourPositionSlicesWhereTheyFitAndPredictAShorterStep) {
+  // TinyLlama-1.1B: four slices fit 70 % of the U55C and predict a shorter step at 512 than two
+  // (each slice channel carries a quarter of a pass's rows beside the engine's refill, not half).
+  const AttentionParallelism tiny = chosenFor("tinyllama-1.1b");
+  EXPECT_EQ(tiny.kvStep, 1);
+  EXPECT_EQ(tiny.positionSlices, 4);
+  EXPECT_EQ(tiny.readStep, 0);
+  EXPECT_TRUE(tiny.blockMajor);
+  // One LUT short of the four-slice design: two slices.
+  const frontend::LoadedModel m = configShapes("tinyllama-1.1b");
+  AcceleratorOptions o;
+  o.maxContext = 4096;
+  tiny.applyTo(o);
+  model::ResourceEstimate tight = u55cShare70();
+  tight.lut = designNeedsOf(m.program, o).resources.lut - 1;
+  EXPECT_EQ(chosenFor("tinyllama-1.1b", tight).positionSlices, 2);
+  // Qwen2.5-0.5B's four-slice design fits too, but its step is longer by prediction: two.
+  EXPECT_EQ(chosenFor("qwen2.5-0.5b").positionSlices, 2);
+}
+
 TEST(KvStepChoice, OneHeadPerTokenStripesItsPositionsWhereTheDmasFit) {
   // Qwen2.5-0.5B: two kv heads per token do not fit attention's LUTs; at one per token its
   // positions striped over two slices (two slice DMAs and a converter per cache) do, walked
