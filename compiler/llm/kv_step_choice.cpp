@@ -14,6 +14,7 @@
 #include "plan/design_resources.h"
 #include "plan/llm_plan.h"
 #include "support/error.h"
+#include "support/parallel.h"
 
 namespace st::llm {
 
@@ -173,10 +174,15 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
           const DesignNeeds four = designNeedsOf(program, candidate);
           AttentionParallelism fourSlices = c;
           fourSlices.positionSlices = 4;
-          if (four.masters <= kMaxAxiMasters && within(four.resources, budget) &&
-              predictedChoiceCycles(program, options, fourSlices) <
-                  predictedChoiceCycles(program, options, c))
-            c = fourSlices;
+          if (four.masters <= kMaxAxiMasters && within(four.resources, budget)) {
+            // The two step simulations side by side (nothing else runs during the choice).
+            const AttentionParallelism pair[2] = {c, fourSlices};
+            int64_t cycles[2] = {0, 0};
+            parallelFor(
+                2, [&](size_t i) { cycles[i] = predictedChoiceCycles(program, options, pair[i]); });
+            if (cycles[1] < cycles[0])
+              c = fourSlices;
+          }
         }
       }
       candidate.attentionPositionSlices = 0;
