@@ -14,13 +14,19 @@ int64_t engineFifoChoiceContext(int64_t maxContext) {
   return std::max<int64_t>(2, std::min<int64_t>(512, maxContext));
 }
 
+int64_t choiceContextCycles(const ir::DecodeProgram &program, const AcceleratorOptions &options,
+                            const model::MemoryTiming &hbm) {
+  const AcceleratorGraph g = buildAcceleratorGraph(program, options);
+  EngineStepTimer timer(g, options, plan::layerWindowsOf(program), hbm);
+  return timer.cyclesAt(engineFifoChoiceContext(options.maxContext) - 1);
+}
+
 int64_t chooseEngineFifoWords(const ir::DecodeProgram &program, const AcceleratorOptions &options,
                               const std::vector<int64_t> &candidates,
                               const model::ResourceEstimate &budget,
                               const model::MemoryTiming &hbm) {
   if (options.engine != LinearEngine::Gemv)
     return options.engineFifoWords;
-  const std::vector<int64_t> windows = plan::layerWindowsOf(program);
   int64_t best = options.engineFifoWords;
   int64_t bestCycles = std::numeric_limits<int64_t>::max();
   for (int64_t words : candidates) {
@@ -30,9 +36,7 @@ int64_t chooseEngineFifoWords(const ir::DecodeProgram &program, const Accelerato
     if (r.lut > budget.lut || r.ff > budget.ff || r.dsp > budget.dsp || r.bram36 > budget.bram36 ||
         r.uram > budget.uram)
       continue;
-    const AcceleratorGraph g = buildAcceleratorGraph(program, candidate);
-    EngineStepTimer timer(g, candidate, windows, hbm);
-    const int64_t cycles = timer.cyclesAt(engineFifoChoiceContext(options.maxContext) - 1);
+    const int64_t cycles = choiceContextCycles(program, candidate, hbm);
     if (cycles < bestCycles) {
       bestCycles = cycles;
       best = words;

@@ -22,6 +22,11 @@ namespace st::llm {
 /// The context the choice weighs a design at: 512, or the max context when shorter (>= 2).
 int64_t engineFifoChoiceContext(int64_t maxContext);
 
+/// The predicted cycles of `options`' design at the step of engineFifoChoiceContext: one
+/// simulation of the unrolled step (EngineStepTimer), how compile weighs candidate designs.
+int64_t choiceContextCycles(const ir::DecodeProgram &program, const AcceleratorOptions &options,
+                            const model::MemoryTiming &hbm = {});
+
 /// Among `candidates` (words per channel, in order of preference), the depth whose design (the
 /// GEMV engine, `options` otherwise) is within `budget` (designNeedsOf) and predicts the fewest
 /// cycles at the step of engineFifoChoiceContext (one simulation of the unrolled step,

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "llm/engine_fifo_choice.h"
-#include "llm/engine_step_prediction.h"
 #include "llm/gemv_engine_join.h"
 #include "llm/kv_striping.h"
 #include "llm/stage_lowering.h"
@@ -30,16 +29,6 @@ constexpr int64_t kPositionStripedHeadCodes = 64;
 bool within(const model::ResourceEstimate &e, const model::ResourceEstimate &budget) {
   return e.lut <= budget.lut && e.ff <= budget.ff && e.dsp <= budget.dsp &&
          e.bram36 <= budget.bram36 && e.uram <= budget.uram;
-}
-
-/// The predicted cycles of the step at engineFifoChoiceContext of `options` with `choice` applied
-/// (one simulation of the unrolled step, as the engine FIFO's choice weighs its candidates).
-int64_t predictedChoiceCycles(const ir::DecodeProgram &program, AcceleratorOptions options,
-                              const AttentionParallelism &choice) {
-  choice.applyTo(options);
-  const AcceleratorGraph g = buildAcceleratorGraph(program, options);
-  EngineStepTimer timer(g, options, plan::layerWindowsOf(program), model::MemoryTiming{});
-  return timer.cyclesAt(engineFifoChoiceContext(options.maxContext) - 1);
 }
 
 /// The program's first attention op's attributes (they agree), or none.
@@ -178,8 +167,11 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
             // The two step simulations side by side (nothing else runs during the choice).
             const AttentionParallelism pair[2] = {c, fourSlices};
             int64_t cycles[2] = {0, 0};
-            parallelFor(
-                2, [&](size_t i) { cycles[i] = predictedChoiceCycles(program, options, pair[i]); });
+            parallelFor(2, [&](size_t i) {
+              AcceleratorOptions withChoice = options;
+              pair[i].applyTo(withChoice);
+              cycles[i] = choiceContextCycles(program, withChoice);
+            });
             if (cycles[1] < cycles[0])
               c = fourSlices;
           }

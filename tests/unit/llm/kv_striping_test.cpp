@@ -248,7 +248,17 @@ TEST(KvStepChoice, FourPositionSlicesWhereTheyFitAndPredictAShorterStep) {
   tight.lut = designNeedsOf(m.program, o).resources.lut - 1;
   EXPECT_EQ(chosenFor("tinyllama-1.1b", tight).positionSlices, 2);
   // Qwen2.5-0.5B's four-slice design fits too, but its step is longer by prediction: two.
-  EXPECT_EQ(chosenFor("qwen2.5-0.5b").positionSlices, 2);
+  const AttentionParallelism qwen = chosenFor("qwen2.5-0.5b");
+  EXPECT_EQ(qwen.positionSlices, 2);
+  AttentionParallelism qwenFour = qwen;
+  qwenFour.positionSlices = 4;
+  AcceleratorOptions q;
+  q.maxContext = 4096;
+  qwenFour.applyTo(q);
+  const model::ResourceEstimate qwenFourNeeds =
+      designNeedsOf(configShapes("qwen2.5-0.5b").program, q).resources;
+  EXPECT_LE(qwenFourNeeds.lut, u55cShare70().lut);
+  EXPECT_LE(qwenFourNeeds.dsp, u55cShare70().dsp);
 }
 
 TEST(KvStepChoice, OneHeadPerTokenStripesItsPositionsWhereTheDmasFit) {
