@@ -83,21 +83,26 @@ std::vector<int32_t> attentionScores(const AttentionInputs &in, const AttentionS
 
 namespace {
 
+/// One value weight: the softmax exponent of `score` against `maximum` (Q1.32) rounded half up
+/// to u16 Q1.15.
+uint32_t weightOf(int32_t maximum, int32_t score, const SoftmaxScales &scale) {
+  constexpr unsigned kDrop = kExpSumFracBits - kProbabilityFracBits; // Q1.32 -> Q1.15
+  const uint64_t e = softmaxExponent(maximum, score, scale);         // <= 2^32
+  return static_cast<uint32_t>((e + (uint64_t(1) << (kDrop - 1))) >> kDrop);
+}
+
 /// E[h][p] of attentionWeights on checked inputs.
 std::vector<uint32_t> weightsOf(const AttentionInputs &in, const AttentionShape &shape,
                                 const AttentionScales &scales) {
   const std::vector<int32_t> scores = attentionScores(in, shape);
   const size_t n = in.cacheLength + 1;
   const SoftmaxScales softmaxScale{scales.scoreToLog2};
-  constexpr unsigned kDrop = kExpSumFracBits - kProbabilityFracBits; // Q1.32 -> Q1.15
   std::vector<uint32_t> weights(scores.size());
   for (size_t h = 0; h < shape.numHeads; ++h) {
     const auto first = scores.begin() + h * n;
     const int32_t maximum = *std::max_element(first, first + n);
-    for (size_t p = 0; p < n; ++p) {
-      const uint64_t e = softmaxExponent(maximum, first[p], softmaxScale); // <= 2^32
-      weights[h * n + p] = static_cast<uint32_t>((e + (uint64_t(1) << (kDrop - 1))) >> kDrop);
-    }
+    for (size_t p = 0; p < n; ++p)
+      weights[h * n + p] = weightOf(maximum, first[p], softmaxScale);
   }
   return weights;
 }
@@ -151,24 +156,85 @@ std::vector<int64_t> attentionAccumulators(const AttentionInputs &in, const Atte
   return accumulatorsOf(in, shape, weightsOf(in, shape, scales));
 }
 
-std::vector<int32_t> attention(const AttentionInputs &in, const AttentionShape &shape,
+namespace {
+
+/// The output stage of both forms: each accumulator divided by its head's weight sum S (a / S in
+/// Q.15, through 1/(S * 2^17) = R * 2^-(30 + L)), then requantized.
+std::vector<int32_t> outputsOf(const std::vector<int64_t> &accumulators,
+                               const std::vector<uint64_t> &sums, const AttentionShape &shape,
                                const AttentionScales &scales) {
-  const std::vector<uint32_t> weights = weightsOf(in, shape, scales);
-  const std::vector<AttentionNormalizer> normalizers =
-      normalizersOf(weights, shape, in.cacheLength + 1);
-  const std::vector<int64_t> accumulators = accumulatorsOf(in, shape, weights);
+  constexpr unsigned kToSumScale = kExpSumFracBits - kProbabilityFracBits;
+  // S * 2^17 >= 2^32 (the maximum weighs 2^15): the softmax reciprocal's domain, L >= 32.
+  std::vector<NormalizedMantissa> inverses;
+  for (uint64_t sum : sums)
+    inverses.push_back(reciprocalRefined(sum << kToSumScale));
   std::vector<int32_t> out(accumulators.size());
   for (size_t i = 0; i < accumulators.size(); ++i) {
+    const NormalizedMantissa &inverse = inverses[i / shape.headDim];
     // a / S in Q.15: a * R * 2^-(30 + L) * 2^17 * 2^15 = a * R / 2^(L - 2).
-    const NormalizedMantissa &inverse = normalizers[i / shape.headDim].inverse;
-    const unsigned shift = kRefinedMantissaFracBits + inverse.exponent -
-                           (kExpSumFracBits - kProbabilityFracBits) - kProbabilityFracBits;
+    const unsigned shift =
+        kRefinedMantissaFracBits + inverse.exponent - kToSumScale - kProbabilityFracBits;
     const Int128 scaled =
         roundShiftRight128(Int128(accumulators[i]) * Int128(inverse.mantissa), shift);
     const int64_t mean = saturateSigned(static_cast<int64_t>(saturateSigned128(scaled)), 32);
     out[i] = static_cast<int32_t>(requantizeValue(mean, scales.output, scales.outputBits));
   }
   return out;
+}
+
+/// Rescaling of a running accumulator or sum by a Q1.32 factor, rounded half up.
+int64_t rescaled(int64_t value, uint64_t factor) {
+  return static_cast<int64_t>(roundShiftRight128(Int128(value) * Int128(factor), kExpSumFracBits));
+}
+
+} // namespace
+
+std::vector<int32_t> attention(const AttentionInputs &in, const AttentionShape &shape,
+                               const AttentionScales &scales) {
+  const std::vector<uint32_t> weights = weightsOf(in, shape, scales);
+  const std::vector<AttentionNormalizer> normalizers =
+      normalizersOf(weights, shape, in.cacheLength + 1);
+  std::vector<uint64_t> sums;
+  for (const AttentionNormalizer &normalizer : normalizers)
+    sums.push_back(normalizer.sum);
+  return outputsOf(accumulatorsOf(in, shape, weights), sums, shape, scales);
+}
+
+std::vector<int32_t> attentionTiled(const AttentionInputs &in, const AttentionShape &shape,
+                                    const AttentionScales &scales, size_t tilePositions) {
+  if (tilePositions == 0)
+    throw std::invalid_argument("attentionTiled: tilePositions must be >= 1");
+  const std::vector<int32_t> scores = attentionScores(in, shape);
+  const size_t n = in.cacheLength + 1;
+  const size_t group = shape.numHeads / shape.numKvHeads;
+  const SoftmaxScales softmaxScale{scales.scoreToLog2};
+  std::vector<int64_t> accumulators(shape.qSize(), 0);
+  std::vector<uint64_t> sums(shape.numHeads, 0);
+  std::vector<int64_t> partial(shape.headDim);
+  for (size_t h = 0; h < shape.numHeads; ++h) {
+    const int32_t *headScores = scores.data() + h * n;
+    int64_t *running = accumulators.data() + h * shape.headDim;
+    int32_t maximum = headScores[0];
+    for (size_t first = 0; first < n; first += tilePositions) {
+      const size_t last = std::min(n, first + tilePositions);
+      const int32_t previous = maximum;
+      maximum = std::max(maximum, *std::max_element(headScores + first, headScores + last));
+      std::fill(partial.begin(), partial.end(), 0);
+      uint64_t partialSum = 0;
+      for (size_t p = first; p < last; ++p) {
+        const int64_t weight = weightOf(maximum, headScores[p], softmaxScale);
+        partialSum += uint64_t(weight);
+        for (size_t d = 0; d < shape.headDim; ++d)
+          partial[d] += weight * kvCode(in.vCache, in.vNew, in.cacheLength, shape, p, h / group, d);
+      }
+      // The first tile's reference is its own maximum: nothing to rescale yet.
+      const uint64_t factor = softmaxExponent(maximum, previous, softmaxScale);
+      for (size_t d = 0; d < shape.headDim; ++d)
+        running[d] = (first == 0 ? 0 : rescaled(running[d], factor)) + partial[d];
+      sums[h] = (first == 0 ? 0 : uint64_t(rescaled(int64_t(sums[h]), factor))) + partialSum;
+    }
+  }
+  return outputsOf(accumulators, sums, shape, scales);
 }
 
 std::vector<float> attentionFloat(const std::vector<float> &q, const std::vector<float> &kCache,

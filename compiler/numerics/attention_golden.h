@@ -94,6 +94,22 @@ std::vector<int64_t> attentionAccumulators(const AttentionInputs &inputs,
 std::vector<int32_t> attention(const AttentionInputs &inputs, const AttentionShape &shape,
                                const AttentionScales &scales);
 
+/// One-pass attention in tiles: the kernel reads K and V of a position together instead of in
+/// two passes (st_attention's OnePass, docs/numerics.md §6). The positions 0 .. n-1 (the cache,
+/// then the new token) form tiles of `tilePositions` (tile t: positions t*T .. t*T + T - 1, the
+/// last one shorter). Each head's reference is the running maximum m_t of its scores over tiles
+/// 0 .. t. A tile's weights are taken against it, E_p = attentionWeights' rounding of
+/// softmaxExponent(m_t, s_p); the tile's partial accumulators P_t[d] = sum_p E_p v_p[d] and sum
+/// Z_t = sum_p E_p are added to the running ones rescaled by f_t = softmaxExponent(m_t,
+/// m_{t-1}) (Q1.32, exactly 2^32 when the maximum did not grow):
+///   A_t = roundShiftRight(A_{t-1} * f_t, 32) + P_t,  S_t = roundShiftRight(S_{t-1} * f_t, 32) +
+///   Z_t
+/// (A_0 = P_0, S_0 = Z_0). S keeps the final maximum's own weight 2^15, so the output normalizes
+/// A by S as attention() does. With tilePositions >= n there is one tile and no rescaling: the
+/// result is attention()'s bit for bit. tilePositions >= 1.
+std::vector<int32_t> attentionTiled(const AttentionInputs &inputs, const AttentionShape &shape,
+                                    const AttentionScales &scales, size_t tilePositions);
+
 /// fp32 reference on real operands (same layouts): softmax(q.k * attnScale) . v per head.
 std::vector<float> attentionFloat(const std::vector<float> &q, const std::vector<float> &kCache,
                                   const std::vector<float> &vCache, const std::vector<float> &kNew,

@@ -58,9 +58,17 @@ RandomCase randomCase(const AttentionShape &shape, size_t cacheLength, double qk
   return c;
 }
 
-} // namespace
+/// Either form of the golden attention: two passes (tilePositions 0) or one pass in tiles.
+std::vector<int32_t> goldenAttention(const AttentionInputs &inputs, const AttentionShape &shape,
+                                     const AttentionScales &scales, size_t tilePositions) {
+  return tilePositions == 0 ? attention(inputs, shape, scales)
+                            : attentionTiled(inputs, shape, scales, tilePositions);
+}
 
-TEST(GoldenAttention, MatchesFloatOnRandomHeads) {
+/// Random heads (MHA, GQA, MQA; cache lengths 0 .. 511) against the fp32 reference with the
+/// per-output bound of docs/numerics.md §7; `risingScores` makes every key grow along q's
+/// direction with the position, so that each head's maximum moves on in every tile.
+void expectMatchesFloat(size_t tilePositions, bool risingScores, const char *label) {
   std::mt19937_64 rng(7);
   const AttentionShape shapes[] = {{4, 4, 64}, {8, 2, 128}, {8, 1, 32}, {2, 1, 256}};
   double maxError = 0, sumError = 0, maxSlack = 0;
@@ -72,10 +80,22 @@ TEST(GoldenAttention, MatchesFloatOnRandomHeads) {
     // Output scales from generous to saturating (|o| <= 4 in real units).
     const double outputScale = (trial % 5 == 4) ? 1.0 / 127 : 4.0 / 127 / (1 + trial % 3);
     const double attnScale = 1.0 / std::sqrt(double(shape.headDim));
-    const RandomCase c = randomCase(shape, cacheLength, qkScale, vScale, rng);
+    RandomCase c = randomCase(shape, cacheLength, qkScale, vScale, rng);
+    if (risingScores) {
+      // k[p] = the sign of q's first kv head times a ramp: q.k grows with p (the new token last).
+      const size_t n = cacheLength + 1;
+      for (size_t p = 0; p < n; ++p)
+        for (size_t i = 0; i < shape.kvSize(); ++i) {
+          const int32_t sign = c.inputs.q[i % shape.qSize()] < 0 ? -1 : 1;
+          const int32_t code = int32_t(sign * int64_t(127 * (p + 1) / n));
+          (p < cacheLength ? c.inputs.kCache[p * shape.kvSize() + i] : c.inputs.kNew[i]) = code;
+          (p < cacheLength ? c.kCacheReal[p * shape.kvSize() + i] : c.kNewReal[i]) =
+              float(code * qkScale);
+        }
+    }
     const AttentionScales scales =
         attentionScales(qkScale, qkScale, attnScale, vScale, outputScale);
-    const std::vector<int32_t> o = attention(c.inputs, shape, scales);
+    const std::vector<int32_t> o = goldenAttention(c.inputs, shape, scales, tilePositions);
     const std::vector<float> reference =
         attentionFloat(c.qReal, c.kCacheReal, c.vCacheReal, c.kNewReal, c.vNewReal, cacheLength,
                        shape, float(attnScale));
@@ -104,17 +124,62 @@ TEST(GoldenAttention, MatchesFloatOnRandomHeads) {
         }
         const double bound = 0.5 + kSoftmaxBoundLsb * sumAbsV * scales.output.value() + 1e-3;
         const double error = std::fabs(o[i] - ideal);
-        EXPECT_LE(error, bound) << "trial " << trial << " head " << h << " dim " << d;
+        EXPECT_LE(error, bound) << label << " trial " << trial << " head " << h << " dim " << d;
         maxError = std::max(maxError, error);
         maxSlack = std::max(maxSlack, error - 0.5);
         sumError += error;
         ++count;
       }
   }
-  std::printf("[numerics] attention: max %.4f LSB, mean %.4f LSB over %zu outputs (%zu "
+  std::printf("[numerics] attention (%s): max %.4f LSB, mean %.4f LSB over %zu outputs (%zu "
               "saturated)\n",
-              maxError, sumError / count, count, saturated);
+              label, maxError, sumError / count, count, saturated);
   EXPECT_GT(saturated, 0u);
+}
+
+} // namespace
+
+TEST(GoldenAttention, MatchesFloatOnRandomHeads) {
+  expectMatchesFloat(0, false, "two passes");
+}
+
+// One pass in tiles keeps the two-pass form's error: 4-position tiles rescale up to 128 times a
+// head, 64-position ones as the hardware does.
+TEST(GoldenAttention, OnePassInTilesMatchesFloatOnRandomHeads) {
+  expectMatchesFloat(4, false, "one pass, 4-position tiles");
+  expectMatchesFloat(64, false, "one pass, 64-position tiles");
+}
+
+// Scores rising with the position: each tile moves every head's maximum, so every partial is
+// added to rescaled running accumulators (a missing or wrong rescale is far outside the bound).
+TEST(GoldenAttention, OnePassRescalesWhenTheMaximumGrows) {
+  expectMatchesFloat(0, true, "two passes, rising scores");
+  expectMatchesFloat(4, true, "one pass, 4-position tiles, rising scores");
+  expectMatchesFloat(64, true, "one pass, 64-position tiles, rising scores");
+}
+
+// A single tile is the two-pass form bit for bit; more tiles differ from it in a few codes only.
+TEST(GoldenAttention, OnePassWithOneTileIsTheTwoPassForm) {
+  std::mt19937_64 rng(11);
+  const AttentionShape shape{8, 2, 64};
+  size_t differing = 0, total = 0;
+  for (size_t cacheLength : {0, 1, 5, 63, 200}) {
+    const RandomCase c = randomCase(shape, cacheLength, 8.0 / 127, 4.0 / 127, rng);
+    const AttentionScales scales =
+        attentionScales(8.0 / 127, 8.0 / 127, 0.125, 4.0 / 127, 2.0 / 127);
+    const std::vector<int32_t> twoPass = attention(c.inputs, shape, scales);
+    EXPECT_EQ(attentionTiled(c.inputs, shape, scales, cacheLength + 1), twoPass);
+    EXPECT_EQ(attentionTiled(c.inputs, shape, scales, 4096), twoPass);
+    const std::vector<int32_t> tiled = attentionTiled(c.inputs, shape, scales, 4);
+    for (size_t i = 0; i < tiled.size(); ++i) {
+      EXPECT_LE(std::abs(tiled[i] - twoPass[i]), 1) << "cache " << cacheLength << " output " << i;
+      differing += tiled[i] != twoPass[i];
+      ++total;
+    }
+  }
+  EXPECT_LT(differing * 20, total); // under 5 % of the codes move, by one
+  EXPECT_THROW(attentionTiled(AttentionInputs{}, shape, AttentionScales{}, 0),
+               std::invalid_argument);
 }
 
 TEST(GoldenAttention, EmptyCacheReturnsTheNewValue) {
