@@ -400,6 +400,7 @@ void writeLlmDesign(const plan::LlmPlan &d, const plan::LlmStepPrediction &predi
   design["max_context"] = d.accelerator.maxContext;
   design["vocab_size"] = d.program->vocabSize;
   design["max_lanes"] = d.accelerator.maxLanes;
+  design["attention_tile_positions"] = d.accelerator.attentionTilePositions;
   design["streams"] = streamProbesJson(probes);
   for (const plan::TopInterface::KernelArg &a : d.top.top.args) {
     nlohmann::json arg = {{"name", a.name}, {"offset", a.offset}, {"pointer", a.isPointer}};

@@ -19,6 +19,7 @@
 #include "frontend/quantized_model.h"
 #include "gen/design_writer.h"
 #include "gen/llm_design.h"
+#include "llm/attention_tile_choice.h"
 #include "llm/engine_fifo_choice.h"
 #include "llm/kv_step_choice.h"
 #include "passes/pass_pipeline.h"
@@ -70,6 +71,7 @@ struct CompileOptions {
   int64_t attentionReadStep = -1; ///< -1: chooseAttentionParallelism's (0 with --attention-kv-step)
   /// "position", "block", or empty: block-major wherever it applies (llm::kvBlockMajorApplies).
   std::string attentionWalk;
+  int64_t attentionTile = -1; ///< -1: chosen; 0: two passes; >= 2: one pass in such tiles
   /// >= 2: positions striped over this many slices (llm::kvPositionStripingOf); 0: not; -1:
   /// chooseAttentionParallelism's.
   int64_t attentionPositionSlices = -1;
@@ -208,11 +210,20 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
     accelerator.attentionReadStep = 0;
     accelerator.attentionBlockMajor = true;
   }
+  if (o.attentionTile >= 0)
+    accelerator.attentionTilePositions = o.attentionTile;
   std::optional<frontend::QuantizedModel> quantized;
   std::optional<llm::AcceleratorGraph> lowered;
   plan::LlmStepPrediction predicted;
   parallelFor(2, [&](size_t item) {
     if (item == 1) {
+      if (o.attentionTile < 0) {
+        // Beside the calibration: a step simulation per candidate (two passes, tiles of 64, 128
+        // and 256 positions) where one pass applies.
+        BesidePhase phase(&log, "attention pass");
+        accelerator.attentionTilePositions =
+            llm::chooseAttentionTile(model.program, accelerator, {0, 64, 128, 256}, budget);
+      }
       if (o.engineFifoWords == 0) {
         // Beside the calibration: a few step simulations per candidate depth.
         BesidePhase phase(&log, "engine FIFO depth");
@@ -240,6 +251,8 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
     model.weights = frontend::WeightStore();
     log.begin("waiting for the prediction");
   });
+  // The golden model computes attention as the design does (one pass in its tiles, or two).
+  frontend::applyAttentionTiles(*quantized, accelerator.attentionTilePositions);
   log.begin("planning");
   plan::LlmPlanOptions po;
   po.designName = fs::path(o.input).lexically_normal().filename().string();
@@ -411,6 +424,17 @@ void addCompileCommands(std::vector<CliCommand> &registry) {
                         "token) or position (every block per position, the score pass before "
                         "the value pass); default: block wherever it applies")
              ->check(CLI::IsMember({"position", "block"}));
+         app.add_option(
+                "--attention-tile", o->attentionTile,
+                "Model directory, gemv engine: attention in one pass, K and V of a "
+                "position read together, the value walk a tile of this many positions "
+                "behind the score walk, each tile merged into accumulators rescaled as "
+                "its heads' maxima grow (a power of two, 2 .. the max context; needs the "
+                "block-major walk over cache tokens of whole kv heads, docs/numerics.md "
+                "§6); 0: two passes (scores, then values); default: one pass in tiles of 64, 128 "
+                "or 256 (at least a merge's head dim + 12) where it applies and the "
+                "step predicted at context 512 is shorter, else two passes")
+             ->check(CLI::NonNegativeNumber);
          app.add_option("--attention-position-slices", o->attentionPositionSlices,
                         "Model directory, gemv engine: stripe the cache's positions over this "
                         "many pseudo-channels (2, 4, 8 or 16; kv heads of at most 64 codes, at "

@@ -181,6 +181,8 @@ LlmDesignManifest parseLlmDesignManifest(const std::string &text, const std::str
   d.maxContext = f.integer(j, "max_context", "", 1);
   if (j.contains("vocab_size"))
     d.vocabSize = f.integer(j, "vocab_size", "", 1);
+  if (j.contains("attention_tile_positions"))
+    d.attentionTilePositions = f.integer(j, "attention_tile_positions", "", 0);
   const json &args = f.array(j, "args", "");
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string where = "args[" + std::to_string(i) + "].";

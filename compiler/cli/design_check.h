@@ -32,6 +32,9 @@ struct LlmDesignManifest {
   std::string precision;
   int64_t maxContext = 0;
   std::optional<int64_t> vocabSize; ///< absent in designs compiled before the field existed
+  /// One-pass attention's tile (the golden model's attentionTiled); 0: two passes (and absent
+  /// in designs compiled before the field existed).
+  int64_t attentionTilePositions = 0;
   std::vector<LlmDesignArg> args;
 };
 

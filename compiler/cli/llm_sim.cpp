@@ -137,8 +137,11 @@ GoldenRun runGolden(const fs::path &dir, const nlohmann::json &design, const Llm
       frontend::calibrate(model.program, model.weights,
                           frontend::calibrationSetOf(modelDir, model.program.vocabSize,
                                                      model.program.maxPositions, randomWeights));
-  const frontend::QuantizedModel q =
+  frontend::QuantizedModel q =
       frontend::quantizeModel(model.program, model.weights, precision, calibration);
+  // The design's attention numerics: one pass in its tiles, or two passes (checked by
+  // checkLlmDesignDirectory).
+  frontend::applyAttentionTiles(q, design.value("attention_tile_positions", int64_t(0)));
   const plan::HbmImagePlan plan = gen::readHbmManifest((dir / "hbm" / "manifest.json").string());
   const std::vector<llm::TapSpec> taps = llm::defaultRunTaps(model.program);
   const RunSteps steps = runStepsOf(o);

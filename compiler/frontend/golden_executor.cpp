@@ -87,7 +87,9 @@ GoldenExecutor::StepResult GoldenExecutor::step(int64_t token, int64_t pos) {
           ai.kCache.assign(kCache.begin() + first * kvWidth, kCache.begin() + p * kvWidth);
           ai.vCache.assign(vCache.begin() + first * kvWidth, vCache.begin() + p * kvWidth);
           ai.cacheLength = static_cast<size_t>(p - first);
-          out = num::attention(ai, a->shape, a->scales);
+          out = a->tilePositions > 0
+                    ? num::attentionTiled(ai, a->shape, a->scales, size_t(a->tilePositions))
+                    : num::attention(ai, a->shape, a->scales);
           std::copy(ai.kNew.begin(), ai.kNew.end(), kCache.begin() + p * kvWidth);
           std::copy(ai.vNew.begin(), ai.vNew.end(), vCache.begin() + p * kvWidth);
         } else if (auto *act = std::get_if<QuantizedActivationOp>(&q.descriptor)) {

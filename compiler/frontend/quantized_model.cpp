@@ -84,6 +84,12 @@ unsigned outputCodeBits(const ir::TensorGraph &graph, ir::OpId opId,
   return 16; // embedding, add: the residual stream
 }
 
+void applyAttentionTiles(QuantizedModel &model, int64_t tilePositions) {
+  for (auto &entry : model.ops)
+    if (auto *a = std::get_if<QuantizedAttentionOp>(&entry.second.descriptor))
+      a->tilePositions = tilePositions;
+}
+
 int64_t firstCachedRow(const QuantizedAttentionOp &a, int64_t step) {
   return a.slidingWindow > 0 ? std::max<int64_t>(0, step - a.slidingWindow + 1) : 0;
 }

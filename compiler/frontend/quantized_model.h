@@ -64,6 +64,10 @@ struct QuantizedAttentionOp {
   int64_t slidingWindow = 0; ///< 0: every cached position
   double kCacheScale = 1;    ///< the layer's s8 K-cache scale (= RoPE'd k)
   double vCacheScale = 1;    ///< the layer's s8 V-cache scale
+  /// One-pass attention in tiles of this many positions (numerics::attentionTiled, the design's
+  /// st_attention OnePass); 0: the two-pass form (numerics::attention). A choice of the design,
+  /// not of the quantizer: applyAttentionTiles sets it.
+  int64_t tilePositions = 0;
 };
 /// The first KV-cache row attention `a` reads at decode step `step` (the new token's position):
 /// 0, or step - slidingWindow + 1 on a sliding-window layer (the window counts the new token).
@@ -97,6 +101,10 @@ struct QuantizedOp {
   unsigned outputBits = 16;
   double clip = 0; ///< the calibrated clip the scale came from
 };
+
+struct QuantizedModel;
+/// Sets every attention op's tilePositions (the design's one-pass tile, 0: two passes).
+void applyAttentionTiles(QuantizedModel &model, int64_t tilePositions);
 
 struct QuantizedModel {
   numerics::Precision precision = numerics::Precision::W4A8;

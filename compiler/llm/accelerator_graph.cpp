@@ -50,6 +50,7 @@ LoweredStage lowerAcceleratorStage(const ir::DecodeProgram &program, int index,
   o.attentionReadStep = options.attentionReadStep;
   o.attentionBlockMajor = options.attentionBlockMajor;
   o.attentionPositionSlices = options.attentionPositionSlices;
+  o.attentionTilePositions = options.attentionTilePositions;
   if (o.gemvEngine)
     o.engineShape = gemvEngineShapeOf(program, options.precision, options.maxLanes,
                                       options.engineChannels, options.enginePackedPairs);

@@ -60,6 +60,9 @@ struct AcceleratorOptions {
   bool attentionBlockMajor = false;
   /// Positions striped over this many slices (StageLoweringOptions::attentionPositionSlices).
   int64_t attentionPositionSlices = 0;
+  /// One-pass attention in tiles of this many positions (StageLoweringOptions::
+  /// attentionTilePositions; the golden model's too, frontend::applyAttentionTiles); 0: two.
+  int64_t attentionTilePositions = 0;
   /// Write each step's logits and each layer's block output to HBM (for the testbench).
   bool debugTaps = true;
   /// Stream name (of the joined graph) -> FIFO depth, overriding the LP's (fault tests).

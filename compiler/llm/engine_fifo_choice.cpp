@@ -21,28 +21,39 @@ int64_t choiceContextCycles(const ir::DecodeProgram &program, const AcceleratorO
   return timer.cyclesAt(engineFifoChoiceContext(options.maxContext) - 1);
 }
 
+int64_t fastestFittingDesign(const ir::DecodeProgram &program,
+                             const std::vector<AcceleratorOptions> &candidates,
+                             const model::ResourceEstimate &budget,
+                             const model::MemoryTiming &hbm) {
+  int64_t best = -1;
+  int64_t bestCycles = std::numeric_limits<int64_t>::max();
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const model::ResourceEstimate r = designNeedsOf(program, candidates[i]).resources;
+    if (r.lut > budget.lut || r.ff > budget.ff || r.dsp > budget.dsp || r.bram36 > budget.bram36 ||
+        r.uram > budget.uram)
+      continue;
+    const int64_t cycles = choiceContextCycles(program, candidates[i], hbm);
+    if (cycles < bestCycles) {
+      bestCycles = cycles;
+      best = int64_t(i);
+    }
+  }
+  return best;
+}
+
 int64_t chooseEngineFifoWords(const ir::DecodeProgram &program, const AcceleratorOptions &options,
                               const std::vector<int64_t> &candidates,
                               const model::ResourceEstimate &budget,
                               const model::MemoryTiming &hbm) {
   if (options.engine != LinearEngine::Gemv)
     return options.engineFifoWords;
-  int64_t best = options.engineFifoWords;
-  int64_t bestCycles = std::numeric_limits<int64_t>::max();
+  std::vector<AcceleratorOptions> designs;
   for (int64_t words : candidates) {
-    AcceleratorOptions candidate = options;
-    candidate.engineFifoWords = words;
-    const model::ResourceEstimate r = designNeedsOf(program, candidate).resources;
-    if (r.lut > budget.lut || r.ff > budget.ff || r.dsp > budget.dsp || r.bram36 > budget.bram36 ||
-        r.uram > budget.uram)
-      continue;
-    const int64_t cycles = choiceContextCycles(program, candidate, hbm);
-    if (cycles < bestCycles) {
-      bestCycles = cycles;
-      best = words;
-    }
+    designs.push_back(options);
+    designs.back().engineFifoWords = words;
   }
-  return best;
+  const int64_t best = fastestFittingDesign(program, designs, budget, hbm);
+  return best < 0 ? options.engineFifoWords : candidates[size_t(best)];
 }
 
 } // namespace st::llm

@@ -27,6 +27,14 @@ int64_t engineFifoChoiceContext(int64_t maxContext);
 int64_t choiceContextCycles(const ir::DecodeProgram &program, const AcceleratorOptions &options,
                             const model::MemoryTiming &hbm = {});
 
+/// Among `candidates` (designs, in order of preference), the index of the one within `budget`
+/// (designNeedsOf) that predicts the fewest cycles at the step of engineFifoChoiceContext (one
+/// simulation of the unrolled step each); ties go to the earlier candidate; -1 when none fits.
+int64_t fastestFittingDesign(const ir::DecodeProgram &program,
+                             const std::vector<AcceleratorOptions> &candidates,
+                             const model::ResourceEstimate &budget,
+                             const model::MemoryTiming &hbm = {});
+
 /// Among `candidates` (words per channel, in order of preference), the depth whose design (the
 /// GEMV engine, `options` otherwise) is within `budget` (designNeedsOf) and predicts the fewest
 /// cycles at the step of engineFifoChoiceContext (one simulation of the unrolled step,

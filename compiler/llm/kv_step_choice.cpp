@@ -31,7 +31,8 @@ bool within(const model::ResourceEstimate &e, const model::ResourceEstimate &bud
          e.bram36 <= budget.bram36 && e.uram <= budget.uram;
 }
 
-/// The program's first attention op's attributes (they agree), or none.
+} // namespace
+
 const ir::AttentionAttrs *firstAttention(const ir::DecodeProgram &program) {
   for (const ir::DecodeStage &stage : program.stages)
     for (ir::OpId o = 0; o < stage.graph.numOps(); ++o)
@@ -39,8 +40,6 @@ const ir::AttentionAttrs *firstAttention(const ir::DecodeProgram &program) {
         return a;
   return nullptr;
 }
-
-} // namespace
 
 DesignNeeds designNeedsOf(const ir::DecodeProgram &program, const AcceleratorOptions &options) {
   const AcceleratorGraph g = buildAcceleratorGraph(program, options);

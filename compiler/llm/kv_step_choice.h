@@ -38,6 +38,9 @@ struct DesignNeeds {
 };
 DesignNeeds designNeedsOf(const ir::DecodeProgram &program, const AcceleratorOptions &options);
 
+/// The program's first attention op's attributes (they agree), or none.
+const ir::AttentionAttrs *firstAttention(const ir::DecodeProgram &program);
+
 /// The kv heads of the program's attention ops (they agree; 0 when there is none).
 int64_t attentionKvHeads(const ir::DecodeProgram &program);
 

@@ -78,6 +78,10 @@ bool kvBlockMajorApplies(int64_t numKvHeads, int64_t headDim, int64_t kvStep, in
   return kernel.striped() && kvStep >= 1 && numKvHeads / kvStep >= 2 && !wider;
 }
 
+bool attentionOnePassApplies(int64_t headDim, int64_t cacheLanes, bool blockMajor) {
+  return blockMajor && cacheLanes >= headDim && headDim >= 4;
+}
+
 KvStriping kvReadStripingOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int64_t headSplit,
                             int64_t readStep, bool blockMajor) {
   KvStriping kernel = kvStripingOf(numKvHeads, headDim, kvStep, headSplit);

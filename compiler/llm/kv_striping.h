@@ -83,6 +83,10 @@ KvStriping kvCacheReadStriping(int64_t numKvHeads, int64_t headDim, int64_t kvSt
 bool kvBlockMajorApplies(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int64_t headSplit,
                          int64_t readStep);
 
+/// Whether st_attention's one pass (OnePass) applies to a lowered attention: the block-major
+/// walk over cache tokens of whole kv heads (cacheLanes >= headDim) of at least 4 codes.
+bool attentionOnePassApplies(int64_t headDim, int64_t cacheLanes, bool blockMajor);
+
 /// The bus-word parts of one kv head of `headDim` codes (headDim / partCodes).
 int64_t kvHeadParts(int64_t headDim);
 

@@ -414,6 +414,22 @@ private:
       attentionParams.push_back(param("BlockMajor", 1));
     if (positionSlices > 1)
       attentionParams.push_back(param("CacheRound", positionSlices));
+    if (const int64_t tile = o_.attentionTilePositions; tile > 0) {
+      if (!attentionOnePassApplies(a.headDim, cacheLanes, reading.blockMajor()))
+        throw Error("lowering", where(stage_, "attention '" + op.name + "'"),
+                    "one-pass attention (a tile of " + std::to_string(tile) +
+                        " positions) on the block-major walk over cache tokens of whole kv "
+                        "heads of >= 4 codes; this design walks " +
+                        (reading.blockMajor() ? "block-major" : "position-major") +
+                        " over tokens of " + std::to_string(cacheLanes) + " codes of heads of " +
+                        std::to_string(a.headDim));
+      if (tile < 2 || tile > o_.maxContext || (tile & (tile - 1)) != 0)
+        throw Error("lowering", where(stage_, "attention '" + op.name + "'"),
+                    "a one-pass tile that is a power of two 2 .. " + std::to_string(o_.maxContext) +
+                        " (the max context), got " + std::to_string(tile));
+      attentionParams.push_back(param("OnePass", 1));
+      attentionParams.push_back(param("TilePositions", tile));
+    }
     const ir::NodeId k = addKernel(op, "st_attention", attentionParams,
                                    {{"q", vectorOf(q)},
                                     {"k_new", vectorOf(kNew)},

@@ -60,6 +60,11 @@ struct StageLoweringOptions {
   /// at one kv head per token, block-major, dropping the read's pad (CacheRound); replaces the
   /// four above. 0 or 1: not.
   int64_t attentionPositionSlices = 0;
+  /// > 0: st_attention in one pass (OnePass = 1, TilePositions = this, a power of two 2 ..
+  /// maxContext): the value walker a tile behind the score walker, K and V of a block read
+  /// together (docs/accelerator.md §7). Needs the block-major walk and a cache token of whole
+  /// kv heads. 0: two passes.
+  int64_t attentionTilePositions = 0;
 };
 
 /// Attributes the lowering puts on DMA nodes (DataflowNode::attributes).

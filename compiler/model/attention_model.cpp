@@ -42,6 +42,11 @@ void checkParams(const AttentionParams &p) {
   if (p.cacheRound < 1 || (p.cacheRound & (p.cacheRound - 1)) != 0 ||
       p.maxContext % p.cacheRound != 0 || (p.cacheRound > 1 && !p.blockMajor))
     fail("cacheRound must be a power of two dividing maxContext, and 1 unless blockMajor");
+  if (p.onePass &&
+      (!p.blockMajor || p.cacheLanes < p.headDim || p.headDim < 4 || p.tilePositions < 2 ||
+       p.tilePositions > p.maxContext || (p.tilePositions & (p.tilePositions - 1)) != 0))
+    fail("onePass needs blockMajor, cacheLanes >= headDim, headDim >= 4 and tilePositions a "
+         "power of two 2 .. maxContext");
 }
 
 /// Cache positions each block's run of cache tokens holds: cacheLength rounded up to
@@ -79,8 +84,86 @@ int64_t attentionAccumulatorBits(const AttentionParams &p) {
   return 24 + ceilLog2(p.maxContext);
 }
 
+namespace {
+
+/// The one-pass schedule (attention_model.h): both walkers chunk by chunk, and the merges.
+AttentionSchedule onePassSchedule(const AttentionParams &p) {
+  const int64_t n = p.cacheLength + 1;
+  const int64_t walked = cachePositions(p) + 1; // pad included, the new position last
+  const int64_t blocks = p.numKvHeads / kvStepOf(p);
+  const int64_t qTokens = p.numHeads * p.headDim / p.lanes;
+  const int64_t tile = p.tilePositions;
+  AttentionSchedule s;
+  s.loadCycles = qTokens;
+  s.chunksPerPosition = blocks;
+  s.segmentChunks = 1;
+  // Score walker: every block back to back.
+  int64_t next = qTokens;
+  for (int64_t b = 0; b < blocks; ++b) {
+    std::vector<int64_t> cycles;
+    for (int64_t w = 0; w < walked; ++w) {
+      int64_t c = next;
+      if (w == walked - 1 && b == 0)
+        c = std::max(c, p.kNewLastTaken + 1);
+      cycles.push_back(c);
+      next = c + 1;
+    }
+    s.scoreStart.push_back(cycles.front());
+    s.scoreCycles.push_back(std::move(cycles));
+  }
+  // The score of real position r of block b: its walk index (the new token's is the last).
+  auto scoreOf = [&](int64_t b, int64_t r) {
+    return s.scoreCycles[size_t(b)][size_t(r < p.cacheLength ? r : walked - 1)];
+  };
+  // Value walker and merges.
+  std::vector<int64_t> readLast; // X_t per global tile
+  int64_t previous = qTokens - 1, globalTile = -1, lastMergeStart = 0;
+  for (int64_t b = 0; b < blocks; ++b) {
+    std::vector<int64_t> cycles, tiles;
+    for (int64_t w = 0; w < walked; ++w) {
+      const bool isNew = w == walked - 1, isPad = !isNew && w >= p.cacheLength;
+      int64_t v = previous + 1;
+      if (!isPad) {
+        const int64_t r = isNew ? p.cacheLength : w;
+        if (r % tile == 0)
+          ++globalTile;
+        const int64_t needed = std::min((r / tile + 1) * tile, n);
+        v = std::max(v, scoreOf(b, needed - 1) + 4);
+        if (isNew)
+          v = std::max(v, p.vNewLastTaken + 1);
+        if (r % tile == 0 && globalTile >= 2)
+          v = std::max(v, readLast[size_t(globalTile - 2)] + 1);
+        if ((r + 1) % tile == 0 || isNew) {
+          const int64_t start =
+              std::max(v + 10, readLast.empty() ? int64_t(0) : readLast.back() + 2);
+          readLast.push_back(start + p.headDim - 1);
+          lastMergeStart = start;
+        }
+      }
+      if (!isNew)
+        tiles.push_back(globalTile);
+      else
+        s.newPositionTiles.push_back(globalTile);
+      cycles.push_back(v);
+      previous = v;
+    }
+    s.valueStart.push_back(cycles.front());
+    s.valueCycles.push_back(std::move(cycles));
+    s.cacheTokenTiles.push_back(std::move(tiles));
+  }
+  s.lastScoreGroup0 = s.scoreCycles.front().back() + AttentionPipeline::kScoreStages;
+  s.firstValueIssue = s.valueStart.front();
+  s.firstOutputIssue = 1 + std::max({previous + 1, readLast.back() + 3, lastMergeStart + 9});
+  s.nextInvocation = s.firstOutputIssue + qTokens;
+  return s;
+}
+
+} // namespace
+
 AttentionSchedule attentionSchedule(const AttentionParams &p) {
   checkParams(p);
+  if (p.onePass)
+    return onePassSchedule(p);
   using P = AttentionPipeline;
   const int64_t n = p.cacheLength + 1;
   const int64_t walked = cachePositions(p) + 1; // positions a walk takes, pad included
@@ -164,12 +247,6 @@ KernelTiming attentionTiming(const AttentionParams &p) {
   // buffered until the score walker's new position in segment 0 (the cycle after its last
   // cache chunk), which segment 0's values (phase 2) follow; v_new until the value walker's,
   // which segment 1's values (phase 3) follow.
-  const int64_t segmentTokens = cachePositions(p) * s.segmentChunks;
-  t.inputBuffered = {{},
-                     {2, s.scoreStart.front() + segmentTokens - 1},
-                     {3, s.valueStart.front() + segmentTokens - 1},
-                     {},
-                     {}};
   auto phase = [](int64_t value, int64_t tokens) {
     return std::vector<int64_t>(static_cast<size_t>(tokens), value);
   };
@@ -181,6 +258,35 @@ KernelTiming attentionTiming(const AttentionParams &p) {
   };
   t.inputRanks = {range(0, qTokens), range(0, kvTokens), range(0, kvTokens), {}, {}};
   t.inputPhases = {phase(0, qTokens), phase(0, kvTokens), phase(0, kvTokens), {}, {}};
+  if (p.onePass) {
+    // Ranks the walkers' cycles; phases by global tile: tile t's k_cache tokens 2t + 1, its
+    // v_cache tokens 2t + 2 (a value tile after its own tile's scores). k_new is used at block
+    // 0's new position, v_new at the value walker's.
+    const int64_t walked = cachePositions(p);
+    for (size_t b = 0; b < s.scoreCycles.size(); ++b)
+      for (int64_t j = 0; j < walked; ++j) {
+        t.inputRanks[3].push_back(s.scoreCycles[b][size_t(j)]);
+        t.inputRanks[4].push_back(s.valueCycles[b][size_t(j)]);
+        const int64_t globalTile = s.cacheTokenTiles[b][size_t(j)];
+        t.inputPhases[3].push_back(2 * globalTile + 1);
+        t.inputPhases[4].push_back(2 * globalTile + 2);
+      }
+    const int64_t newTile = s.newPositionTiles.front();
+    t.inputBuffered = {{},
+                       {2 * newTile + 2, s.scoreCycles.front().back() - 1},
+                       {2 * newTile + 3, s.valueCycles.front().back() - 1},
+                       {},
+                       {}};
+    // The score walker waits for q and k_new only, never for the value walker behind it.
+    t.inputWaitsFor = {{}, {}, {}, {true, true, false, true, false}, {}};
+    return t;
+  }
+  const int64_t segmentTokens = cachePositions(p) * s.segmentChunks;
+  t.inputBuffered = {{},
+                     {2, s.scoreStart.front() + segmentTokens - 1},
+                     {3, s.valueStart.front() + segmentTokens - 1},
+                     {},
+                     {}};
   auto append = [](std::vector<int64_t> &to, const std::vector<int64_t> &from) {
     to.insert(to.end(), from.begin(), from.end());
   };
@@ -206,10 +312,49 @@ ResourceEstimate attentionResources(const AttentionParams &p) {
   const int64_t macs = group * p.cacheLanes;
   const int64_t accBits = attentionAccumulatorBits(p);
   const int64_t normBits = accBits + 33; // a x R
+  auto mux = [](int64_t inputs) { return inputs <= 1 ? 0 : ceilDiv(inputs - 1, 3); };
   ResourceEstimate r;
-  const ResourceEstimate softmax = softmaxResources(headSoftmax(p, p.maxContext));
-  for (int64_t h = 0; h < p.numHeads; ++h)
-    r += softmax;
+  if (p.onePass) {
+    // One pass: per head slot two exponent lanes (E, and the tile's rescale factor f) and a
+    // reciprocal, its running maximum and its tile maxima (distributed RAM, 32 bits a tile);
+    // per MAC two partial accumulators (by tile parity) with their adder; per head slot the
+    // merge: A (blocks x headDim to 1) and P (2 x headDim to 1) read muxes, a x f and S x f
+    // (DSPs), the rounding and the adds, and the M1 / M2 registers; the value chunk and its tag
+    // waiting six stages beside the exponent lanes; the scores, MaxContext x 32 block RAM a
+    // head.
+    const int64_t blocks = p.numKvHeads / kvStepOf(p);
+    const int64_t tileBits = ceilLog2(p.tilePositions);
+    const int64_t partBits = 24 + tileBits, tileSumBits = 16 + tileBits;
+    const int64_t sumBits = 16 + ceilLog2(p.maxContext);
+    const int64_t tiles = ceilDiv(p.maxContext, p.tilePositions);
+    const ResourceEstimate lane = softmaxExpLaneResources(32);
+    const ResourceEstimate reciprocal = softmaxReciprocalResources(sumBits + 17);
+    for (int64_t j = 0; j < stepHeads; ++j) {
+      r += lane;
+      r += lane;
+      r += reciprocal;
+    }
+    r.lut += stepHeads * (48 + 32 * ceilDiv(tiles, 64) * (p.numHeads / stepHeads) + 17);
+    r.ff += stepHeads * (32 + 3 * 32 + 2 * 33 + 16 + 2 * tileSumBits);
+    r.lut += macs * partBits * 2;
+    r.ff += macs * 2 * partBits;
+    r.lut += stepHeads * (accBits * mux(blocks * p.headDim) + partBits * mux(2 * p.headDim) +
+                          3 * accBits + 2 * sumBits + 2 * tileSumBits);
+    r.ff += stepHeads * (2 * accBits + 34 + 2 * partBits + 2 * sumBits + 34 + 2 * tileSumBits);
+    r.dsp += stepHeads * (ceilDiv(accBits, 26) * ceilDiv(34, 17) + ceilDiv(sumBits, 26) * 2);
+    r.ff += p.numHeads * (sumBits + 32) + 6 * (p.cacheLanes * 8 + 8) + 2 * lenBits * blocks;
+    // A RAMB18 holds 512 x 32 (Yosys: two heads of 128 in one BRAM36).
+    r.bram36 += p.numHeads * (p.maxContext <= 512 ? 0.5 : double(ceilDiv(p.maxContext, 1024)));
+  } else {
+    const ResourceEstimate softmax = softmaxResources(headSoftmax(p, p.maxContext));
+    for (int64_t h = 0; h < p.numHeads; ++h)
+      r += softmax;
+    // The accumulators' read-modify-write (walk-to-1 per MAC bit) and adder.
+    r.lut += macs * accBits * (mux(walk) + 1);
+    // Weight memories: MaxContext x 16 per head, block RAM (ram_style), as the logit
+    // buffers of the softmax instances.
+    r.bram36 += p.numHeads * (p.maxContext <= 1024 ? 0.5 : double(ceilDiv(p.maxContext, 2048)));
+  }
   // Registers: q, k_new, v_new; the accumulators; score pipeline (S1 k and q chunks, S2
   // partials, S3 scores); value pipeline (V1 chunk and every head's E, V2 products); output
   // pipeline (O1 accumulators, (R, L) and scale, O2 a x R, O3 means, O4 products, O5 codes,
@@ -220,13 +365,10 @@ ResourceEstimate attentionResources(const AttentionParams &p) {
   r.ff += p.lanes * (accBits + normBits + 32 + 57 + 3 * p.outBits) + 38 + 3 * 30;
   r.ff += 60 + ceilLog2(p.maxContext) + p.numKvHeads * lenBits + 40;
   // LUTs. Chunk selects: q (group lanes) and k_new / v_new from walk-to-1 muxes (a LUT6 is a
-  // 4:1 mux bit, so an m:1 mux costs about (m-1)/3 LUTs per bit); the accumulator read mux
-  // (walk-to-1 per MAC bit) and its adder; the output read mux (qTokens-to-1 per lane bit); the
-  // dot-product adder trees; the output rounding shift (six mux levels of 57 bits) and
-  // saturation; the token-register write enables; control.
-  auto mux = [](int64_t inputs) { return inputs <= 1 ? 0 : ceilDiv(inputs - 1, 3); };
+  // 4:1 mux bit, so an m:1 mux costs about (m-1)/3 LUTs per bit); the output read mux
+  // (qTokens-to-1 per lane bit); the dot-product adder trees; the output rounding shift (six mux
+  // levels of 57 bits) and saturation; the token-register write enables; control.
   r.lut += (group + 2) * p.cacheLanes * 8 * mux(walk);
-  r.lut += macs * accBits * (mux(walk) + 1);
   r.lut += p.lanes * accBits * mux(qTokens) + 38 * mux(p.numHeads);
   // Per score lane (StepHeads x DimLanes products of a chunk): its share of the dot-product
   // tree, the q and k operand registers and routing and the value side that grows with the
@@ -253,9 +395,6 @@ ResourceEstimate attentionResources(const AttentionParams &p) {
   // product; the s32 x u24 output multiply splits into 2 x 2 of them, the a x u32 R one into
   // 26-bit by 17-bit pieces.
   r.dsp += 2 * macs + 4 * p.lanes + p.lanes * ceilDiv(accBits, 26) * ceilDiv(33, 17);
-  // Weight memories: MaxContext x 16 per head, block RAM (ram_style), as the logit
-  // buffers of the softmax instances.
-  r.bram36 += p.numHeads * (p.maxContext <= 1024 ? 0.5 : double(ceilDiv(p.maxContext, 2048)));
   return r;
 }
 

@@ -25,7 +25,11 @@ struct AttentionParams {
   /// CacheRound: each block's run of cache tokens holds cacheLength rounded up to a multiple of
   /// it (a power of two dividing maxContext; > 1 only block-major), the rest pad it drops.
   int64_t cacheRound = 1;
-  int64_t cacheLength = 0; ///< runtime cache_len of the invocation (0 .. maxContext - 1)
+  /// OnePass: the value walker a tile behind the score walker, each tile merged into the
+  /// running accumulators (block-major, a cache token of whole kv heads, headDim >= 4).
+  bool onePass = false;
+  int64_t tilePositions = 64; ///< TilePositions (one pass): a power of two, 2 .. maxContext
+  int64_t cacheLength = 0;    ///< runtime cache_len of the invocation (0 .. maxContext - 1)
   /// attentionSchedule only: the cycle k_new's (v_new's) last token is taken, if its stream
   /// comes late (-1: offered with q, one token a cycle). The walkers wait for it only at the
   /// new position.
@@ -66,7 +70,16 @@ struct AttentionSchedule {
   int64_t lastScoreGroup0 = 0;     ///< cycle kv-head block 0's last score enters its softmax
   int64_t firstValueIssue = 0;     ///< valueStart[0]
   int64_t firstOutputIssue = 0;    ///< the accumulators are final
-  int64_t nextInvocation = 0;      ///< the next invocation's q can be accepted from this cycle
+  /// One pass only (empty otherwise): per block, the cycle of each cache token's score / value
+  /// chunk (pad included; the value walker waits for its tile's scores and, at a tile's first
+  /// position, for the merge of the tile two before).
+  std::vector<std::vector<int64_t>> scoreCycles, valueCycles;
+  /// One pass only: per block, the global tile index (tiles counted over the blocks in walk
+  /// order) of each cache token (a pad token: its block's last cache tile), and of the block's
+  /// new position.
+  std::vector<std::vector<int64_t>> cacheTokenTiles;
+  std::vector<int64_t> newPositionTiles;
+  int64_t nextInvocation = 0; ///< the next invocation's q can be accepted from this cycle
 };
 AttentionSchedule attentionSchedule(const AttentionParams &params);
 
@@ -86,8 +99,22 @@ AttentionSchedule attentionSchedule(const AttentionParams &params);
 ///   (S_0 = Q), its last score at a_b = S_b + m*C + 2; its m*C value chunks from
 ///   V_b = max(V_{b-1} + m*C, a_b + 13); block b >= 2 waits for value block b - 2:
 ///   S_b = max(S_{b-1} + m*C, V_{b-2} + m*C); O = max(V_{B-1} + m*C + 3, a_{B-1} + n + 18).
+///   One pass (block-major, C = 1), with T = TilePositions and tiles of real positions (the
+///   cache, then the new token at cache_len; pad positions belong to none): the score walker
+///   runs every block back to back from Q (block 0's new position once k_new is in), the score
+///   of a chunk issued at c written at c + 3 and counted from c + 4. The value walker takes a
+///   chunk a cycle; the chunk of real position r waits until the scores of its tile (through
+///   position min(tile end, n) - 1) are counted, the new token's for v_new, and a tile's first
+///   chunk for the merge of the tile two before (same partials) to have read them. Tile t (in
+///   walk order over the blocks) whose last chunk issues at v is merged from
+///   R_t = max(v + 10, X_(t-1) + 2) to X_t = R_t + HeadDim - 1 (its partials free from X_t + 1);
+///   the last block's (R, L) arrive at R_last + 9; O = 1 + max(last value chunk + 1,
+///   X_last + 3, R_last + 9).
 ///   D = O + 6, ii = 1, L = D + Q - 1.
-/// inputRanks are the schedule's cycles: k_cache token j of segment b at scoreStart[b] + j,
+/// inputRanks are the schedule's cycles (one pass: scoreCycles / valueCycles; phases by global
+/// tile t: its k_cache tokens phase 2t + 1, its v_cache tokens phase 2t + 2, k_new buffered
+/// from block 0's new tile's value phase, v_new from the phase after it; the k_cache port waits
+/// for q and k_new only, inputWaitsFor): k_cache token j of segment b at scoreStart[b] + j,
 /// v_cache token j at valueStart[b] + j (j < (m-1) * segmentChunks, pad tokens included).
 /// inputPhases: q, k_new and v_new phase 0; the k_cache tokens of segment b phase b + 1, its
 /// v_cache tokens phase b + 2 (position-major: k_cache 1, v_cache 2; block-major, value block b
@@ -102,7 +129,10 @@ KernelTiming attentionTiming(const AttentionParams &params);
 /// accumulators (NumHeads*HeadDim registers of attentionAccumulatorBits) with their
 /// read-modify-write muxes, Group x CacheLanes s8 x s8 and u16 x s8 multipliers (one DSP each),
 /// the per-head weight memories (MaxContext x 16, block RAM) and the Lanes-wide normalize and
-/// requantize pipeline; block-major, the value walker's counters.
+/// requantize pipeline; block-major, the value walker's counters. One pass: instead of the
+/// st_softmax instances, weight memories and accumulators' read-modify-write, per head slot two
+/// exponent lanes, a reciprocal and the merge (its read muxes, a x f and S x f), per MAC two
+/// partial accumulators, and a MaxContext x 32 score memory per head.
 ResourceEstimate attentionResources(const AttentionParams &params);
 
 } // namespace st::model

@@ -77,6 +77,14 @@ struct KernelTiming {
   };
   /// With inputRanks: per input port, or empty (no port buffered).
   std::vector<BufferedInput> inputBuffered;
+  /// With inputRanks: per input port p, the ports whose tokens of earlier phases p waits for
+  /// (inputWaitsFor[p][q]); empty: every port. A port that runs ahead of another (one-pass
+  /// attention's score walker, which never waits for the value walker a tile behind it) does
+  /// not wait for it.
+  std::vector<std::vector<bool>> inputWaitsFor;
+  bool waitsFor(size_t p, size_t q) const {
+    return p >= inputWaitsFor.size() || inputWaitsFor[p].empty() || inputWaitsFor[p][q];
+  }
 };
 
 struct ResourceEstimate {

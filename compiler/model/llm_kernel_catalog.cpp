@@ -105,6 +105,8 @@ AttentionParams attentionParamsOf(const NodeReader &r) {
   p.outBits = r.param("OutBits");
   p.blockMajor = r.param("BlockMajor", 0) != 0;
   p.cacheRound = r.param("CacheRound", 1);
+  p.onePass = r.param("OnePass", 0) != 0;
+  p.tilePositions = r.param("TilePositions", 64);
   p.cacheLength = r.attribute(kAttrCacheLength, 0);
   return p;
 }

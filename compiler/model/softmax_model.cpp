@@ -83,6 +83,45 @@ int64_t softmaxNormValidCycle(const SoftmaxParams &p) {
   return lastRead + P::kReadToE + P::kSumStages + P::kReciprocal;
 }
 
+namespace {
+
+/// Per exponent lane (see softmaxResources), without normalization's e * R.
+ResourceEstimate expLane(int64_t in, bool normalized) {
+  ResourceEstimate r;
+  // LUTs: subtract (InBits), rounding barrel shift of the InBits+25-bit product by 0..63 (six
+  // 2:1 mux levels, as Yosys maps a shift) and its rounding adder, saturation of n, two 129x21
+  // table reads (2 LUTs per bit each), interpolation adder and rounding (~60), the e shift (34
+  // bits, six levels) and its rounding adder, the p shift and rounding (18 bits). Without
+  // normalization the p shift and rounding give way to the weight's rounding adder.
+  r.lut = in + 6 * (in + 25) + (in + 25) + 10 + 2 * 21 * 2 + 60 + 6 * 34 + 34 +
+          (normalized ? 3 * 18 + 18 : 17);
+  // FFs: the stage registers B..I of one lane, less the two multiplier outputs (absorbed into
+  // the DSPs' P registers).
+  r.ff = in + 22 + (2 * 21 + 9 + 6) + (21 + 6) + 33 + 16;
+  // DSPs: InBits x 24 (scale), 33 x 32 (e * R) and 22 x 10 (interpolation) multiplies, tiled
+  // as Yosys does: 26-bit by 17-bit unsigned pieces of a DSP48E2. Without normalization there
+  // is no e * R.
+  r.dsp =
+      ceilDiv(in, 26) * ceilDiv(24, 17) + (normalized ? ceilDiv(33, 26) * ceilDiv(32, 17) : 0) + 1;
+  return r;
+}
+
+} // namespace
+
+ResourceEstimate softmaxExpLaneResources(int64_t inBits) {
+  return expLane(inBits, false);
+}
+
+ResourceEstimate softmaxReciprocalResources(int64_t sumBits) {
+  // Leading-one detect, two normalizing shifts of S, 257x18 table reads, interpolation, and the
+  // Newton step's 32x18 and 18x49 multiplies (DSPs).
+  ResourceEstimate r;
+  r.lut = 2 * sumBits * 3 + 2 * 18 * 4 + 60 + 120;
+  r.ff = sumBits + 6 * 6 + 17 + 3 * 32 + 2 * 18 + 8 + 18 + 49 + 18 + 32 + 6 + 6;
+  r.dsp = ceilDiv(32, 26) * ceilDiv(18, 17) + ceilDiv(49, 26) * ceilDiv(18, 17);
+  return r;
+}
+
 ResourceEstimate softmaxResources(const SoftmaxParams &p) {
   const int64_t lanes = p.lanes, in = p.inBits;
   const int64_t lenBits = softmaxLengthBits(p);
@@ -91,24 +130,10 @@ ResourceEstimate softmaxResources(const SoftmaxParams &p) {
   const int64_t sumBits = 33 + ceilLog2(p.maxLen);
   const int64_t leaves = int64_t(1) << ceilLog2(lanes);
   ResourceEstimate r;
-  // Per lane. LUTs: subtract (InBits), rounding barrel shift of the InBits+25-bit product by
-  // 0..63 (six 2:1 mux levels, as Yosys maps a shift) and its rounding adder, saturation of n,
-  // two 129x21 table reads (2 LUTs per bit each), interpolation adder and rounding (~60), the e
-  // shift (34 bits, six levels) and its rounding adder, the p shift and rounding (18 bits).
-  // Without normalization the p shift and rounding give way to the weight's rounding adder.
-  const int64_t laneLuts = in + 6 * (in + 25) + (in + 25) + 10 + 2 * 21 * 2 + 60 + 6 * 34 + 34 +
-                           (p.normalized ? 3 * 18 + 18 : 17);
-  // FFs: the stage registers B..I of one lane, less the two multiplier outputs (absorbed into
-  // the DSPs' P registers).
-  const int64_t laneFfs = in + 22 + (2 * 21 + 9 + 6) + (21 + 6) + 33 + 16;
-  // DSPs: InBits x 24 (scale), 33 x 32 (e * R) and 22 x 10 (interpolation) multiplies, tiled
-  // as Yosys does: 26-bit by 17-bit unsigned pieces of a DSP48E2.
-  // Without normalization there is no e * R.
-  const int64_t laneDsps = ceilDiv(in, 26) * ceilDiv(24, 17) +
-                           (p.normalized ? ceilDiv(33, 26) * ceilDiv(32, 17) : 0) + 1;
-  r.lut = lanes * laneLuts;
-  r.ff = lanes * laneFfs;
-  r.dsp = lanes * laneDsps;
+  const ResourceEstimate lane = expLane(in, p.normalized);
+  r.lut = lanes * lane.lut;
+  r.ff = lanes * lane.ff;
+  r.dsp = lanes * lane.dsp;
   // Lane max tree and running max (pass 1), lane sum and S accumulator (pass 2).
   r.lut += (leaves - 1) * (3 * in / 2) + in + (lanes - 1) * (33 + ceilLog2(lanes)) + sumBits;
   r.ff += 2 * in + (33 + ceilLog2(lanes)) + sumBits;
@@ -117,11 +142,7 @@ ResourceEstimate softmaxResources(const SoftmaxParams &p) {
     r.lut += (lanes - 1) * (16 + ceilLog2(lanes)) + sumBits - 17;
     r.ff += lanes * 16 + sumBits - 17 + 1;
   }
-  // Reciprocal unit: leading-one detect, two normalizing shifts of S, 257x18 table reads,
-  // interpolation, and the Newton step's 32x18 and 18x49 multiplies (DSPs).
-  r.lut += 2 * sumBits * 3 + 2 * 18 * 4 + 60 + 120;
-  r.ff += sumBits + 6 * 6 + 17 + 3 * 32 + 2 * 18 + 8 + 18 + 49 + 18 + 32 + 6 + 6;
-  r.dsp += ceilDiv(32, 26) * ceilDiv(18, 17) + ceilDiv(49, 26) * ceilDiv(18, 17);
+  r += softmaxReciprocalResources(sumBits);
   // Buffer of the logits.
   r.bram36 = bramFor(lanes * in, depth);
   // Control: config register, counters, pipeline control (9 stages x (Lanes + 4) bits, the

@@ -46,5 +46,10 @@ int64_t softmaxNormValidCycle(const SoftmaxParams &params);
 /// rounding shift; the lane max tree and lane sum; the logit buffer (Lanes*InBits x
 /// ceil(MaxLen/Lanes), block RAM); the reciprocal unit; control and the output slice.
 ResourceEstimate softmaxResources(const SoftmaxParams &params);
+/// One st_softmax_exp_lane of InBits-wide logits (the exponent pipeline and the weight's
+/// rounding), and one st_softmax_reciprocal of a SumBits-wide sum: the parts st_attention's one
+/// pass builds from.
+ResourceEstimate softmaxExpLaneResources(int64_t inBits);
+ResourceEstimate softmaxReciprocalResources(int64_t sumBits);
 
 } // namespace st::model

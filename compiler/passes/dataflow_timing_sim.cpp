@@ -185,6 +185,8 @@ public:
     const int64_t rank = ranks[p][index], phase = order_[p][index];
     int64_t before = -1, earliest = 0;
     for (size_t q = 0; q < ports(); ++q) {
+      if (!t_.waitsFor(p, q))
+        continue;
       // The reference token of port q: its previous token, or its last one of an earlier phase
       // (all of them taken: wantsPop saw to it). A buffered port's tokens all count from the
       // phase that needs them, at the rank that needs them.
@@ -225,7 +227,7 @@ public:
     // kept per (p, q) and advanced, not searched for again.
     const int64_t rank = order_[p][size_t(consumed_[p])];
     for (size_t q = 0; q < ports(); ++q) {
-      if (q == p)
+      if (q == p || !t_.waitsFor(p, q))
         continue;
       if (bufferedPhase(q) > 0) { // all of it from its phase on, none of it before
         if (bufferedPhase(q) <= rank && consumed_[q] < t_.inputTokens[q])
@@ -720,7 +722,12 @@ KernelCurves deriveKernelCurves(const std::string &nodeName, const model::Kernel
     if (!ok)
       throw Error(where, "inputBuffered",
                   "none, or per input port a phase >= 0 (> 0 only for a port of phase 0)");
-  } else if (!t.inputBuffered.empty()) {
+    ok = t.inputWaitsFor.empty() || t.inputWaitsFor.size() == t.inputTokens.size();
+    for (size_t p = 0; ok && p < t.inputWaitsFor.size(); ++p)
+      ok = t.inputWaitsFor[p].empty() || t.inputWaitsFor[p].size() == t.inputTokens.size();
+    if (!ok)
+      throw Error(where, "inputWaitsFor", "none, or per input port none or one flag per port");
+  } else if (!t.inputBuffered.empty() || !t.inputWaitsFor.empty()) {
     throw Error(where, "inputBuffered", "none without inputRanks");
   }
   const std::vector<std::vector<int64_t>> need = neededTable(t);
@@ -883,7 +890,7 @@ SharedCurves sharedKernelCurves(const std::string &nodeName, const model::Kernel
             t.rateCycles != timing.rateCycles || t.rateFrom != timing.rateFrom ||
             t.inputTokens != timing.inputTokens || t.notBefore != timing.notBefore ||
             t.inputRanks != timing.inputRanks || t.inputPhases != timing.inputPhases ||
-            t.inputBuffered != timing.inputBuffered)
+            t.inputBuffered != timing.inputBuffered || t.inputWaitsFor != timing.inputWaitsFor)
           continue;
         if (needed.empty() && !timing.inputTokens.empty())
           needed = neededTable(timing);

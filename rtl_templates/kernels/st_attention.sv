@@ -100,6 +100,15 @@ module st_attention #(
     /// Positions of each block's cache run rounded up to a multiple of this (a power of two
     /// dividing MaxContext; > 1 only block-major): the pad positions are taken and dropped.
     parameter int unsigned CacheRound = 1,
+    /// One pass (1, block-major, a cache token of whole kv heads only): the value walker follows
+    /// the score walker by a tile of TilePositions positions instead of a whole block, each tile
+    /// weighed against its heads' running maximum and merged into the running accumulators
+    /// rescaled by how far the maximum grew (st::numerics::attentionTiled). Two passes (0): the
+    /// weights against each head's final maximum, through st_softmax.
+    parameter int unsigned OnePass = 0,
+    /// Positions of a one-pass tile (a power of two, 2 .. MaxContext). The merge of a tile takes
+    /// HeadDim cycles, so tiles of HeadDim + 12 positions or more never stall the value walker.
+    parameter int unsigned TilePositions = 64,
     /// $readmemh file of the exp2_neg_frac table (129 entries u21), as st_softmax.
     parameter ExpTableFile = "",
     /// $readmemh file of the reciprocal table (257 entries u18), as st_softmax.
@@ -161,6 +170,13 @@ module st_attention #(
       (CacheRound > 1 && BlockMajor == 0)) begin : gen_bad_cache_round
     $fatal(1, "st_attention: CacheRound must be a power of two dividing MaxContext, and 1 ",
            "unless BlockMajor");
+  end
+  if (OnePass > 1 || (OnePass == 1 && (BlockMajor != 1 || CacheLanes < HeadDim || HeadDim < 4 ||
+      TilePositions < 2 || TilePositions > MaxContext ||
+      (TilePositions & (TilePositions - 1)) != 0))) begin : gen_bad_one_pass
+    $fatal(1, "st_attention: OnePass (0 or 1) needs BlockMajor, a cache token of whole kv heads",
+           " (CacheLanes >= HeadDim), HeadDim >= 4 and TilePositions a power of two 2 .. ",
+           "MaxContext");
   end
   if (CacheLenBits != $clog2(MaxContext)) begin : gen_bad_derived
     $fatal(1, "st_attention: CacheLenBits is derived; do not override it");
@@ -316,18 +332,19 @@ module st_attention #(
   wire [ChunkBits-1:0] k_new_chunk = k_new_chunks[g_q[SW]*Chunks+32'(c_q[SW])];
   wire [ChunkBits-1:0] v_new_chunk = v_new_chunks[g_q[VW]*Chunks+32'(c_q[VW])];
 
-  // Value walker: position p of block g waits until its heads' probabilities reach p (the kv
-  // heads of a block receive their scores in the same cycles: its first one counts).
-  logic [LenBits-1:0] p_written_q[NumKvHeads];
-  // The value walker's position in the probability memory: the new token's is cache_len.
+  // The value walker's position (the new token's is cache_len) in the memories the score side
+  // writes. Whether its chunk may issue is the mode's (value_ready, below): two passes, once its
+  // heads' weights reach it; one pass, once the scores of its whole tile are in.
   wire [PAddrBits-1:0] value_pos = from_cache[VW] ? PAddrBits'(pos_q[VW]) : PAddrBits'(cache_len_q);
-  wire value_ready = pad[VW] || LenBits'(value_pos) < p_written_q[32'(g_q[VW])*KvStep];
+  logic value_ready;
+  wire [LenBits-1:0] context_len = LenBits'(cache_len_q) + 1'b1;
 
-  // The score walker stops after its last chunk. Block-major, it issues block g only once the
-  // value walker is past block g - 2 (the value walker's block + 1 at most).
+  // The score walker stops after its last chunk. Block-major with two passes, it issues block g
+  // only once the value walker is past block g - 2 (the value walker's block + 1 at most); one
+  // pass, every head keeps its own scores, so it runs on.
   logic score_done_q;
   wire score_go = state_q == Run && !score_done_q &&
-                  (!BlockWalk || {1'b0, g_q[SW]} <= {1'b0, g_q[VW]} + 1'b1);
+                  (!BlockWalk || OnePass != 0 || {1'b0, g_q[SW]} <= {1'b0, g_q[VW]} + 1'b1);
   wire value_go = state_q == Run && (BlockWalk || score_done_q) && value_ready;
   assign k_cache_ready_o = score_go && from_cache[SW];
   assign v_cache_ready_o = value_go && from_cache[VW];
@@ -343,8 +360,9 @@ module st_attention #(
   logic [OutAddrBits-1:0] out_addr_q;
   wire out_issue = state_q == Output && out_advance;
   wire out_issue_last = out_addr_q == OutAddrBits'(QTokens - 1);
-  logic s1_valid_q, s2_valid_q, v1_valid_q, v2_valid_q;
+  logic s1_valid_q, s2_valid_q;
   logic [NumHeads-1:0] norm_arrived_q;  // a head's (R, L) of this invocation has arrived
+  logic value_idle;  // the value side has nothing in flight (its accumulators are final)
 
   // ---- state machine -------------------------------------------------------------------------
   always_ff @(posedge clk_i) begin
@@ -364,7 +382,7 @@ module st_attention #(
         end
         Run: if (value_step && walk_last[VW]) state_q <= Drain;
         // The last products are accumulated once the value pipeline is empty.
-        Drain: if (!v1_valid_q && !v2_valid_q && &norm_arrived_q) state_q <= Output;
+        Drain: if (value_idle && &norm_arrived_q) state_q <= Output;
         default: begin
           if (out_issue) out_addr_q <= out_issue_last ? '0 : out_addr_q + 1'b1;
           if (out_issue && out_issue_last) begin
@@ -435,100 +453,11 @@ module st_attention #(
     end
   end
 
-  // ---- softmax per head, and the probability memories -----------------------------------------
-  // Each instance gets its config in the first Run cycle of an invocation.
-  logic sm_cfg_sent_q;
-  wire sm_cfg_valid = state_q == Run && !sm_cfg_sent_q;
-  wire [LenBits-1:0] context_len = LenBits'(cache_len_q) + 1'b1;
-  wire [SmCfgBits-1:0] sm_cfg = {score_shift_q, score_mantissa_q, context_len};
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) sm_cfg_sent_q <= 1'b0;
-    else if (state_q == Load) sm_cfg_sent_q <= 1'b0;
-    else if (sm_cfg_valid) sm_cfg_sent_q <= 1'b1;
-  end
-
-  logic [NumHeads-1:0] sm_cfg_ready, sm_in_valid, sm_in_ready, sm_out_valid, sm_norm_valid;
-  logic [15:0] sm_out[NumHeads];
-  logic [31:0] norm_mantissa[NumHeads];  // R[h], Q1.30, held by the instance until its next
-  logic [5:0] norm_exponent[NumHeads];  // L[h]
-  logic [NumHeads*16-1:0] v1_p_q;  // E[h][pos] of every head, read with a value chunk
-
-  for (genvar h = 0; h < NumHeads; h++) begin : gen_head
-    assign sm_in_valid[h] = s3_score_valid_q && s3_g_q == GBits'(h / StepHeads);
-    st_softmax #(
-        .Lanes              (1),
-        .InBits             (32),
-        .MaxLen             (MaxContext),
-        .ExpTableFile       (ExpTableFile),
-        .ReciprocalTableFile(ReciprocalTableFile),
-        .Normalized         (1'b0)
-    ) u_softmax (
-        .clk_i          (clk_i),
-        .rst_ni         (rst_ni),
-        .cfg_valid_i    (sm_cfg_valid),
-        .cfg_ready_o    (sm_cfg_ready[h]),
-        .cfg_data_i     (sm_cfg),
-        .valid_i        (sm_in_valid[h]),
-        .ready_o        (sm_in_ready[h]),
-        .data_i         (s3_score_q[(h%StepHeads)*32+:32]),
-        .valid_o        (sm_out_valid[h]),
-        .ready_i        (1'b1),
-        .data_o         (sm_out[h]),
-        .norm_valid_o   (sm_norm_valid[h]),
-        .norm_mantissa_o(norm_mantissa[h]),
-        .norm_exponent_o(norm_exponent[h])
-    );
-    always_ff @(posedge clk_i) begin
-      if (!rst_ni || state_q == Load) norm_arrived_q[h] <= 1'b0;
-      else if (sm_norm_valid[h]) norm_arrived_q[h] <= 1'b1;
-    end
-
-    // E[h][.]: written in position order as the instance emits it, read by the value walker.
-    (* ram_style = "block" *) logic [15:0] probability_q[MaxContext];
-    always_ff @(posedge clk_i) begin
-      if (sm_out_valid[h])
-        probability_q[PAddrBits'(p_written_q[h/Group])] <= sm_out[h];
-      if (value_step) v1_p_q[h*16+:16] <= probability_q[value_pos];
-    end
-  end
-
-  // Every head of a group receives its scores in the same cycles, so emits E in lockstep: the
-  // group's first head counts the writes (from 0 in Load: the last weight of an invocation
-  // precedes its (R, L), so Drain has seen them all; the value walker may look from Run's first
-  // cycle).
-  for (genvar g = 0; g < NumKvHeads; g++) begin : gen_group_count
-    always_ff @(posedge clk_i) begin
-      if (!rst_ni || state_q == Load) p_written_q[g] <= '0;
-      else if (sm_out_valid[g*Group]) p_written_q[g] <= p_written_q[g] + 1'b1;
-    end
-  end
-
-  // ---- Value pass: V1 operands, V2 products, accumulate --------------------------------------
-  logic [ChunkBits-1:0] v1_v_q;
-  logic [GBits-1:0] v1_g_q, v2_g_q;
-  logic [CBits-1:0] v1_c_q, v2_c_q;
-  logic v1_first_q, v2_first_q;
-  logic [StepHeads*DimLanes*24-1:0] v2_product_q;  // u16 x s8: |E v| <= 2^22
-  // Accumulator a[h][d] is acc_q[h*HeadDim + d]. The value pass reads the StepHeads x DimLanes
-  // accumulators of its (block, chunk) through a mux, adds the products, and writes them back
-  // with one enable per accumulator.
+  // ---- the accumulators and each head's normalizer (R, L), read by the output stage ----------
+  // Accumulator a[h][d] is acc_q[h*HeadDim + d].
   logic [AccBits-1:0] acc_q[QCodes];
-  logic [AccBits-1:0] acc_sum[StepHeads*DimLanes];
-  always_comb begin
-    for (int j = 0; j < StepHeads; j++)
-      for (int l = 0; l < DimLanes; l++)
-        acc_sum[j*DimLanes+l] =
-            (v2_first_q ? AccBits'(0)
-                        : acc_q[((32'(v2_g_q)*StepHeads+j)*Chunks+32'(v2_c_q))*DimLanes+l]) +
-            AccBits'($signed(v2_product_q[(j*DimLanes+l)*24+:24]));
-  end
-  for (genvar i = 0; i < QCodes; i++) begin : gen_acc
-    localparam int unsigned H = i / HeadDim, D = i % HeadDim;
-    always_ff @(posedge clk_i) begin
-      if (v2_valid_q && 32'(v2_g_q) == H / StepHeads && 32'(v2_c_q) == D / DimLanes)
-        acc_q[i] <= acc_sum[(H%StepHeads)*DimLanes+D%DimLanes];
-    end
-  end
+  logic [31:0] norm_mantissa[NumHeads];  // R[h], Q1.30
+  logic [5:0] norm_exponent[NumHeads];  // L[h]
   logic [Lanes*AccBits-1:0] acc_tokens[QTokens];
   for (genvar t = 0; t < QTokens; t++) begin : gen_acc_token
     for (genvar i = 0; i < Lanes; i++) begin : gen_lane
@@ -536,30 +465,504 @@ module st_attention #(
     end
   end
 
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      v1_valid_q <= 1'b0;
-      v2_valid_q <= 1'b0;
-    end else begin
-      v1_valid_q <= value_step && !pad[VW];
-      v2_valid_q <= v1_valid_q;
+  if (OnePass == 0) begin : gen_two_pass
+    // ---- softmax per head, and the probability memories -----------------------------------------
+    // Each instance gets its config in the first Run cycle of an invocation.
+    logic [LenBits-1:0] p_written_q[NumKvHeads];
+    logic sm_cfg_sent_q;
+    wire sm_cfg_valid = state_q == Run && !sm_cfg_sent_q;
+    wire [SmCfgBits-1:0] sm_cfg = {score_shift_q, score_mantissa_q, context_len};
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) sm_cfg_sent_q <= 1'b0;
+      else if (state_q == Load) sm_cfg_sent_q <= 1'b0;
+      else if (sm_cfg_valid) sm_cfg_sent_q <= 1'b1;
     end
-  end
-  always_ff @(posedge clk_i) begin
-    if (value_step) begin
-      v1_v_q     <= from_cache[VW] ? v_cache_data_i : v_new_chunk;
-      v1_g_q     <= g_q[VW];
-      v1_c_q     <= c_q[VW];
-      v1_first_q <= pos_q[VW] == '0;
+
+    logic [NumHeads-1:0] sm_cfg_ready, sm_in_valid, sm_in_ready, sm_out_valid, sm_norm_valid;
+    logic [15:0] sm_out[NumHeads];
+    logic [NumHeads*16-1:0] v1_p_q;  // E[h][pos] of every head, read with a value chunk
+
+    for (genvar h = 0; h < NumHeads; h++) begin : gen_head
+      assign sm_in_valid[h] = s3_score_valid_q && s3_g_q == GBits'(h / StepHeads);
+      st_softmax #(
+          .Lanes              (1),
+          .InBits             (32),
+          .MaxLen             (MaxContext),
+          .ExpTableFile       (ExpTableFile),
+          .ReciprocalTableFile(ReciprocalTableFile),
+          .Normalized         (1'b0)
+      ) u_softmax (
+          .clk_i          (clk_i),
+          .rst_ni         (rst_ni),
+          .cfg_valid_i    (sm_cfg_valid),
+          .cfg_ready_o    (sm_cfg_ready[h]),
+          .cfg_data_i     (sm_cfg),
+          .valid_i        (sm_in_valid[h]),
+          .ready_o        (sm_in_ready[h]),
+          .data_i         (s3_score_q[(h%StepHeads)*32+:32]),
+          .valid_o        (sm_out_valid[h]),
+          .ready_i        (1'b1),
+          .data_o         (sm_out[h]),
+          .norm_valid_o   (sm_norm_valid[h]),
+          .norm_mantissa_o(norm_mantissa[h]),
+          .norm_exponent_o(norm_exponent[h])
+      );
+      always_ff @(posedge clk_i) begin
+        if (!rst_ni || state_q == Load) norm_arrived_q[h] <= 1'b0;
+        else if (sm_norm_valid[h]) norm_arrived_q[h] <= 1'b1;
+      end
+
+      // E[h][.]: written in position order as the instance emits it, read by the value walker.
+      (* ram_style = "block" *) logic [15:0] probability_q[MaxContext];
+      always_ff @(posedge clk_i) begin
+        if (sm_out_valid[h])
+          probability_q[PAddrBits'(p_written_q[h/Group])] <= sm_out[h];
+        if (value_step) v1_p_q[h*16+:16] <= probability_q[value_pos];
+      end
     end
-    v2_g_q     <= v1_g_q;
-    v2_c_q     <= v1_c_q;
-    v2_first_q <= v1_first_q;
-    for (int j = 0; j < StepHeads; j++)
-      for (int l = 0; l < DimLanes; l++)
-        v2_product_q[(j*DimLanes+l)*24+:24] <=
-            24'($signed({1'b0, v1_p_q[(32'(v1_g_q)*StepHeads+j)*16+:16]}) *
-                $signed(v1_v_q[((j/Group)*DimLanes+l)*8+:8]));
+
+    // Value walker: position p of block g waits until its heads' probabilities reach p (the kv
+    // heads of a block receive their scores in the same cycles: its first one counts).
+    assign value_ready = pad[VW] || LenBits'(value_pos) < p_written_q[32'(g_q[VW])*KvStep];
+
+    // Every head of a group receives its scores in the same cycles, so emits E in lockstep: the
+    // group's first head counts the writes (from 0 in Load: the last weight of an invocation
+    // precedes its (R, L), so Drain has seen them all; the value walker may look from Run's first
+    // cycle).
+    for (genvar g = 0; g < NumKvHeads; g++) begin : gen_group_count
+      always_ff @(posedge clk_i) begin
+        if (!rst_ni || state_q == Load) p_written_q[g] <= '0;
+        else if (sm_out_valid[g*Group]) p_written_q[g] <= p_written_q[g] + 1'b1;
+      end
+    end
+
+    // ---- Value pass: V1 operands, V2 products, accumulate --------------------------------------
+    logic v1_valid_q, v2_valid_q;
+    assign value_idle = !v1_valid_q && !v2_valid_q;
+    logic [ChunkBits-1:0] v1_v_q;
+    logic [GBits-1:0] v1_g_q, v2_g_q;
+    logic [CBits-1:0] v1_c_q, v2_c_q;
+    logic v1_first_q, v2_first_q;
+    logic [StepHeads*DimLanes*24-1:0] v2_product_q;  // u16 x s8: |E v| <= 2^22
+    // Accumulator a[h][d] is acc_q[h*HeadDim + d]. The value pass reads the StepHeads x DimLanes
+    // accumulators of its (block, chunk) through a mux, adds the products, and writes them back
+    // with one enable per accumulator.
+    logic [AccBits-1:0] acc_sum[StepHeads*DimLanes];
+    always_comb begin
+      for (int j = 0; j < StepHeads; j++)
+        for (int l = 0; l < DimLanes; l++)
+          acc_sum[j*DimLanes+l] =
+              (v2_first_q ? AccBits'(0)
+                          : acc_q[((32'(v2_g_q)*StepHeads+j)*Chunks+32'(v2_c_q))*DimLanes+l]) +
+              AccBits'($signed(v2_product_q[(j*DimLanes+l)*24+:24]));
+    end
+    for (genvar i = 0; i < QCodes; i++) begin : gen_acc
+      localparam int unsigned H = i / HeadDim, D = i % HeadDim;
+      always_ff @(posedge clk_i) begin
+        if (v2_valid_q && 32'(v2_g_q) == H / StepHeads && 32'(v2_c_q) == D / DimLanes)
+          acc_q[i] <= acc_sum[(H%StepHeads)*DimLanes+D%DimLanes];
+      end
+    end
+
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        v1_valid_q <= 1'b0;
+        v2_valid_q <= 1'b0;
+      end else begin
+        v1_valid_q <= value_step && !pad[VW];
+        v2_valid_q <= v1_valid_q;
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      if (value_step) begin
+        v1_v_q     <= from_cache[VW] ? v_cache_data_i : v_new_chunk;
+        v1_g_q     <= g_q[VW];
+        v1_c_q     <= c_q[VW];
+        v1_first_q <= pos_q[VW] == '0;
+      end
+      v2_g_q     <= v1_g_q;
+      v2_c_q     <= v1_c_q;
+      v2_first_q <= v1_first_q;
+      for (int j = 0; j < StepHeads; j++)
+        for (int l = 0; l < DimLanes; l++)
+          v2_product_q[(j*DimLanes+l)*24+:24] <=
+              24'($signed({1'b0, v1_p_q[(32'(v1_g_q)*StepHeads+j)*16+:16]}) *
+                  $signed(v1_v_q[((j/Group)*DimLanes+l)*8+:8]));
+    end
+
+`ifndef SYNTHESIS
+    always_ff @(posedge clk_i) begin
+      if (rst_ni) begin
+        // The softmax instances are idle between invocations and never refuse a score: the
+        // scores of one head arrive at most one per cycle while the instance is in its load
+        // pass.
+        if (sm_cfg_valid) assert (&sm_cfg_ready)
+          else $error("st_attention: a softmax instance refused its config");
+        assert ((sm_in_valid & ~sm_in_ready) == '0)
+          else $error("st_attention: a softmax instance refused a score");
+      end
+    end
+`endif
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire unused_bits = ^{sm_in_ready, sm_cfg_ready};
+    /* verilator lint_on UNUSEDSIGNAL */
+  end else begin : gen_one_pass
+    // ---- one pass: the scores kept per head, the value walker a tile behind ------------------
+    // Tiles are of real positions (cache positions, then the new token at cache_len; pad
+    // positions belong to none): tile t holds positions t*T .. t*T + T - 1.
+    localparam int unsigned TileBits = $clog2(TilePositions);
+    localparam int unsigned Tiles = (MaxContext + TilePositions - 1) / TilePositions;
+    localparam int unsigned TileIndexBits = Tiles > 1 ? $clog2(Tiles) : 1;
+    localparam int unsigned PartBits = 24 + TileBits;  // a tile's |sum E v| <= T * 2^22
+    localparam int unsigned TileSumBits = 16 + TileBits;  // a tile's sum E <= T * 2^15
+    localparam int unsigned WeightSumBits = 16 + $clog2(MaxContext);  // S <= n * 2^15
+    localparam int unsigned ExpStages = 6;  // st_softmax_exp_lane: B .. G
+    localparam int unsigned DimBits = $clog2(HeadDim);
+    // tag of a value chunk: block, parity, first and last of its tile, first tile, last tile
+    localparam int unsigned TagBits = GBits + 5;
+
+    // Score side: the real position of each score in the S1 .. S3 pipeline.
+    logic [LenBits-1:0] s1_pos_q, s2_pos_q, s3_pos_q;
+    always_ff @(posedge clk_i) begin
+      if (score_step) s1_pos_q <= from_cache[SW] ? pos_q[SW] : LenBits'(cache_len_q);
+      s2_pos_q <= s1_pos_q;
+      if (s2_valid_q) s3_pos_q <= s2_pos_q;
+    end
+    wire s3_tile_last = &s3_pos_q[TileBits-1:0] || s3_pos_q == LenBits'(cache_len_q);
+    // Scores written per block (the value walker of a block waits for its tile's).
+    logic [LenBits-1:0] scores_written_q[Blocks];
+    for (genvar b = 0; b < Blocks; b++) begin : gen_written
+      always_ff @(posedge clk_i) begin
+        if (!rst_ni || state_q == Load) scores_written_q[b] <= '0;
+        else if (s3_score_valid_q && s3_g_q == GBits'(b))
+          scores_written_q[b] <= scores_written_q[b] + 1'b1;
+      end
+    end
+
+    // Value walker: a tile's first position issues once all its scores are in and the partial
+    // accumulators of its parity are free (the merge of the tile two before has read them).
+    wire v_issue = value_step && !pad[VW];
+    wire [LenBits-1:0] v_real = LenBits'(value_pos);
+    wire v_tile_first = v_real[TileBits-1:0] == '0;
+    wire v_tile_last = &v_real[TileBits-1:0] || !from_cache[VW];
+    wire v_first_tile = v_real < LenBits'(TilePositions);
+    wire [LenBits:0] v_tile_end = ({1'b0, v_real} | (LenBits + 1)'(TilePositions - 1)) + 1'b1;
+    wire [LenBits:0] v_needed = v_tile_end < {1'b0, context_len} ? v_tile_end : {1'b0, context_len};
+    logic vw_parity_q;
+    logic [1:0] p_free_q;
+    assign value_ready = pad[VW] || ({1'b0, scores_written_q[g_q[VW]]} >= v_needed &&
+                                     (!v_tile_first || p_free_q[vw_parity_q]));
+
+    // Per head: its scores (MaxContext x s32, block RAM) and each tile's running maximum.
+    logic [31:0] head_score_q[NumHeads];  // the value walker's score of every head
+    logic [31:0] head_tile_max[NumHeads];  // the running maximum at the end of its tile
+    logic signed [31:0] run_max_q[StepHeads];
+    logic signed [31:0] max_now[StepHeads];
+    for (genvar j = 0; j < StepHeads; j++) begin : gen_run_max
+      wire signed [31:0] score = s3_score_q[j*32+:32];
+      assign max_now[j] = (s3_pos_q == '0 || score > run_max_q[j]) ? score : run_max_q[j];
+      always_ff @(posedge clk_i) begin
+        if (s3_score_valid_q) run_max_q[j] <= max_now[j];
+      end
+    end
+    for (genvar h = 0; h < NumHeads; h++) begin : gen_head
+      wire write = s3_score_valid_q && s3_g_q == GBits'(h / StepHeads);
+      (* ram_style = "block" *) logic [31:0] score_mem[MaxContext];
+      logic [31:0] tile_max_mem[Tiles];
+      always_ff @(posedge clk_i) begin
+        if (write) score_mem[PAddrBits'(s3_pos_q)] <= s3_score_q[(h%StepHeads)*32+:32];
+        if (write && s3_tile_last)
+          tile_max_mem[TileIndexBits'(s3_pos_q >> TileBits)] <= max_now[h%StepHeads];
+        if (value_step) head_score_q[h] <= score_mem[value_pos];
+      end
+      assign head_tile_max[h] = tile_max_mem[TileIndexBits'(v_real >> TileBits)];
+    end
+
+    // V1: the chunk, every head slot's score, its tile's maximum and the previous tile's.
+    logic v1_valid_q;
+    logic [ChunkBits-1:0] v1_v_q;
+    logic [GBits-1:0] v1_g_q;
+    logic [TagBits-1:0] v1_tag_q;
+    logic [31:0] vw_max_q[StepHeads], v1_max_q[StepHeads], v1_prev_max_q[StepHeads];
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) v1_valid_q <= 1'b0;
+      else v1_valid_q <= v_issue;
+      if (!rst_ni || state_q == Load) vw_parity_q <= 1'b0;
+      else if (v_issue && v_tile_last) vw_parity_q <= ~vw_parity_q;
+    end
+    always_ff @(posedge clk_i) begin
+      if (value_step) begin
+        v1_v_q   <= from_cache[VW] ? v_cache_data_i : v_new_chunk;
+        v1_g_q   <= g_q[VW];
+        v1_tag_q <= {g_q[VW], vw_parity_q, v_tile_first, v_tile_last, v_first_tile,
+                     !from_cache[VW]};
+        for (int j = 0; j < StepHeads; j++) begin
+          if (v_issue && v_tile_first) vw_max_q[j] <= head_tile_max[32'(g_q[VW])*StepHeads+j];
+          v1_max_q[j] <= v_tile_first ? head_tile_max[32'(g_q[VW])*StepHeads+j] : vw_max_q[j];
+          v1_prev_max_q[j] <= v_first_tile ? head_tile_max[32'(g_q[VW])*StepHeads+j]
+                                           : vw_max_q[j];
+        end
+      end
+    end
+
+    // B .. G: per head slot, E = exp2(-(m_t - s) M) and the tile's rescale factor
+    // f = exp2(-(m_t - m_(t-1)) M), both Q1.32; the chunk and its tag wait beside them.
+    logic [32:0] weight_e[StepHeads], factor_e[StepHeads];
+    for (genvar j = 0; j < StepHeads; j++) begin : gen_exp
+      st_softmax_exp_lane #(
+          .InBits   (32),
+          .TableFile(ExpTableFile)
+      ) u_weight (
+          .clk_i     (clk_i),
+          .en_i      (1'b1),
+          .max_i     (v1_max_q[j]),
+          .z_i       (head_score_q[32'(v1_g_q)*StepHeads+j]),
+          .mantissa_i(score_mantissa_q),
+          .shift_i   (score_shift_q),
+          .keep_i    (1'b1),
+          .e_o       (weight_e[j])
+      );
+      st_softmax_exp_lane #(
+          .InBits   (32),
+          .TableFile(ExpTableFile)
+      ) u_factor (
+          .clk_i     (clk_i),
+          .en_i      (1'b1),
+          .max_i     (v1_max_q[j]),
+          .z_i       (v1_prev_max_q[j]),
+          .mantissa_i(score_mantissa_q),
+          .shift_i   (score_shift_q),
+          .keep_i    (1'b1),
+          .e_o       (factor_e[j])
+      );
+    end
+    logic [ExpStages-1:0] d_valid_q;
+    logic [ChunkBits-1:0] d_v_q[ExpStages];
+    logic [TagBits-1:0] d_tag_q[ExpStages];
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) d_valid_q <= '0;
+      else d_valid_q <= {d_valid_q[ExpStages-2:0], v1_valid_q};
+      d_v_q[0]   <= v1_v_q;
+      d_tag_q[0] <= v1_tag_q;
+      for (int k = 1; k < ExpStages; k++) begin
+        d_v_q[k]   <= d_v_q[k-1];
+        d_tag_q[k] <= d_tag_q[k-1];
+      end
+    end
+    wire g_valid = d_valid_q[ExpStages-1];
+    wire [ChunkBits-1:0] g_v = d_v_q[ExpStages-1];
+    wire [TagBits-1:0] g_tag = d_tag_q[ExpStages-1];
+    wire g_parity = g_tag[4], g_tile_first = g_tag[3];
+    // The rescale factor of each parity's tile, taken at the tile's first position.
+    logic [32:0] factor_q[2][StepHeads];
+    always_ff @(posedge clk_i) begin
+      if (g_valid && g_tile_first)
+        for (int j = 0; j < StepHeads; j++) factor_q[g_parity][j] <= factor_e[j];
+    end
+
+    // P: E rounded to u16 Q1.15, the products E * v.
+    logic vp_valid_q;
+    logic [TagBits-1:0] vp_tag_q;
+    logic [15:0] vp_weight_q[StepHeads];
+    logic [StepHeads*DimLanes*24-1:0] vp_product_q;  // |E v| <= 2^22
+    logic [15:0] weight[StepHeads];  // (e + 2^16) / 2^17 <= 2^15
+    for (genvar j = 0; j < StepHeads; j++) begin : gen_weight
+      wire [32:0] rounded = weight_e[j] + 33'd65536;  // e <= 2^32
+      assign weight[j] = rounded[32:17];
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire unused_fraction = ^rounded[16:0];
+      /* verilator lint_on UNUSEDSIGNAL */
+    end
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) vp_valid_q <= 1'b0;
+      else vp_valid_q <= g_valid;
+      vp_tag_q <= g_tag;
+      for (int j = 0; j < StepHeads; j++) begin
+        vp_weight_q[j] <= weight[j];
+        for (int l = 0; l < DimLanes; l++)
+          vp_product_q[(j*DimLanes+l)*24+:24] <=
+              24'($signed({1'b0, weight[j]}) * $signed(g_v[((j/Group)*DimLanes+l)*8+:8]));
+      end
+    end
+
+    // A: the partial accumulators and weight sums of the tile (two sets, by the tile's
+    // parity); a tile's last position hands them to the merge.
+    wire [GBits-1:0] vp_g = vp_tag_q[TagBits-1-:GBits];
+    wire vp_parity = vp_tag_q[4], vp_tile_first = vp_tag_q[3], vp_tile_last = vp_tag_q[2];
+    wire vp_first_tile = vp_tag_q[1], vp_last_tile = vp_tag_q[0];
+    logic [PartBits-1:0] partial_q[2][StepHeads*HeadDim];
+    logic [TileSumBits-1:0] tile_sum_q[2][StepHeads];
+    logic [1:0] merge_pending_q;
+    logic [GBits-1:0] merge_g_q[2];
+    logic [1:0] merge_first_q, merge_last_q;
+    for (genvar i = 0; i < StepHeads * HeadDim; i++) begin : gen_partial
+      always_ff @(posedge clk_i) begin
+        if (vp_valid_q)
+          partial_q[vp_parity][i] <= (vp_tile_first ? PartBits'(0) : partial_q[vp_parity][i]) +
+                                     PartBits'($signed(vp_product_q[i*24+:24]));
+      end
+    end
+    for (genvar j = 0; j < StepHeads; j++) begin : gen_tile_sum
+      always_ff @(posedge clk_i) begin
+        if (vp_valid_q)
+          tile_sum_q[vp_parity][j] <= (vp_tile_first ? TileSumBits'(0) : tile_sum_q[vp_parity][j]) +
+                                      TileSumBits'(vp_weight_q[j]);
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      if (vp_valid_q && vp_tile_last) begin
+        merge_g_q[vp_parity]     <= vp_g;
+        merge_first_q[vp_parity] <= vp_first_tile;
+        merge_last_q[vp_parity]  <= vp_last_tile;
+      end
+    end
+
+    // Merge, one element of every head slot a cycle (M0 read, M1 x f, M2 round and add):
+    //   a <- (first tile ? 0 : round(a * f / 2^32)) + P,  S likewise with the tile's sum.
+    logic merge_active_q, merge_parity_q;
+    logic [DimBits-1:0] merge_d_q;
+    wire merge_read_last = merge_active_q && merge_d_q == DimBits'(HeadDim - 1);
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni || state_q == Load) begin
+        merge_pending_q <= '0;
+        merge_active_q  <= 1'b0;
+        merge_parity_q  <= 1'b0;
+        merge_d_q       <= '0;
+        p_free_q        <= 2'b11;
+      end else begin
+        if (vp_valid_q && vp_tile_last) merge_pending_q[vp_parity] <= 1'b1;
+        if (v_issue && v_tile_first) p_free_q[vw_parity_q] <= 1'b0;
+        if (!merge_active_q && merge_pending_q[merge_parity_q]) merge_active_q <= 1'b1;
+        if (merge_active_q) merge_d_q <= merge_read_last ? '0 : merge_d_q + 1'b1;
+        if (merge_read_last) begin
+          merge_active_q                  <= 1'b0;
+          merge_pending_q[merge_parity_q] <= 1'b0;
+          p_free_q[merge_parity_q]        <= 1'b1;
+          merge_parity_q                  <= ~merge_parity_q;
+        end
+      end
+    end
+    logic m1_valid_q, m2_valid_q;
+    logic m1_first_q, m1_last_q, m1_parity_q, m2_first_q, m2_last_q;
+    logic [GBits-1:0] m1_g_q, m2_g_q;
+    logic [DimBits-1:0] m1_d_q, m2_d_q;
+    logic [AccBits-1:0] m1_acc_q[StepHeads];
+    logic [PartBits-1:0] m1_part_q[StepHeads], m2_part_q[StepHeads];
+    logic [WeightSumBits-1:0] m1_sum_q[StepHeads];
+    logic [TileSumBits-1:0] m1_tile_sum_q[StepHeads], m2_tile_sum_q[StepHeads];
+    logic [AccBits+33:0] m2_acc_product_q[StepHeads];
+    logic [WeightSumBits+33:0] m2_sum_product_q[StepHeads];
+    logic [WeightSumBits-1:0] weight_sum_q[NumHeads];  // S[h]
+    wire [GBits-1:0] merge_g = merge_g_q[merge_parity_q];
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        m1_valid_q <= 1'b0;
+        m2_valid_q <= 1'b0;
+      end else begin
+        m1_valid_q <= merge_active_q;
+        m2_valid_q <= m1_valid_q;
+      end
+      m1_first_q  <= merge_first_q[merge_parity_q];
+      m1_last_q   <= merge_last_q[merge_parity_q];
+      m1_parity_q <= merge_parity_q;
+      m1_g_q      <= merge_g;
+      m1_d_q      <= merge_d_q;
+      m2_first_q  <= m1_first_q;
+      m2_last_q   <= m1_last_q;
+      m2_g_q      <= m1_g_q;
+      m2_d_q      <= m1_d_q;
+      for (int j = 0; j < StepHeads; j++) begin
+        m1_acc_q[j]      <= acc_q[(32'(merge_g)*StepHeads+j)*HeadDim+32'(merge_d_q)];
+        m1_part_q[j]     <= partial_q[merge_parity_q][j*HeadDim+32'(merge_d_q)];
+        m1_sum_q[j]      <= weight_sum_q[32'(merge_g)*StepHeads+j];
+        m1_tile_sum_q[j] <= tile_sum_q[merge_parity_q][j];
+        m2_acc_product_q[j] <=
+            (AccBits + 34)'($signed(m1_acc_q[j]) * $signed({1'b0, factor_q[m1_parity_q][j]}));
+        m2_sum_product_q[j] <= (WeightSumBits + 34)'(m1_sum_q[j] * factor_q[m1_parity_q][j]);
+        m2_part_q[j]     <= m1_part_q[j];
+        m2_tile_sum_q[j] <= m1_tile_sum_q[j];
+      end
+    end
+    // M2: round by 2^32 and add; write the accumulator, and (element 0) the head's sum; the
+    // block's last tile starts its heads' reciprocals with the final sum.
+    logic [AccBits-1:0] merged_acc[StepHeads];
+    logic [WeightSumBits-1:0] merged_sum[StepHeads];
+    for (genvar j = 0; j < StepHeads; j++) begin : gen_merge
+      logic [AccBits-1:0] rescaled_acc;
+      st_round_shift #(
+          .InWidth (AccBits + 34),
+          .OutWidth(AccBits)
+      ) u_rescale (
+          .value_i(m2_acc_product_q[j]),
+          .shift_i(6'd32),
+          .value_o(rescaled_acc)
+      );
+      // S * f >= 0: round half up is the same rounding; f <= 2^32, so the result <= S.
+      wire [WeightSumBits+33:0] sum_rounded =
+          m2_sum_product_q[j] + (WeightSumBits + 34)'(33'h080000000);
+      wire [WeightSumBits-1:0] rescaled_sum = sum_rounded[32+:WeightSumBits];
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire unused_sum_bits = ^{sum_rounded[31:0], sum_rounded[WeightSumBits+33-:2]};
+      /* verilator lint_on UNUSEDSIGNAL */
+      assign merged_acc[j] = (m2_first_q ? AccBits'(0) : rescaled_acc) +
+                             AccBits'($signed(m2_part_q[j]));
+      assign merged_sum[j] = (m2_first_q ? WeightSumBits'(0) : rescaled_sum) +
+                             WeightSumBits'(m2_tile_sum_q[j]);
+    end
+    for (genvar i = 0; i < QCodes; i++) begin : gen_acc
+      localparam int unsigned H = i / HeadDim, D = i % HeadDim;
+      always_ff @(posedge clk_i) begin
+        if (m2_valid_q && 32'(m2_g_q) == H / StepHeads && 32'(m2_d_q) == D)
+          acc_q[i] <= merged_acc[H%StepHeads];
+      end
+    end
+    wire m2_sum_write = m2_valid_q && m2_d_q == '0;
+    for (genvar h = 0; h < NumHeads; h++) begin : gen_sum
+      always_ff @(posedge clk_i) begin
+        if (m2_sum_write && 32'(m2_g_q) == h / StepHeads) weight_sum_q[h] <= merged_sum[h%StepHeads];
+      end
+    end
+
+    // 1 / (S * 2^17) per head slot, the block's tag kept beside the six-stage pipeline.
+    localparam int unsigned ReciprocalStages = 6;
+    wire reciprocal_start = m2_sum_write && m2_last_q;
+    logic [GBits-1:0] reciprocal_g_q[ReciprocalStages];
+    always_ff @(posedge clk_i) begin
+      reciprocal_g_q[0] <= m2_g_q;
+      for (int k = 1; k < ReciprocalStages; k++) reciprocal_g_q[k] <= reciprocal_g_q[k-1];
+    end
+    logic [StepHeads-1:0] reciprocal_done;
+    logic [31:0] reciprocal_mantissa[StepHeads];
+    logic [5:0] reciprocal_exponent[StepHeads];
+    for (genvar j = 0; j < StepHeads; j++) begin : gen_reciprocal
+      st_softmax_reciprocal #(
+          .SumBits  (WeightSumBits + 17),
+          .TableFile(ReciprocalTableFile)
+      ) u_reciprocal (
+          .clk_i     (clk_i),
+          .rst_ni    (rst_ni),
+          .start_i   (reciprocal_start),
+          .sum_i     ({merged_sum[j], 17'd0}),
+          .done_o    (reciprocal_done[j]),
+          .mantissa_o(reciprocal_mantissa[j]),
+          .exponent_o(reciprocal_exponent[j])
+      );
+    end
+    wire [GBits-1:0] reciprocal_g = reciprocal_g_q[ReciprocalStages-1];
+    for (genvar h = 0; h < NumHeads; h++) begin : gen_norm
+      wire arrive = reciprocal_done[h%StepHeads] && reciprocal_g == GBits'(h / StepHeads);
+      always_ff @(posedge clk_i) begin
+        if (arrive) begin
+          norm_mantissa[h] <= reciprocal_mantissa[h%StepHeads];
+          norm_exponent[h] <= reciprocal_exponent[h%StepHeads];
+        end
+        if (!rst_ni || state_q == Load) norm_arrived_q[h] <= 1'b0;
+        else if (arrive) norm_arrived_q[h] <= 1'b1;
+      end
+    end
+
+    assign value_idle = !v1_valid_q && d_valid_q == '0 && !vp_valid_q && merge_pending_q == '0 &&
+                        !merge_active_q && !m1_valid_q && !m2_valid_q;
   end
 
   // ---- Output: O1 accumulators and their head's (R, L), O2 a x R, O3 rounding shift by L - 2
@@ -665,22 +1068,12 @@ module st_attention #(
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
-      // The softmax instances are idle between invocations and never refuse a score: the
-      // scores of one head arrive at most one per cycle while the instance is in its load pass.
-      if (sm_cfg_valid) assert (&sm_cfg_ready)
-        else $error("st_attention: a softmax instance refused its config");
-      assert ((sm_in_valid & ~sm_in_ready) == '0)
-        else $error("st_attention: a softmax instance refused a score");
       if (q_take && q_count_q == '0)
         assert (32'(cache_len_i) < MaxContext)
         else $error("st_attention: cache_len %0d exceeds MaxContext - 1", cache_len_i);
     end
   end
 `endif
-
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_bits = ^{sm_in_ready, sm_cfg_ready};
-  /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule
 

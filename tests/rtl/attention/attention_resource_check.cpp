@@ -3,7 +3,8 @@
 // with the ratio synthesized / model. Fails only when a ratio leaves [0.5, 2] (the model is
 // then wrong, not merely imprecise); the aim is within 25 %.
 // Usage: attention_resource_check <report.json> NumHeads=.. NumKvHeads=.. HeadDim=.. MaxContext=..
-// Lanes=.. CacheLanes=.. [OutBits=..] (other Name=Value pairs are ignored)
+// Lanes=.. CacheLanes=.. [OutBits=.. BlockMajor=.. CacheRound=.. OnePass=.. TilePositions=..]
+// (other Name=Value pairs are ignored)
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -33,6 +34,10 @@ int main(int argc, char **argv) {
   p.lanes = params.at("Lanes");
   p.cacheLanes = params.at("CacheLanes");
   p.outBits = params.count("OutBits") ? params.at("OutBits") : 8;
+  p.blockMajor = params.count("BlockMajor") && params.at("BlockMajor") != 0;
+  p.cacheRound = params.count("CacheRound") ? params.at("CacheRound") : 1;
+  p.onePass = params.count("OnePass") && params.at("OnePass") != 0;
+  p.tilePositions = params.count("TilePositions") ? params.at("TilePositions") : 64;
   const st::model::ResourceEstimate model = st::model::attentionResources(p);
 
   std::ifstream file(argv[1]);

@@ -1,4 +1,5 @@
-// Verilator test of st_attention against the golden st::numerics::attention.
+// Verilator test of st_attention against the golden st::numerics::attention (OnePass:
+// st::numerics::attentionTiled with the kernel's TilePositions).
 // The cache streams come in the kernel's walk order (position-major, or block-major with the
 // BlockMajor parameter, each block's positions padded with random codes to a multiple of
 // CacheRound).
@@ -129,6 +130,8 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
   mp.outBits = params["OutBits"];
   mp.blockMajor = params.get("BlockMajor", 0) != 0;
   mp.cacheRound = params.get("CacheRound", 1);
+  mp.onePass = params.get("OnePass", 0) != 0;
+  mp.tilePositions = params.get("TilePositions", 64);
   const num::AttentionShape shape{size_t(mp.numHeads), size_t(mp.numKvHeads), size_t(mp.headDim)};
   const unsigned lanes = unsigned(mp.lanes), cacheLanes = unsigned(mp.cacheLanes),
                  outBits = unsigned(mp.outBits);
@@ -212,7 +215,9 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
   // withNew false: k_new and v_new are the caller's to push (late).
   auto submit = [&](const num::AttentionInputs &in, const num::AttentionScales &scales,
                     bool withNew = true) {
-    const std::vector<int32_t> o = num::attention(in, shape, scales);
+    const std::vector<int32_t> o =
+        mp.onePass ? num::attentionTiled(in, shape, scales, size_t(mp.tilePositions))
+                   : num::attention(in, shape, scales);
     sideband.push({in.cacheLength, scales});
     pushCodes(q, in.q, lanes);
     if (withNew) {

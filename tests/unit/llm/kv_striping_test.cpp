@@ -8,6 +8,7 @@
 #include "llm/kv_striping.h"
 
 #include "frontend/decode_builder.h"
+#include "llm/attention_tile_choice.h"
 #include "llm/engine_fifo_choice.h"
 #include "llm/kv_step_choice.h"
 #include "llm/stage_lowering.h"
@@ -468,6 +469,30 @@ TEST(EngineFifoChoice, TheDeeperFifoOnlyWhereItShortensTheStep) {
       4096);
   EXPECT_EQ(engineFifoChoiceContext(4096), 512);
   EXPECT_EQ(engineFifoChoiceContext(64), 64);
+}
+
+TEST(AttentionTileChoice, OnePassWhereItAppliesFitsAndShortensTheStep) {
+  // GPT-2 Medium (block-major over tokens of 8 whole kv heads): one pass in tiles of 128, whose
+  // step at 512 is shorter than the two-pass form's; tiles of 64 (shorter than a merge of its
+  // 64-code heads and the pipeline) are not weighed; within a budget the one-pass design
+  // exceeds (its LUTs), two passes.
+  const frontend::LoadedModel gpt2 = configShapes("gpt2-medium");
+  AcceleratorOptions g = chosenOptions(gpt2, 1024);
+  ASSERT_TRUE(g.attentionBlockMajor);
+  EXPECT_TRUE(attentionOnePassAppliesTo(gpt2.program, g));
+  EXPECT_EQ(chooseAttentionTile(gpt2.program, g, {0, 64, 128, 256}, u55cShare70()), 128);
+  AcceleratorOptions onePass = g;
+  onePass.attentionTilePositions = 128;
+  EXPECT_LT(choiceContextCycles(gpt2.program, onePass), choiceContextCycles(gpt2.program, g));
+  model::ResourceEstimate tight = u55cShare70();
+  tight.lut = designNeedsOf(gpt2.program, onePass).resources.lut - 1;
+  ASSERT_GE(tight.lut, designNeedsOf(gpt2.program, g).resources.lut);
+  EXPECT_EQ(chooseAttentionTile(gpt2.program, g, {0, 64, 128, 256}, tight), 0);
+  // Llama-3.2-1B walks position-major (its reads are wider than attention's token): no one pass.
+  const frontend::LoadedModel llama = configShapes("llama-3.2-1b");
+  const AcceleratorOptions l = chosenOptions(llama, 4096);
+  EXPECT_FALSE(attentionOnePassAppliesTo(llama.program, l));
+  EXPECT_EQ(chooseAttentionTile(llama.program, l, {0, 64, 128, 256}, u55cShare70()), 0);
 }
 
 } // namespace
