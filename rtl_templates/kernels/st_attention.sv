@@ -1,6 +1,6 @@
 // st_attention: decode attention of ONE new token over a KV cache streamed from HBM, one layer,
-// bit-exact with st::numerics::attention (compiler/numerics/attention_golden.h,
-// docs/numerics.md §6):
+// bit-exact with st::numerics::attention (one pass: attentionTiled; compiler/numerics/
+// attention_golden.h, docs/numerics.md §6):
 //   s[h][p] = sum_d q[h][d] * k[p][g(h)][d]                 (s8 x s8 -> s32), g(h) = h / Group
 //   E[h][.] = exp(s[h][.] - max) rounded to u16 Q1.15     (st_softmax, one per head, not
 //             normalized), S[h] = sum_p E[h][p], (R, L)[h] = 1 / (S[h] * 2^17)
@@ -70,8 +70,20 @@
 //           written E[.][p], so the value pass overlaps the softmax's weight pass. Group x
 //           CacheLanes products E * v accumulate into the AccBits accumulators
 //           (NumHeads*HeadDim registers).
-//   Drain   (after the value walker's last chunk) the value pipeline empties and every head's
-//           (R, L) has arrived.
+//     One pass (OnePass = 1; block-major over cache tokens of whole kv heads; bit-exact with
+//           st::numerics::attentionTiled): no st_softmax. The score walker runs every block
+//           back to back and writes each head's scores to a MaxContext x s32 memory, and each
+//           tile's running maximum m_t (tiles of TilePositions real positions). The value walker
+//           issues a tile once all its scores are in (so it follows a tile behind) and reads
+//           them back: per head slot, an exponent lane gives E against m_t and another the
+//           tile's factor f = exp2(-(m_t - m_(t-1)) M); the chunk waits beside them six stages;
+//           E * v go into the tile's partial accumulators (two sets, by tile parity). After a
+//           tile's last position a merge walks its heads' accumulators one element a cycle
+//           (HeadDim cycles): a <- round(a * f / 2^32) + P, S likewise (the first tile of a
+//           block: a <- P), and the block's last tile starts its heads' reciprocals. A tile's
+//           first position waits for the merge two tiles back to have read its partial set.
+//   Drain   (after the value walker's last chunk) the value pipeline empties (one pass: and the
+//           last merge is written) and every head's (R, L) has arrived.
 //   Output  Lanes accumulators at a time: normalize (multiply by R, rounding shift by L - 2),
 //           requantize (multiply by M_o, rounding shift with saturation), register slice. The
 //           next invocation's Load starts once the last output token has entered the output

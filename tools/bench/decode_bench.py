@@ -125,6 +125,13 @@ def figures_of(name, report, manifest, wall, extra_contexts=()):
             "resources": resources, "curve": curve}
 
 
+def attention_form(m):
+    """Attention's form in a measured design: one pass in tiles (compile --attention-tile), or
+    two passes (designs measured before one pass existed have no such field)."""
+    tile = m.get("attention_tile_positions", 0)
+    return f"one pass, tiles of {tile}" if tile else "two passes"
+
+
 def markdown(results, measured):
     lines = ["# Decode benchmark (GEMV engine, W4A8, 250 MHz)", "",
              "Predicted by the compiler (`tools/bench/decode_bench.py`); measured rows come from "
@@ -143,8 +150,8 @@ def markdown(results, measured):
                   "past the first few resumes over the golden KV rows, `sim --kv-prefill`):", "",
                   "| model | contexts (generated steps) | cycles/token | ms/token | x bound | "
                   "measured/predicted | HBM GB/s | Verilator s/token (model) | golden s | "
-                  "engine FIFO words |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
+                  "engine FIFO words | attention |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         for m in measured:
             # One prompt token: generated step t decodes with t + 1 tokens in the context.
             first, last = m.get("context_first", 2), m.get("context_last", m["tokens"])
@@ -162,7 +169,7 @@ def markdown(results, measured):
                          f"{m['measured_cycles']:,.0f} | {m['ms_per_token_250mhz']:.3f} | {over} | "
                          f"{m['measured_over_predicted']:.4f} | "
                          f"{m.get('hbm_gb_per_s_250mhz', 0):.0f} | {walls} | "
-                         f"{m.get('engine_fifo_words') or ''} |")
+                         f"{m.get('engine_fifo_words') or ''} | {attention_form(m)} |")
     lines += ["", "Resources (estimate / U55C):", "",
               "| model | LUT | FF | DSP | BRAM36 | URAM | compile wall (s), this run |",
               "|---|---|---|---|---|---|---|"]

@@ -116,8 +116,12 @@ def main():
     with open(os.path.join(design, "report.json")) as f:
         fifo_words = next((st["fifo_depth"] for st in json.load(f).get("streams", [])
                            if st.get("name") == "gemv_w0"), None)
+    # Attention's form (compile --attention-tile): one pass in tiles of this many positions, or
+    # two passes (0), from the design's manifest.
+    attention_tile = read_json(os.path.join(design, "design.json")).get(
+        "attention_tile_positions", 0)
     figures = {"config": name, "precision": args.precision, "engine": args.engine,
-               "engine_fifo_words": fifo_words,
+               "engine_fifo_words": fifo_words, "attention_tile_positions": attention_tile,
                "tokens": args.tokens, "max_context": int(args.max_context),
                "kv_prefill": args.kv_prefill,
                # The generated steps attend to these many positions (cached rows + the new one).
