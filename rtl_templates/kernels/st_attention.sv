@@ -708,11 +708,17 @@ module st_attention #(
         v1_g_q   <= g_q[VW];
         v1_tag_q <= {g_q[VW], vw_parity_q, v_tile_first, v_tile_last, v_first_tile,
                      !from_cache[VW]};
-        for (int j = 0; j < StepHeads; j++) begin
-          if (v_issue && v_tile_first) vw_max_q[j] <= head_tile_max[32'(g_q[VW])*StepHeads+j];
-          v1_max_q[j] <= v_tile_first ? head_tile_max[32'(g_q[VW])*StepHeads+j] : vw_max_q[j];
-          v1_prev_max_q[j] <= v_first_tile ? head_tile_max[32'(g_q[VW])*StepHeads+j]
-                                           : vw_max_q[j];
+      end
+    end
+    // (Per head slot in generate loops: Verilator 5.006 cannot unroll every procedural loop
+    // that assigns an unpacked array with <=.)
+    for (genvar j = 0; j < StepHeads; j++) begin : gen_v1_max
+      wire [31:0] tile_max = head_tile_max[32'(g_q[VW])*StepHeads+j];
+      always_ff @(posedge clk_i) begin
+        if (value_step) begin
+          if (v_issue && v_tile_first) vw_max_q[j] <= tile_max;
+          v1_max_q[j]      <= v_tile_first ? tile_max : vw_max_q[j];
+          v1_prev_max_q[j] <= v_first_tile ? tile_max : vw_max_q[j];
         end
       end
     end
@@ -754,11 +760,11 @@ module st_attention #(
     always_ff @(posedge clk_i) begin
       if (!rst_ni) d_valid_q <= '0;
       else d_valid_q <= {d_valid_q[ExpStages-2:0], v1_valid_q};
-      d_v_q[0]   <= v1_v_q;
-      d_tag_q[0] <= v1_tag_q;
-      for (int k = 1; k < ExpStages; k++) begin
-        d_v_q[k]   <= d_v_q[k-1];
-        d_tag_q[k] <= d_tag_q[k-1];
+    end
+    for (genvar k = 0; k < ExpStages; k++) begin : gen_delay
+      always_ff @(posedge clk_i) begin
+        d_v_q[k]   <= k == 0 ? v1_v_q : d_v_q[k == 0 ? 0 : k-1];
+        d_tag_q[k] <= k == 0 ? v1_tag_q : d_tag_q[k == 0 ? 0 : k-1];
       end
     end
     wire g_valid = d_valid_q[ExpStages-1];
@@ -767,9 +773,10 @@ module st_attention #(
     wire g_parity = g_tag[4], g_tile_first = g_tag[3];
     // The rescale factor of each parity's tile, taken at the tile's first position.
     logic [32:0] factor_q[2][StepHeads];
-    always_ff @(posedge clk_i) begin
-      if (g_valid && g_tile_first)
-        for (int j = 0; j < StepHeads; j++) factor_q[g_parity][j] <= factor_e[j];
+    for (genvar j = 0; j < StepHeads; j++) begin : gen_factor
+      always_ff @(posedge clk_i) begin
+        if (g_valid && g_tile_first) factor_q[g_parity][j] <= factor_e[j];
+      end
     end
 
     // P: E rounded to u16 Q1.15, the products E * v.
@@ -789,7 +796,9 @@ module st_attention #(
       if (!rst_ni) vp_valid_q <= 1'b0;
       else vp_valid_q <= g_valid;
       vp_tag_q <= g_tag;
-      for (int j = 0; j < StepHeads; j++) begin
+    end
+    for (genvar j = 0; j < StepHeads; j++) begin : gen_product
+      always_ff @(posedge clk_i) begin
         vp_weight_q[j] <= weight[j];
         for (int l = 0; l < DimLanes; l++)
           vp_product_q[(j*DimLanes+l)*24+:24] <=
@@ -883,7 +892,9 @@ module st_attention #(
       m2_last_q   <= m1_last_q;
       m2_g_q      <= m1_g_q;
       m2_d_q      <= m1_d_q;
-      for (int j = 0; j < StepHeads; j++) begin
+    end
+    for (genvar j = 0; j < StepHeads; j++) begin : gen_merge_read
+      always_ff @(posedge clk_i) begin
         m1_acc_q[j]      <= acc_q[(32'(merge_g)*StepHeads+j)*HeadDim+32'(merge_d_q)];
         m1_part_q[j]     <= partial_q[merge_parity_q][j*HeadDim+32'(merge_d_q)];
         m1_sum_q[j]      <= weight_sum_q[32'(merge_g)*StepHeads+j];
@@ -939,9 +950,10 @@ module st_attention #(
     localparam int unsigned ReciprocalStages = 6;
     wire reciprocal_start = m2_sum_write && m2_last_q;
     logic [GBits-1:0] reciprocal_g_q[ReciprocalStages];
-    always_ff @(posedge clk_i) begin
-      reciprocal_g_q[0] <= m2_g_q;
-      for (int k = 1; k < ReciprocalStages; k++) reciprocal_g_q[k] <= reciprocal_g_q[k-1];
+    for (genvar k = 0; k < ReciprocalStages; k++) begin : gen_reciprocal_tag
+      always_ff @(posedge clk_i) begin
+        reciprocal_g_q[k] <= k == 0 ? m2_g_q : reciprocal_g_q[k == 0 ? 0 : k-1];
+      end
     end
     logic [StepHeads-1:0] reciprocal_done;
     logic [31:0] reciprocal_mantissa[StepHeads];
