@@ -35,6 +35,18 @@ def file_sha256(path):
     return h.hexdigest()
 
 
+def tree_sha256(root):
+    """One hash over every file under `root` (names and contents), in a stable order."""
+    h = hashlib.sha256()
+    for folder, dirs, files in sorted(os.walk(root)):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            h.update(os.path.relpath(path, root).encode())
+            h.update(file_sha256(path).encode())
+    return h.hexdigest()
+
+
 def read_json(path):
     try:
         with open(path) as f:
@@ -71,10 +83,14 @@ def main():
     compile_cmd = [args.streamtensor, "compile", args.config, "--random-weights", "--precision",
                    args.precision, "--max-context", args.max_context, "--engine", args.engine,
                    "--target", "u55c", "-o", design]
-    # A kept design is reused only when this compiler binary compiled it with these arguments:
-    # after a change to the compiler the bench must measure the new design, not the old one.
+    # A kept design is reused only when this compiler binary compiled it with these arguments
+    # from these RTL templates (compile copies them into the design): after a change to either
+    # the bench must measure the new design, not the old one.
     stamp_path = design + ".compiled-by.json"
-    stamp = {"command": compile_cmd, "streamtensor_sha256": file_sha256(args.streamtensor)}
+    templates = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                             "rtl_templates")
+    stamp = {"command": compile_cmd, "streamtensor_sha256": file_sha256(args.streamtensor),
+             "rtl_templates_sha256": tree_sha256(templates)}
     kept = (args.keep_design and os.path.exists(os.path.join(design, "design.json"))
             and os.path.exists(stamp_path) and read_json(stamp_path) == stamp)
     if kept:
