@@ -88,6 +88,7 @@ namespace {
 
 /// The one-pass schedule (attention_model.h): both walkers chunk by chunk, and the merges.
 AttentionSchedule onePassSchedule(const AttentionParams &p) {
+  using P = AttentionPipeline;
   const int64_t n = p.cacheLength + 1;
   const int64_t walked = cachePositions(p) + 1; // pad included, the new position last
   const int64_t blocks = p.numKvHeads / kvStepOf(p);
@@ -128,14 +129,14 @@ AttentionSchedule onePassSchedule(const AttentionParams &p) {
         if (r % tile == 0)
           ++globalTile;
         const int64_t needed = std::min((r / tile + 1) * tile, n);
-        v = std::max(v, scoreOf(b, needed - 1) + 4);
+        v = std::max(v, scoreOf(b, needed - 1) + P::kScoreCounted);
         if (isNew)
           v = std::max(v, p.vNewLastTaken + 1);
         if (r % tile == 0 && globalTile >= 2)
           v = std::max(v, readLast[size_t(globalTile - 2)] + 1);
         if ((r + 1) % tile == 0 || isNew) {
-          const int64_t start =
-              std::max(v + 10, readLast.empty() ? int64_t(0) : readLast.back() + 2);
+          const int64_t start = std::max(
+              v + P::kValueToMerge, readLast.empty() ? int64_t(0) : readLast.back() + P::kMergeGap);
           readLast.push_back(start + p.headDim - 1);
           lastMergeStart = start;
         }
@@ -151,9 +152,11 @@ AttentionSchedule onePassSchedule(const AttentionParams &p) {
     s.valueCycles.push_back(std::move(cycles));
     s.cacheTokenTiles.push_back(std::move(tiles));
   }
-  s.lastScoreGroup0 = s.scoreCycles.front().back() + AttentionPipeline::kScoreStages;
+  s.lastScoreGroup0 = s.scoreCycles.front().back() + P::kScoreStages;
   s.firstValueIssue = s.valueStart.front();
-  s.firstOutputIssue = 1 + std::max({previous + 1, readLast.back() + 3, lastMergeStart + 9});
+  // Drain leaves for Output the cycle after the value side is idle and every (R, L) is in.
+  s.firstOutputIssue = 1 + std::max({previous + 1, readLast.back() + P::kMergeDrain,
+                                     lastMergeStart + P::kMergeToNorm});
   s.nextInvocation = s.firstOutputIssue + qTokens;
   return s;
 }

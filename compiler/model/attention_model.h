@@ -50,6 +50,18 @@ struct AttentionPipeline {
   static constexpr int64_t kNormToOutput = 2; ///< last head's (R, L) -> first output issue
   /// accumulator read, a x R, round (a / S), x M_o, round and saturate, slice
   static constexpr int64_t kOutputStages = 6;
+  // One pass:
+  /// a score chunk issued at c is counted (its tile's value chunks may issue) from c + this
+  static constexpr int64_t kScoreCounted = 4;
+  /// a tile's last value chunk issued at v: its merge reads from v + this at the earliest
+  /// (score read, six exponent stages, E * v, partial accumulate, merge start)
+  static constexpr int64_t kValueToMerge = 10;
+  /// a merge starts reading this many cycles after the previous one's last read
+  static constexpr int64_t kMergeGap = 2;
+  /// the last merge's last read at X: the value side is idle from X + this
+  static constexpr int64_t kMergeDrain = 3;
+  /// the block's last merge starting at R: its heads' (R, L) have arrived from R + this
+  static constexpr int64_t kMergeToNorm = 9;
 };
 
 /// Derived schedule of one invocation (cycle 0 = the first handshake; every input offers a
