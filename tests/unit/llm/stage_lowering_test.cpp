@@ -252,6 +252,42 @@ TEST(StageLowering, ACacheLengthBeyondTheContextNamesTheAttention) {
   }
 }
 
+TEST(StageLowering, OnePassAttentionNamesTheAttentionWhereItCannotApply) {
+  // gpt2_tiny: 4 heads of 12 codes. Its default walk (position-major over every kv head) takes
+  // no one pass; block-major over 2 heads a token does, but not in a tile of 3 positions.
+  frontend::LoadedModel m = loadFixture("gpt2_tiny");
+  StageLoweringOptions o;
+  o.maxContext = 64;
+  o.cacheLength = 8;
+  o.gemvEngine = true;
+  o.attentionKvStep = 4;
+  o.attentionTilePositions = 32;
+  auto errorOf = [&] {
+    try {
+      lowerStage(m.program.stages.at(1), o);
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  std::string e = errorOf();
+  EXPECT_NE(e.find("attention 'attention'"), std::string::npos) << e;
+  EXPECT_NE(e.find("block-major walk"), std::string::npos) << e;
+  EXPECT_NE(e.find("walks position-major"), std::string::npos) << e;
+  o.attentionKvStep = 2;
+  o.attentionBlockMajor = true;
+  o.attentionTilePositions = 3;
+  e = errorOf();
+  EXPECT_NE(e.find("a power of two 2 .. 64"), std::string::npos) << e;
+  o.attentionTilePositions = 32;
+  const LoweredStage lowered = lowerStage(m.program.stages.at(1), o);
+  bool onePass = false;
+  for (ir::NodeId id : lowered.dataflow.nodes())
+    for (const ir::NodeParam &param : lowered.dataflow.node(id).params)
+      onePass = onePass || (param.name == "OnePass" && param.value == 1);
+  EXPECT_TRUE(onePass);
+}
+
 TEST(StageLowering, FullSizeConfigsLower) {
   for (const char *config :
        {"gpt2-medium", "qwen2.5-0.5b", "tinyllama-1.1b", "llama-3.2-1b", "gemma-3-1b"}) {
