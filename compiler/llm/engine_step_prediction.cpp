@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "llm/engine_channel_groups.h"
 #include "llm/kv_striping.h"
 #include "model/dma_stream_model.h"
 #include "model/gemv_engine_model.h"
@@ -297,25 +298,37 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
   et.inputTokensNeeded.assign(engineInputs.size(), [](int64_t) { return int64_t(0); });
   et.outputTokens = engineOutputs;
   sg.graph.nodes[engineNode].engine = engine;
-  // The engine's words: from the step's start at the memory's rate, through the DMA's buffer
-  // and the prefetch FIFO. The rate is a cadence between consecutive words, so a channel the
-  // full FIFO stopped restarts at its rate (no credit for the stall). The words the channels
-  // fetched in the previous step's tail (argmax, token, embedding: at most the buffer and the
-  // FIFO, about 0.2 % of a full-size step) are not counted: docs/decisions.md.
+  // The engine's words: from the step's start at the memory's rate, through each channel's DMA
+  // buffer and prefetch FIFO; the engine takes a super-word when every channel's FIFO holds a
+  // word. The rate is a cadence between consecutive words, so a channel the full FIFO stopped
+  // restarts at its rate (no credit for the stall). The words the channels fetched in the
+  // previous step's tail (argmax, token, embedding: at most the buffer and the FIFO, about 0.2 %
+  // of a full-size step) are not counted: docs/decisions.md.
+  // Each channel's refill runs on its own: one refill source per group of channels the same
+  // reads share (engine_channel_groups.h), joined into the engine's super-words.
   const int64_t words = engineInputs[0];
-  const size_t wordSource = sg.addNode("engine/words", model::readDmaStreamTiming(words, words));
-  sg.addEdge({"engine/w", wordSource, engineNode, 0, words, 512, 0},
-             engineFifoDepth(use, options_));
-  passes::MemoryRead wordRead;
-  wordRead.node = wordSource;
-  wordRead.words = words;
-  wordRead.restartDelay = model::memoryRestartDelay(hbm_);
-  // A super-word takes a word from every channel: also from those the KV caches read (an
-  // unstriped cache on channel 0, 1, ..., a striped one on its slices' kvSliceChannel), where
-  // the weight stream's refill and the K/V rows share the channel's bandwidth.
-  for (int c = 0; c < static_cast<int>(use.shape.channels); ++c)
-    wordRead.channels.push_back(c);
-  sg.reads.push_back(wordRead);
+  const std::vector<std::vector<int>> groups = engineChannelGroups(sg.reads, use.shape.channels);
+  const size_t join = groups.size() == 1
+                          ? engineNode
+                          : sg.addNode("engine/join", model::passThroughTiming(
+                                                          words, static_cast<int64_t>(groups.size())));
+  if (join != engineNode)
+    sg.addEdge({"engine/w", join, engineNode, 0, words, 512, 0}, 2);
+  for (size_t group = 0; group < groups.size(); ++group) {
+    const std::string suffix = groups.size() == 1 ? "" : std::to_string(group);
+    const size_t wordSource =
+        sg.addNode("engine/words" + suffix, model::readDmaStreamTiming(words, words));
+    sg.addEdge({"engine/w" + suffix, wordSource, join, join == engineNode ? 0 : group, words, 512,
+                0},
+               engineFifoDepth(use, options_));
+    passes::MemoryRead wordRead;
+    wordRead.node = wordSource;
+    wordRead.words = words;
+    wordRead.restartDelay = model::memoryRestartDelay(hbm_);
+    // Its words draw on its channels' bandwidth beside the K/V rows read there.
+    wordRead.channels = groups[group];
+    sg.reads.push_back(wordRead);
+  }
   sg.compact();
   sg.graph.bandwidth.wordsPerCycle = hbm_.channelWordsPerCycle();
   passes::addMemoryStages(sg.graph, sg.depths, sg.reads, model::cadenceOf(hbm_.wordsPerCycle()));

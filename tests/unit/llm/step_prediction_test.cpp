@@ -1,7 +1,9 @@
 // Step prediction (compiler/llm/step_prediction): the HBM read DMA's memory and DMA stages under
 // the testbench memory's mean behaviour, the cached-row rule, the per-step table of a fixture
 // (grows with the cache, stops growing on a sliding-window layer, slower memory is slower) and the
-// per-run means sim prints beside the measured cycles.
+// per-run means sim prints beside the measured cycles; the engine's channels folded into groups
+// the same reads share (each channel's refill runs ahead of the K/V channels' by its FIFO).
+#include "llm/engine_channel_groups.h"
 #include "llm/engine_step_prediction.h"
 #include "llm/kv_step_choice.h"
 #include "llm/step_prediction.h"
@@ -323,6 +325,29 @@ TEST(StepPrediction, TheEnginePrefetchFifoStreamsTheWeightsOnThroughAttention) {
               "4,096\n",
               (long long)shallow, (long long)deep);
   EXPECT_LT(static_cast<double>(deep), 0.99 * static_cast<double>(shallow));
+}
+
+TEST(StepPrediction, EngineChannelsGroupByTheReadsThatShareThem) {
+  // GPT-2 Medium's caches: 8 K slices on channels 4j, 8 V slices on 4j + 2, two layers' reads of
+  // each: the K channels, the weights-only channels and the V channels refill apart.
+  std::vector<passes::MemoryRead> reads(4);
+  for (int j = 0; j < 8; ++j)
+    for (int layer = 0; layer < 2; ++layer) {
+      reads[static_cast<size_t>(2 * layer)].channels.push_back(4 * j);
+      reads[static_cast<size_t>(2 * layer + 1)].channels.push_back(4 * j + 2);
+    }
+  std::vector<std::vector<int>> expected(3);
+  for (int c = 0; c < 32; ++c)
+    expected[c % 4 == 0 ? 0 : c % 4 == 2 ? 2 : 1].push_back(c);
+  EXPECT_EQ(engineChannelGroups(reads, 32), expected);
+  // A read on one more channel splits its group; channels past the engine's are ignored.
+  reads[0].channels.push_back(1);
+  reads[0].channels.push_back(40);
+  const std::vector<std::vector<int>> split = engineChannelGroups(reads, 32);
+  ASSERT_EQ(split.size(), 4u);
+  EXPECT_EQ(split[1], std::vector<int>({1}));
+  // No reads: one group, every channel in lockstep.
+  EXPECT_EQ(engineChannelGroups({}, 4), std::vector<std::vector<int>>({{0, 1, 2, 3}}));
 }
 
 TEST(StepPrediction, SandwichSamplingFindsTheKinkOfAConcaveBlock) {
