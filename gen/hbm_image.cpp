@@ -70,6 +70,8 @@ std::string hbmManifestJson(const plan::HbmImagePlan &plan) {
       e["kv_part_codes"] = b.kvPartCodes;
       if (b.kvBlocks > 1)
         e["kv_blocks"] = b.kvBlocks;
+      if (b.kvBlockChannels > 1)
+        e["kv_block_channels"] = b.kvBlockChannels;
       if (b.kvPositionSlices > 1)
         e["kv_position_slices"] = b.kvPositionSlices;
     }
@@ -183,7 +185,16 @@ plan::HbmImagePlan readHbmManifest(const std::string &path) {
                     "a slice 0 .. kv_slices-1 of kv_slices >= 2, of 1 .. 64 codes per part");
       if (e.contains("kv_blocks")) {
         b.kvBlocks = integer(e, "kv_blocks", where);
-        if (b.kvBlocks < 2 || b.rowBytes % (b.kvBlocks * 64) != 0 || b.layerBytes % b.kvBlocks != 0)
+        if (e.contains("kv_block_channels")) {
+          // Its blocks on channels of their own: a layer is one block's region on each.
+          b.kvBlockChannels = integer(e, "kv_block_channels", where);
+          if (b.kvBlockChannels != b.kvBlocks)
+            throw Error(path, where + "kv_block_channels",
+                        "its kv_blocks (" + std::to_string(b.kvBlocks) + "), one channel a block");
+          b.kvBlockStrideBytes = plan.device.pseudoChannelBytes;
+        }
+        if (b.kvBlocks < 2 || b.rowBytes % (b.kvBlocks * 64) != 0 ||
+            (b.kvBlockChannels == 1 && b.layerBytes % b.kvBlocks != 0))
           throw Error(path, where + "kv_blocks",
                       "at least 2 kv-head blocks dividing its rows into whole bus words");
       }
@@ -202,6 +213,11 @@ plan::HbmImagePlan readHbmManifest(const std::string &path) {
         throw Error(path, where + "channels", "channel numbers, got " + c.dump());
       b.channels.push_back(c.get<int64_t>());
     }
+    if (b.kvBlockChannels > 1 && (static_cast<int64_t>(b.channels.size()) != b.kvBlockChannels ||
+                                  b.channels.back() != b.channels.front() + b.kvBlockChannels - 1))
+      throw Error(path, where + "channels",
+                  std::to_string(b.kvBlockChannels) +
+                      " consecutive channels, one per kv-head block");
     if (b.layers < 1 || b.layerBytes < 0 || b.layerStride < b.layerBytes || b.address < 0 ||
         b.bytes() != integer(e, "bytes", where))
       throw Error(path, where + "bytes",

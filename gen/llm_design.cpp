@@ -271,8 +271,12 @@ nlohmann::json llmRunManifest(const plan::LlmPlan &d) {
   j["dump"] = nlohmann::json::array();
   for (const plan::HbmBuffer &b : d.hbm.buffers)
     if (b.kind == "k_cache" || b.kind == "v_cache" || b.kind.rfind("run_", 0) == 0)
-      j["dump"].push_back(
-          {{"name", fileStem(b.name)}, {"address", b.address}, {"bytes", b.bytes()}});
+      // A cache whose kv-head blocks spread over channels: each block's region on its own.
+      for (int64_t block = 0; block < b.kvBlockChannels; ++block)
+        j["dump"].push_back(
+            {{"name", fileStem(b.name) + (block > 0 ? ".b" + std::to_string(block) : "")},
+             {"address", b.address + block * b.kvBlockStride()},
+             {"bytes", b.bytes()}});
   return j;
 }
 

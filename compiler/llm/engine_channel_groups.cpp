@@ -8,7 +8,8 @@ namespace st::llm {
 
 std::vector<std::vector<int>> engineChannelGroups(const std::vector<passes::MemoryRead> &reads,
                                                   int64_t channels) {
-  // Per channel, the reads drawing on it.
+  // Per channel, the (read, block) pairs drawing on it (block 0 for a read's `channels`, b + 1
+  // for its block b's blockChannels).
   using Use = std::pair<size_t, size_t>;
   std::vector<std::vector<Use>> readsOf(static_cast<size_t>(channels));
   auto note = [&](const std::vector<int> &chans, Use use) {
@@ -16,8 +17,11 @@ std::vector<std::vector<int>> engineChannelGroups(const std::vector<passes::Memo
       if (c >= 0 && c < channels)
         readsOf[static_cast<size_t>(c)].push_back(use);
   };
-  for (size_t i = 0; i < reads.size(); ++i)
+  for (size_t i = 0; i < reads.size(); ++i) {
     note(reads[i].channels, {i, 0});
+    for (size_t b = 0; b < reads[i].blockChannels.size(); ++b)
+      note(reads[i].blockChannels[b], {i, b + 1});
+  }
   std::map<std::vector<Use>, size_t> groupOf;
   std::vector<std::vector<int>> groups;
   for (int c = 0; c < static_cast<int>(channels); ++c) {

@@ -15,8 +15,9 @@
 namespace st::llm {
 
 /// Channels 0 .. channels - 1 grouped by the reads of `reads` that draw on them (by index into
-/// `reads`; channels >= `channels` are ignored): channels drawn on by the same reads form one
-/// group. Groups in the order of their first channel, channels ascending.
+/// `reads`, and for a read with block channels by block; channels >= `channels` are ignored):
+/// channels drawn on by the same reads (blocks) form one group. Groups in the order of their first
+/// channel, channels ascending.
 std::vector<std::vector<int>> engineChannelGroups(const std::vector<passes::MemoryRead> &reads,
                                                   int64_t channels);
 

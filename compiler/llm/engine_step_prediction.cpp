@@ -194,6 +194,25 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
           for (int64_t j = 0; j < slices->second; ++j)
             r.channels.push_back(
                 static_cast<int>(kvSliceChannel(j, slices->second, value, use.shape.channels)));
+          // A block-major cache reads block after block, each block's words on its own
+          // channel next to the slice's where the plan spreads them (kvBlockChannels).
+          const auto blocks = node.attributes.find(kAttrKvBlocks);
+          const int64_t blockChannels =
+              blocks == node.attributes.end()
+                  ? 1
+                  : kvBlockChannels(slices->second, blocks->second, use.shape.channels);
+          if (blockChannels > 1) {
+            if (r.words % blockChannels != 0)
+              throw Error("step prediction", "KV read '" + node.name + "'",
+                          "the same words from each of its " + std::to_string(blockChannels) +
+                              " blocks, got " + std::to_string(r.words));
+            for (int64_t b = 0; b < blockChannels; ++b) {
+              r.blockChannels.emplace_back();
+              for (int c : r.channels)
+                r.blockChannels.back().push_back(c + static_cast<int>(b));
+            }
+            r.blockWords = r.words / blockChannels;
+          }
         } else if (node.attributes.count(kAttrKvCacheRead) && node.tensor) {
           // Each KV cache (one buffer for every layer) has a pseudo-channel of its own, which
           // one of the engine's weight streams also reads (the HBM plan spreads them).
@@ -308,19 +327,20 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
   // reads share (engine_channel_groups.h), joined into the engine's super-words.
   const int64_t words = engineInputs[0];
   const std::vector<std::vector<int>> groups = engineChannelGroups(sg.reads, use.shape.channels);
-  const size_t join = groups.size() == 1
-                          ? engineNode
-                          : sg.addNode("engine/join", model::passThroughTiming(
-                                                          words, static_cast<int64_t>(groups.size())));
+  const size_t join =
+      groups.size() == 1
+          ? engineNode
+          : sg.addNode("engine/join",
+                       model::passThroughTiming(words, static_cast<int64_t>(groups.size())));
   if (join != engineNode)
     sg.addEdge({"engine/w", join, engineNode, 0, words, 512, 0}, 2);
   for (size_t group = 0; group < groups.size(); ++group) {
     const std::string suffix = groups.size() == 1 ? "" : std::to_string(group);
     const size_t wordSource =
         sg.addNode("engine/words" + suffix, model::readDmaStreamTiming(words, words));
-    sg.addEdge({"engine/w" + suffix, wordSource, join, join == engineNode ? 0 : group, words, 512,
-                0},
-               engineFifoDepth(use, options_));
+    sg.addEdge(
+        {"engine/w" + suffix, wordSource, join, join == engineNode ? 0 : group, words, 512, 0},
+        engineFifoDepth(use, options_));
     passes::MemoryRead wordRead;
     wordRead.node = wordSource;
     wordRead.words = words;

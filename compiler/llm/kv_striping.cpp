@@ -158,6 +158,18 @@ int64_t kvSliceChannel(int64_t slice, int64_t slices, bool valueCache, int64_t c
   return slice * 2 * spacing + (valueCache ? spacing : 0);
 }
 
+int64_t kvBlockChannels(int64_t slices, int64_t blocks, int64_t channels) {
+  if (slices < 2 || blocks < 2)
+    return 1;
+  const int64_t spacing = std::max<int64_t>(1, channels / (2 * slices));
+  // A mini-switch holds channels 4m .. 4m + 3; with a power-of-two spacing s every slice's
+  // channel (a multiple of s) starts a run of min(s, 4) channels inside one.
+  if ((spacing & (spacing - 1)) != 0)
+    return 1;
+  const int64_t roomInSwitch = std::min<int64_t>(spacing, 4);
+  return blocks <= roomInSwitch ? blocks : 1;
+}
+
 std::string kvSliceBufferName(const std::string &cache, int64_t slices, int64_t slice) {
   return slices > 1 ? cache + ".s" + std::to_string(slice) : cache;
 }

@@ -96,6 +96,19 @@ int64_t kvHeadParts(int64_t headDim);
 /// each. Throws st::Error when the slices do not fit.
 int64_t kvSliceChannel(int64_t slice, int64_t slices, bool valueCache, int64_t channels);
 
+/// The pseudo-channels the `blocks` kv-head blocks of each of the `slices` slices of a
+/// block-major cache (kvCacheReadStriping's blocks and slices) spread over on a device of
+/// `channels`: block b of slice j on channel
+/// kvSliceChannel(j) + b, its region at the same offset, one pseudo-channel (channelBytes)
+/// from the block before, so that a layer's K/V rows draw on as many channels as the cache has
+/// blocks (each pass of st_attention's block-major walk reads one block: its channel, while the
+/// slice's other channels refill the engine's weights). It is `blocks` when the blocks fit
+/// between a slice's channel and the next slice's (kvSliceChannel's spacing, 1 .. 4 channels
+/// of one HBM mini-switch apart, so that a read master's range HBM[c:c+blocks-1] stays inside
+/// it), else 1: every block on the slice's channel (also for an unstriped cache, slices 1, or
+/// one block).
+int64_t kvBlockChannels(int64_t slices, int64_t blocks, int64_t channels);
+
 /// The HBM buffer of slice `slice` of cache buffer `cache` ("block/attention.k_cache"): the
 /// cache's own name when it is not striped.
 std::string kvSliceBufferName(const std::string &cache, int64_t slices, int64_t slice);

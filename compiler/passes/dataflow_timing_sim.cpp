@@ -991,12 +991,20 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
   std::unique_ptr<ChannelBuckets> buckets;
   {
     int channels = -1;
-    for (const TimingNode &n : g.nodes)
-      for (int c : n.channels) {
+    auto note = [&](const TimingNode &n, const std::vector<int> &chans) {
+      for (int c : chans) {
         if (c < 0)
           throw Error(nodeWhere(n.name), "channels", "channel indices >= 0");
         channels = std::max(channels, c);
       }
+    };
+    for (const TimingNode &n : g.nodes) {
+      note(n, n.channels);
+      if (!n.blockChannels.empty() && n.blockOutputs < 1)
+        throw Error(nodeWhere(n.name), "block channels", "at least one output per block");
+      for (const std::vector<int> &chans : n.blockChannels)
+        note(n, chans);
+    }
     if (channels >= 0 && g.bandwidth.wordsPerCycle > 0) {
       if (g.bandwidth.capacityWords < 1)
         throw Error("timing simulation", "channel bandwidth", "a bucket of at least one word");
@@ -1005,15 +1013,17 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
     }
   }
   auto channelsOf = [&](size_t v) -> const std::vector<int> * {
-    if (!buckets || g.nodes[v].channels.empty())
+    const TimingNode &n = g.nodes[v];
+    if (!buckets || (n.channels.empty() && n.blockChannels.empty()))
       return nullptr;
+    const NodeRun *run = runs[v]->generic();
+    const int64_t next = run ? run->emitted() : 0;
     // Outputs fetched before the start drew their bandwidth then.
-    if (g.nodes[v].prefetchedOutputs > 0) {
-      const NodeRun *run = runs[v]->generic();
-      if (run && run->emitted() < g.nodes[v].prefetchedOutputs)
-        return nullptr;
-    }
-    return &g.nodes[v].channels;
+    if (next < n.prefetchedOutputs)
+      return nullptr;
+    if (!n.blockChannels.empty())
+      return &n.blockChannels[static_cast<size_t>(next / n.blockOutputs) % n.blockChannels.size()];
+    return &n.channels;
   };
 
   TimingSimResult result;

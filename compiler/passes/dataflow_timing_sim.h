@@ -86,6 +86,11 @@ struct TimingNode {
   /// A memory source whose every output draws one word of bandwidth from each of these
   /// pseudo-channels (TimingGraph::bandwidth); empty: none.
   std::vector<int> channels;
+  /// Runs of blockOutputs outputs on other channels: output k draws on
+  /// blockChannels[(k / blockOutputs) mod blockChannels.size()] instead (MemoryRead's). Empty:
+  /// every output on `channels`.
+  std::vector<std::vector<int>> blockChannels;
+  int64_t blockOutputs = 0;
   /// Its first outputs, fetched before the simulation's start, draw none.
   int64_t prefetchedOutputs = 0;
   /// A memory source that a full output edge (its DMA's buffer) stopped resumes only once

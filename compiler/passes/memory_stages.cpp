@@ -39,6 +39,13 @@ void addMemoryStages(TimingGraph &graph, std::vector<int64_t> &depths,
       memory.timing = model::memoryWordsAfterTiming(r.words, reads[r.after].words, rate);
     }
     memory.channels = r.channels;
+    if (!r.blockChannels.empty()) {
+      if (r.blockWords < 1)
+        throw Error("node '" + dmaName + "'", "memory stage",
+                    "at least one word per block of its block channels");
+      memory.blockChannels = r.blockChannels;
+      memory.blockOutputs = r.blockWords;
+    }
     if (r.restartDelay > 0) {
       memory.restartRoom = model::kReadDmaMaxBurstLen;
       memory.restartDelay = r.restartDelay;

@@ -22,6 +22,12 @@ struct MemoryRead {
   std::vector<int64_t> schedule;
   /// The pseudo-channels its words draw bandwidth from (TimingNode::channels); empty: none.
   std::vector<int> channels;
+  /// A read whose runs of blockWords words lie on different channels (a block-major KV cache
+  /// whose kv-head blocks have channels of their own): word k draws on
+  /// blockChannels[(k / blockWords) mod blockChannels.size()] instead of `channels`. Empty:
+  /// every word on `channels`.
+  std::vector<std::vector<int>> blockChannels;
+  int64_t blockWords = 0;
   /// Index (into the same `reads`) of the read that the same DMA serves just before this one
   /// (the previous layer's command of a block-stage DMA), or SIZE_MAX: none. One DMA issues its
   /// commands' addresses in order through one buffer, so this read's first word comes right

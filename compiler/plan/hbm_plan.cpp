@@ -117,9 +117,10 @@ void placeBuffer(HbmImagePlan &plan, HbmBuffer &b) {
 }
 
 /// Places the slices of every striped cache (HbmBuffer::kvSlices > 1): the k_cache's slice j on
-/// channel j * 2s, the v_cache's on j * 2s + s (s = channels / (2 * slices), at least 1), all
-/// slices of one cache at the same offset, the first free one on all their channels, so that
-/// consecutive slices are one fixed stride apart.
+/// channel j * 2s, the v_cache's on j * 2s + s (s = channels / (2 * slices), at least 1), each
+/// slice's kv-head blocks on that channel and the next kvBlockChannels - 1, all slices of one
+/// cache at the same offset, the first free one on all their channels, so that consecutive
+/// slices (and blocks) are one fixed stride apart.
 void placeKvSlices(HbmImagePlan &plan) {
   const HbmDevice &device = plan.device;
   for (size_t first = 0; first < plan.buffers.size(); ++first) {
@@ -136,9 +137,12 @@ void placeKvSlices(HbmImagePlan &plan) {
       }
     };
     const int64_t size = roundUp(head.bytes(), device.alignmentBytes);
+    // Each slice's blocks on its channel and the next kvBlockChannels - 1 (kv_striping.h).
+    const int64_t spread = head.kvBlockChannels;
     int64_t offset = 0;
     for (int64_t j = 0; j < slices; ++j)
-      offset = std::max(offset, plan.channelBytes[static_cast<size_t>(channelOf(j))]);
+      for (int64_t b = 0; b < spread; ++b)
+        offset = std::max(offset, plan.channelBytes[static_cast<size_t>(channelOf(j) + b)]);
     offset = roundUp(offset, device.alignmentBytes);
     if (offset + size > device.pseudoChannelBytes)
       throw Error("hbm image",
@@ -151,8 +155,11 @@ void placeKvSlices(HbmImagePlan &plan) {
       HbmBuffer &b = plan.buffers[first + static_cast<size_t>(j)];
       const int64_t channel = channelOf(j);
       b.address = channel * device.pseudoChannelBytes + offset;
-      b.channels = {channel};
-      plan.channelBytes[static_cast<size_t>(channel)] = offset + size;
+      b.channels.clear();
+      for (int64_t block = 0; block < spread; ++block) {
+        b.channels.push_back(channel + block);
+        plan.channelBytes[static_cast<size_t>(channel + block)] = offset + size;
+      }
     }
   }
 }
@@ -343,8 +350,13 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
                                           " (positions p = " + "slice mod " +
                                           std::to_string(striping.positionSlices) + ")"
                                     : "p";
+        const int64_t blockChannels =
+            llm::kvBlockChannels(striping.slices, striping.blocks, device.pseudoChannels);
         const std::string positions =
-            striping.blockMajor()
+            blockChannels > 1
+                ? "block-major: kv-head block b on the slice's pseudo-channel + b, position p at " +
+                      row + " * " + std::to_string(striping.blockRowBytes()) + " bytes"
+            : striping.blockMajor()
                 ? "block-major: kv-head block b, position p at (b * " + std::to_string(sliceRows) +
                       " + " + row + ") * " + std::to_string(striping.blockRowBytes()) + " bytes"
                 : "position p at p * " + std::to_string(rowBytes) + " bytes";
@@ -352,7 +364,8 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
           for (int64_t slice = 0; slice < striping.slices; ++slice) {
             HbmBuffer c = b;
             c.kind = which;
-            c.layerBytes = sliceRows * rowBytes;
+            // With the blocks on channels of their own, a layer is one block's rows on each.
+            c.layerBytes = sliceRows * rowBytes / blockChannels;
             c.format = striping.positionSlices > 1
                            ? "s8 codes, slice " + std::to_string(slice) + " of " +
                                  std::to_string(striping.slices) + ": the positions p with p mod " +
@@ -378,6 +391,9 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
             c.kvSlices = striping.slices;
             c.kvPartCodes = striping.partCodes;
             c.kvBlocks = striping.blocks;
+            c.kvBlockChannels = blockChannels;
+            if (blockChannels > 1)
+              c.kvBlockStrideBytes = device.pseudoChannelBytes;
             c.kvPositionSlices = striping.positionSlices;
             plan.buffers.push_back(std::move(c));
           }

@@ -65,7 +65,17 @@ struct HbmBuffer {
   /// layerBytes / kvBlocks bytes, one per kv-head block, each a row per position of rowBytes /
   /// kvBlocks bytes. 1: rows position-major.
   int64_t kvBlocks = 1;
-  int64_t kvBlockStride() const { return layerBytes / kvBlocks; }
+  /// The pseudo-channels its blocks spread over (llm::kvBlockChannels): block b on channels[b]
+  /// at the same offset, kvBlockStride = the device's pseudoChannelBytes apart, and a layer
+  /// (layerBytes, layerStride) is one block's region on each. 1: every block in one channel, a
+  /// layer the kvBlocks regions one after the other.
+  int64_t kvBlockChannels = 1;
+  /// Bytes from one block's region to the next: layerBytes / kvBlocks, or with kvBlockChannels
+  /// > 1 the pseudo-channel's bytes (set by the planner).
+  int64_t kvBlockStrideBytes = 0;
+  int64_t kvBlockStride() const {
+    return kvBlockStrideBytes > 0 ? kvBlockStrideBytes : layerBytes / kvBlocks;
+  }
   /// Positions striped over the kvSlices slices (llm::KvStriping::positionSlices): position p
   /// lies in slice p mod kvPositionSlices at row p div kvPositionSlices. 1: every slice holds
   /// its part of every position.

@@ -168,11 +168,13 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
         p.kvPartCodes = b.kvPartCodes;
         p.kvBlocks = b.kvBlocks;
         p.kvBlockStride = b.kvBlockStride();
+        p.lastChannel = static_cast<unsigned>(b.channels.back());
         p.kvPositionSlices = b.kvPositionSlices;
         if (b.kvSlices > 1 && b.kvSlice == 0) {
           p.kvSliceStride = kvSliceStride(d.hbm, name);
           p.kvLastChannel = static_cast<unsigned>((b.address + (b.kvSlices - 1) * p.kvSliceStride) /
-                                                  d.hbm.device.pseudoChannelBytes);
+                                                      d.hbm.device.pseudoChannelBytes +
+                                                  b.kvBlockChannels - 1);
         }
         return p;
       },

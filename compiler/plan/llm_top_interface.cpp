@@ -1,6 +1,8 @@
 // The LLM top's interface (see llm_top_interface.h).
 #include "plan/llm_top_interface.h"
 
+#include <algorithm>
+
 #include "llm/kv_striping.h"
 #include "llm/stage_lowering.h"
 #include "support/error.h"
@@ -250,7 +252,8 @@ void addStripedKvPorts(LlmTopInterface &out, ir::NodeId n, const ir::DataflowNod
                               offset,
                               port.rowLayout,
                               placement.channel};
-    dma.hbmChannelLast = isRead ? placement.channel : placement.kvLastChannel;
+    dma.hbmChannelLast =
+        isRead ? std::max(placement.channel, placement.lastChannel) : placement.kvLastChannel;
     top.dmas.push_back(dma);
     top.args.push_back({top.dmas.back().name, true, offset, static_cast<int>(index)});
     offset += 12;

@@ -88,6 +88,9 @@ struct BufferPlacement {
   /// (HbmBuffer::kvBlocks, kvBlockStride).
   int64_t kvBlocks = 1;
   int64_t kvBlockStride = 0;
+  /// The buffer's last pseudo-channel (its blocks' when they spread over channels of their own:
+  /// HbmBuffer::kvBlockChannels); below `channel`: `channel`.
+  unsigned lastChannel = 0;
   /// HbmBuffer::kvPositionSlices.
   int64_t kvPositionSlices = 1;
 };

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -297,6 +298,67 @@ TEST_F(RunCheckTest, StripedCacheSlicesHoldTheRowsParts) {
   EXPECT_EQ(read.kv[1].slice, 1);
   EXPECT_EQ(read.kv[1].slices, 2);
   EXPECT_FALSE(firstMismatch(trace_, read, slicesMemory.reader()).has_value());
+}
+
+// A position-striped block-major cache (llama_tiny_gqa: 2 kv heads, positions over 2 slices,
+// kv_striping.h) spreads each slice's two kv-head blocks over two pseudo-channels: block 1 one
+// channel (pseudoChannelBytes) after block 0, at the same offset, a layer one block's rows on
+// each; the expected rows land there, the manifest keeps it, and a flipped byte on the second
+// channel is reported in that block.
+TEST_F(RunCheckTest, BlockMajorBlocksLieOnChannelsOfTheirOwn) {
+  const ir::DecodeProgram &program = model_->model.program;
+  const plan::HbmDevice device;
+  plan::HbmImagePlan spread =
+      plan::planHbmImage(program, model_->q, device, kContext, {}, nullptr, 1, 1, 0, false, 2);
+  std::map<int64_t, int> buffersOn; // channel -> KV buffers on it
+  for (const plan::HbmBuffer &b : spread.buffers) {
+    if (b.kind != "k_cache" && b.kind != "v_cache")
+      continue;
+    EXPECT_EQ(b.kvBlocks, 2);
+    EXPECT_EQ(b.kvBlockChannels, 2);
+    EXPECT_EQ(b.kvBlockStride(), device.pseudoChannelBytes);
+    EXPECT_EQ(b.layerBytes, kContext / 2 * 64) << "one block's rows of its positions per layer";
+    ASSERT_EQ(b.channels.size(), 2u);
+    EXPECT_EQ(b.channels[1], b.channels[0] + 1);
+    EXPECT_EQ(b.channels[0] / 4, b.channels[1] / 4) << "one HBM mini-switch";
+    for (int64_t c : b.channels)
+      ++buffersOn[c];
+  }
+  EXPECT_EQ(buffersOn.size(), 8u) << "2 slices x 2 blocks of K and of V";
+  for (const auto &[channel, n] : buffersOn)
+    EXPECT_EQ(n, 1) << "channel " << channel;
+  addRunRegions(spread, program, model_->q, taps_);
+  const RunLayout layout = runLayoutOf(spread, program, model_->q, taps_);
+  ASSERT_EQ(layout.kv.size(), 8u);
+  EXPECT_EQ(layout.kv[1].block, 1);
+  EXPECT_EQ(layout.kv[1].address - layout.kv[0].address,
+            static_cast<uint64_t>(device.pseudoChannelBytes));
+  const RegionMemory memory(checkedRegions(layout, trace_));
+  EXPECT_FALSE(firstMismatch(trace_, layout, memory.reader()).has_value());
+  // Position 3 lies in slice 1 at row 1; kv head 1 in block 1, on slice 1's second channel.
+  const KvRegion *block1 = nullptr;
+  for (const KvRegion &r : layout.kv)
+    if (r.kind == "k_cache" && r.slice == 1 && r.block == 1)
+      block1 = &r;
+  ASSERT_NE(block1, nullptr);
+  RegionMemory flipped = memory;
+  const uint64_t at = block1->address + block1->layerStride + 1 * block1->rowBytes + 2;
+  flipped.write(at, {static_cast<uint8_t>(flipped.read(at, 1)[0] ^ 1u)});
+  const std::optional<RunMismatch> m = firstMismatch(trace_, layout, flipped.reader());
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->tensor, "block/attention.k_cache.s1 block 1");
+  EXPECT_EQ(m->step, 3);
+  EXPECT_EQ(m->layer, 1);
+  // The manifest keeps the spread.
+  const std::string dir = ::testing::TempDir() + "/run_layout_block_channels";
+  std::filesystem::remove_all(dir);
+  gen::writeHbmImage(spread, dir);
+  const RunLayout read =
+      runLayoutOf(gen::readHbmManifest(dir + "/manifest.json"), program, model_->q, taps_);
+  ASSERT_EQ(read.kv.size(), 8u);
+  for (size_t i = 0; i < read.kv.size(); ++i)
+    EXPECT_EQ(read.kv[i].address, layout.kv[i].address) << i;
+  EXPECT_FALSE(firstMismatch(trace_, read, memory.reader()).has_value());
 }
 
 TEST_F(RunCheckTest, ExpectedRegionsWrittenAndReadBackHaveNoMismatch) {

@@ -130,6 +130,37 @@ TEST(KvStriping, KAndVSlicesTakeDistinctChannels) {
   }
 }
 
+TEST(KvStriping, BlocksSpreadOverTheChannelsNextToTheirSlicesWithinAMiniSwitch) {
+  // GPT-2 Medium (8 slices, 2 blocks): K slice j on 4j, its blocks on 4j and 4j + 1, V on 4j + 2
+  // and 4j + 3; Qwen2.5-0.5B's position slices (2 slices, 2 blocks) and TinyLlama-1.1B's (4, 4).
+  EXPECT_EQ(kvBlockChannels(8, 2, 32), 2);
+  EXPECT_EQ(kvBlockChannels(2, 2, 32), 2);
+  EXPECT_EQ(kvBlockChannels(4, 4, 32), 4);
+  // More blocks than the spacing leaves, or than a mini-switch holds; one slice; one block.
+  EXPECT_EQ(kvBlockChannels(8, 4, 32), 1);
+  EXPECT_EQ(kvBlockChannels(2, 8, 32), 1);
+  EXPECT_EQ(kvBlockChannels(16, 2, 32), 1);
+  EXPECT_EQ(kvBlockChannels(1, 2, 32), 1);
+  EXPECT_EQ(kvBlockChannels(8, 1, 32), 1);
+  // A spacing that is not a power of two (32 / (2 x 5) = 3) could cross a mini-switch.
+  EXPECT_EQ(kvBlockChannels(5, 2, 32), 1);
+  // Every spread block stays in its slice's mini-switch, clear of the other cache's slices.
+  for (int64_t slices : {2, 4, 8})
+    for (int64_t blocks : {2, 4}) {
+      const int64_t spread = kvBlockChannels(slices, blocks, 32);
+      if (spread < 2)
+        continue;
+      std::set<int64_t> used;
+      for (bool value : {false, true})
+        for (int64_t j = 0; j < slices; ++j)
+          for (int64_t b = 0; b < spread; ++b) {
+            const int64_t c = kvSliceChannel(j, slices, value, 32) + b;
+            EXPECT_EQ(c / 4, kvSliceChannel(j, slices, value, 32) / 4);
+            EXPECT_TRUE(used.insert(c).second) << "channel " << c << " twice";
+          }
+    }
+}
+
 TEST(KvStriping, BadStepsAndTooManySlicesAreOneError) {
   EXPECT_THROW(kvStripingOf(4, 64, 3), Error);
   EXPECT_THROW(kvStripingOf(4, 64, -1), Error);
