@@ -51,6 +51,7 @@ public:
       dmaIndex_.emplace(top_.dmas[i].node, i); // a striped KV read: its first slice's port
     header();
     control();
+    channelClaims();
     os_ << "\n  // ---- streams: producer side (_in_*), FIFO, consumer side (_out_*) ----\n"
         << "  /* verilator lint_off UNUSEDSIGNAL */\n";
     emitStreamFifos(os_, df_, nullptr);
@@ -585,6 +586,54 @@ private:
     dmaInstance(d, u, u + "_seq_valid", u + "_seq_ready", base, trips, strides, stream);
   }
 
+  /// The K/V reads that go first on their channels: a slice read whose kv-head blocks spread
+  /// over channels of their own (its master's range is more than one channel) claims the
+  /// channel of each burst it has waiting or in flight (st_channel_claim), and the GEMV engine's
+  /// weight DMA of a claimed channel loads no new burst meanwhile (hold_i): attention's rows take
+  /// the channel's bandwidth, the weights refill their prefetch FIFO when the rows do not want
+  /// it (docs/decisions.md). The step prediction gives those reads the same precedence
+  /// (llm/engine_step_prediction, MemoryRead::first).
+  void channelClaims() {
+    for (size_t d = 0; d < top_.dmas.size(); ++d) {
+      const plan::TopInterface::DmaPort &tp = top_.top.dmas[d];
+      if (top_.dmas[d].role != AcceleratorRole::KvCacheRead || !tp.isRead ||
+          tp.hbmChannelLast <= tp.hbmChannel)
+        continue;
+      if (channelShift_ == 0) {
+        const int64_t bytes = top_.pseudoChannelBytes;
+        if (bytes < 2 || (bytes & (bytes - 1)) != 0)
+          throw Error("emitter", "pseudo-channel of " + std::to_string(bytes) + " bytes",
+                      "a power of two to claim channels by address");
+        while ((int64_t{1} << channelShift_) < bytes)
+          ++channelShift_;
+      }
+      const unsigned channels = tp.hbmChannelLast - tp.hbmChannel + 1;
+      const std::string claim = "claim_" + tp.name, m = "m_axi_" + tp.name + "_";
+      os_ << "  wire [" << channels - 1 << ":0] " << claim << ";\n"
+          << "  st_channel_claim #(.AddrWidth(64), .ChannelShift(" << channelShift_
+          << "), .FirstChannel(" << tp.hbmChannel << "), .Channels(" << channels
+          << "), .MaxOutstanding(4)) u_" << claim
+          << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n      .ar_valid_i(" << m
+          << "arvalid), .ar_ready_i(" << m << "arready), .ar_addr_i(" << m << "araddr),\n"
+          << "      .r_valid_i(" << m << "rvalid), .r_ready_i(" << m << "rready), .r_last_i(" << m
+          << "rlast),\n      .claim_o(" << claim << ")\n  );\n";
+      for (unsigned k = 0; k < channels; ++k)
+        claimsOn_[tp.hbmChannel + k].push_back(claim + "[" + std::to_string(k) + "]");
+    }
+  }
+
+  /// The hold_i of read DMA `d`: the claims on its channel for an engine weight stream, else 0.
+  std::string holdOf(size_t d) const {
+    const plan::TopInterface::DmaPort &tp = top_.top.dmas[d];
+    const auto claims = claimsOn_.find(tp.hbmChannel);
+    if (top_.dmas[d].role != AcceleratorRole::EngineStream || claims == claimsOn_.end())
+      return "1'b0";
+    std::string any;
+    for (const std::string &c : claims->second)
+      any += (any.empty() ? "" : " | ") + c;
+    return any;
+  }
+
   /// One DMA instance of port `d`: its command handshake, base and loops, its stream.
   void dmaInstance(size_t d, const std::string &instance, const std::string &startValid,
                    const std::string &startReady, const std::string &base,
@@ -600,8 +649,8 @@ private:
         << "),\n      .trip_counts_i(" << concatLowFirst(trips) << "),\n      .strides_i("
         << concatLowFirst(strides) << "),\n      .done_o(dma_done[" << d << "]), .error_o(),\n";
     if (tp.isRead)
-      os_ << "      .valid_o(" << stream.valid << "), .ready_i(" << stream.ready << "), .data_o("
-          << stream.data << "),\n";
+      os_ << "      .hold_i(" << holdOf(d) << "),\n      .valid_o(" << stream.valid
+          << "), .ready_i(" << stream.ready << "), .data_o(" << stream.data << "),\n";
     else
       os_ << "      .valid_i(" << stream.valid << "), .ready_o(" << stream.ready << "), .data_i("
           << stream.data << "),\n";
@@ -668,6 +717,8 @@ private:
   std::map<int, size_t> argOfDma_;
   size_t promptArg_ = 0, stepsArg_ = 0, firstStepArg_ = 0;
   std::map<ir::NodeId, size_t> dmaIndex_, startIndex_;
+  std::map<unsigned, std::vector<std::string>> claimsOn_; ///< channel -> claim bits on it
+  unsigned channelShift_ = 0;
   std::set<std::string> declared_;
 };
 

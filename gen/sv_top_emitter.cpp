@@ -224,8 +224,8 @@ std::string emitTop(const ir::DataflowGraph &df, const plan::TopInterface &top,
          << "),\n      .done_o(dma_done[" << i << "]), .error_o(),\n";
       if (d.isRead) {
         const StreamSignals out = producerSide(df, outputStream(df, n, 0));
-        os << "      .valid_o(" << out.valid << "), .ready_i(" << out.ready << "), .data_o("
-           << out.data << "),\n";
+        os << "      .hold_i(1'b0),\n      .valid_o(" << out.valid << "), .ready_i(" << out.ready
+           << "), .data_o(" << out.data << "),\n";
         emitAxiMasterConnections(os, d.name, true);
       } else {
         const StreamSignals in = consumerSide(df, inputStream(df, n, 0));

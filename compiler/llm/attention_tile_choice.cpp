@@ -45,7 +45,9 @@ int64_t chooseAttentionTile(const ir::DecodeProgram &program, const AcceleratorO
     designs.back().attentionTilePositions = tile;
     kept.push_back(tile);
   }
-  const int64_t best = fastestFittingDesign(program, designs, budget);
+  // One pass saves a pass of the cache and costs a tile's lag and a merge per block: its gain
+  // grows with the cache, so the tiles are weighed at the longest step the design makes.
+  const int64_t best = fastestFittingDesign(program, designs, budget, {}, options.maxContext);
   return best < 0 ? 0 : kept[size_t(best)];
 }
 

@@ -22,7 +22,8 @@ namespace st::llm {
 bool attentionOnePassAppliesTo(const ir::DecodeProgram &program, const AcceleratorOptions &options);
 
 /// The tile among `tiles` (positions; 0: two passes), in order of preference, whose design fits
-/// `budget` and predicts the fewest cycles at the choice context (fastestFittingDesign); tiles
+/// `budget` and predicts the fewest cycles at the design's max context (fastestFittingDesign:
+/// the longest step it makes, where one pass gains most); tiles
 /// larger than the max context or shorter than a tile's merge (headDim + 12 cycles) are
 /// skipped. 0 when one pass does not apply or nothing fits.
 int64_t chooseAttentionTile(const ir::DecodeProgram &program, const AcceleratorOptions &options,

@@ -15,16 +15,18 @@ int64_t engineFifoChoiceContext(int64_t maxContext) {
 }
 
 int64_t choiceContextCycles(const ir::DecodeProgram &program, const AcceleratorOptions &options,
-                            const model::MemoryTiming &hbm) {
+                            const model::MemoryTiming &hbm, int64_t context) {
   const AcceleratorGraph g = buildAcceleratorGraph(program, options);
   EngineStepTimer timer(g, options, plan::layerWindowsOf(program), hbm);
-  return timer.cyclesAt(engineFifoChoiceContext(options.maxContext) - 1);
+  const int64_t positions = context > 0 ? std::min(context, options.maxContext)
+                                        : engineFifoChoiceContext(options.maxContext);
+  return timer.cyclesAt(std::max<int64_t>(2, positions) - 1);
 }
 
 int64_t fastestFittingDesign(const ir::DecodeProgram &program,
                              const std::vector<AcceleratorOptions> &candidates,
-                             const model::ResourceEstimate &budget,
-                             const model::MemoryTiming &hbm) {
+                             const model::ResourceEstimate &budget, const model::MemoryTiming &hbm,
+                             int64_t context) {
   int64_t best = -1;
   int64_t bestCycles = std::numeric_limits<int64_t>::max();
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -32,7 +34,7 @@ int64_t fastestFittingDesign(const ir::DecodeProgram &program,
     if (r.lut > budget.lut || r.ff > budget.ff || r.dsp > budget.dsp || r.bram36 > budget.bram36 ||
         r.uram > budget.uram)
       continue;
-    const int64_t cycles = choiceContextCycles(program, candidates[i], hbm);
+    const int64_t cycles = choiceContextCycles(program, candidates[i], hbm, context);
     if (cycles < bestCycles) {
       bestCycles = cycles;
       best = int64_t(i);

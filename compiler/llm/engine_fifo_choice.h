@@ -22,18 +22,20 @@ namespace st::llm {
 /// The context the choice weighs a design at: 512, or the max context when shorter (>= 2).
 int64_t engineFifoChoiceContext(int64_t maxContext);
 
-/// The predicted cycles of `options`' design at the step of engineFifoChoiceContext: one
-/// simulation of the unrolled step (EngineStepTimer), how compile weighs candidate designs.
+/// The predicted cycles of `options`' design at the step of a cache of `context` positions
+/// (0: engineFifoChoiceContext): one simulation of the unrolled step (EngineStepTimer), how
+/// compile weighs candidate designs.
 int64_t choiceContextCycles(const ir::DecodeProgram &program, const AcceleratorOptions &options,
-                            const model::MemoryTiming &hbm = {});
+                            const model::MemoryTiming &hbm = {}, int64_t context = 0);
 
 /// Among `candidates` (designs, in order of preference), the index of the one within `budget`
-/// (designNeedsOf) that predicts the fewest cycles at the step of engineFifoChoiceContext (one
-/// simulation of the unrolled step each); ties go to the earlier candidate; -1 when none fits.
+/// (designNeedsOf) that predicts the fewest cycles at the step of `context` (0:
+/// engineFifoChoiceContext; one simulation of the unrolled step each); ties go to the earlier
+/// candidate; -1 when none fits.
 int64_t fastestFittingDesign(const ir::DecodeProgram &program,
                              const std::vector<AcceleratorOptions> &candidates,
                              const model::ResourceEstimate &budget,
-                             const model::MemoryTiming &hbm = {});
+                             const model::MemoryTiming &hbm = {}, int64_t context = 0);
 
 /// Among `candidates` (words per channel, in order of preference), the depth whose design (the
 /// GEMV engine, `options` otherwise) is within `budget` (designNeedsOf) and predicts the fewest

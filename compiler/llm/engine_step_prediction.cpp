@@ -212,6 +212,9 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
                 r.blockChannels.back().push_back(c + static_cast<int>(b));
             }
             r.blockWords = r.words / blockChannels;
+            // Its master claims the channels of its bursts and the engine's weight DMAs there
+            // hold theirs (st_channel_claim): its words go first.
+            r.first = true;
           }
         } else if (node.attributes.count(kAttrKvCacheRead) && node.tensor) {
           // Each KV cache (one buffer for every layer) has a pseudo-channel of its own, which

@@ -61,6 +61,22 @@ int64_t slotAndRunBits(int64_t tokensPerWord, int64_t tokensPerRun) {
 
 } // namespace
 
+ResourceEstimate channelClaimResources(int64_t channels, int64_t maxOutstanding) {
+  auto bitsFor = [](int64_t n) { // ceil(log2(n)), at least 1
+    int64_t b = 1;
+    while ((int64_t{1} << b) < n)
+      ++b;
+    return b;
+  };
+  const int64_t tagBits = bitsFor(channels), countBits = bitsFor(maxOutstanding + 1);
+  ResourceEstimate r;
+  // The 35-bit channel number against the range (about 25 LUTs), the tag, the FIFO's pointers
+  // and read mux, and per channel a counter with its increment and decrement and the claim.
+  r.lut = 41 + 12 * channels;
+  r.ff = maxOutstanding * (tagBits + 1) + 2 * bitsFor(maxOutstanding) + channels * countBits;
+  return r;
+}
+
 ResourceEstimate axiReadDmaResources(const DmaParams &p) {
   ResourceEstimate r = dmaCore(p.numLoops, 790, 493, 325, 192);
   // The data buffer: every beat of every outstanding burst (its count outputs unused).

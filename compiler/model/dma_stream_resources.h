@@ -36,5 +36,9 @@ ResourceEstimate axiReadDmaResources(const DmaParams &p);
 ResourceEstimate axiWriteDmaResources(const DmaParams &p);
 ResourceEstimate readDmaStreamResources(const DmaParams &p, const DmaStreamTokens &t);
 ResourceEstimate writeDmaStreamResources(const DmaParams &p, const DmaStreamTokens &t);
+/// st_channel_claim on a read master of `maxOutstanding` bursts, claiming `channels` channels:
+/// the channel range compare of the AR address, a tag FIFO and a burst counter per channel.
+/// Yosys (synth.channel_claim, 2 channels of 512 MB): 65 LUTs, 20 FFs.
+ResourceEstimate channelClaimResources(int64_t channels, int64_t maxOutstanding = 4);
 
 } // namespace st::model

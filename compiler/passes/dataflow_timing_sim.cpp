@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <queue>
+#include <set>
 #include <tuple>
 
 namespace st::passes {
@@ -76,12 +77,23 @@ public:
   ChannelBuckets(const ChannelBandwidth &b, size_t channels)
       : rate_(b.wordsPerCycle), capacity_(b.capacityWords), level_(channels, b.capacityWords),
         at_(channels, 0), queue_(channels) {}
-  /// Node v wants a word of each of `chans` from cycle `from` on: it queues where it is not yet.
-  void want(size_t v, const std::vector<int> &chans) {
+  /// Node v wants a word of each of `chans` from cycle `from` on: it queues where it is not yet,
+  /// behind the nodes that go first and, unless it goes `first` too, behind every node.
+  void want(size_t v, const std::vector<int> &chans, bool first) {
+    if (first)
+      first_.insert(v);
     for (int c : chans) {
       std::deque<size_t> &q = queue_[size_t(c)];
-      if (std::find(q.begin(), q.end(), v) == q.end())
+      if (std::find(q.begin(), q.end(), v) != q.end())
+        continue;
+      if (!first) {
         q.push_back(v);
+        continue;
+      }
+      auto at = q.begin();
+      while (at != q.end() && first_.count(*at))
+        ++at;
+      q.insert(at, v);
     }
   }
   /// The first cycle >= `from` at which v may take its words if nothing else changes: `from`
@@ -119,6 +131,7 @@ private:
   std::vector<double> level_;
   std::vector<int64_t> at_;
   std::vector<std::deque<size_t>> queue_;
+  std::set<size_t> first_; ///< the nodes that go first
 };
 
 /// What the simulator asks of a node's run state, cycle by cycle: a kernel's (NodeRun) or a
@@ -1131,7 +1144,7 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
       }
       if (const std::vector<int> *chans = channelsOf(v); chans && readyAt != kNever) {
         if (readyAt <= now && spaceOnAll(v))
-          buckets->want(v, *chans);
+          buckets->want(v, *chans, g.nodes[v].channelFirst);
         readyAt = buckets->readyAt(v, *chans, std::max(readyAt, now));
       }
       Decision d{v, readyAt <= now && spaceOnAll(v), 0};

@@ -91,6 +91,8 @@ struct TimingNode {
   /// every output on `channels`.
   std::vector<std::vector<int>> blockChannels;
   int64_t blockOutputs = 0;
+  /// Queues on its channels ahead of every node without channelFirst (ChannelBandwidth).
+  bool channelFirst = false;
   /// Its first outputs, fetched before the simulation's start, draw none.
   int64_t prefetchedOutputs = 0;
   /// A memory source that a full output edge (its DMA's buffer) stopped resumes only once
@@ -104,7 +106,8 @@ struct TimingNode {
 /// memory serves it (tb/axi_memory.h): each channel is a token bucket refilled with
 /// wordsPerCycle words a cycle up to capacityWords; a source's word goes only when every
 /// channel it draws from holds a whole word, and takes it. A source alone keeps its own rate
-/// (model/memory_read_model.h's cadence is below the refill); two on one channel share it.
+/// (model/memory_read_model.h's cadence is below the refill); two on one channel share it in
+/// turn, unless one goes first (TimingNode::channelFirst).
 struct ChannelBandwidth {
   double wordsPerCycle = 0; ///< 0: channels are not modelled
   double capacityWords = 2;

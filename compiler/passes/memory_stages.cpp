@@ -39,6 +39,7 @@ void addMemoryStages(TimingGraph &graph, std::vector<int64_t> &depths,
       memory.timing = model::memoryWordsAfterTiming(r.words, reads[r.after].words, rate);
     }
     memory.channels = r.channels;
+    memory.channelFirst = r.first;
     if (!r.blockChannels.empty()) {
       if (r.blockWords < 1)
         throw Error("node '" + dmaName + "'", "memory stage",

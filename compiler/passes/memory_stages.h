@@ -28,6 +28,10 @@ struct MemoryRead {
   /// every word on `channels`.
   std::vector<std::vector<int>> blockChannels;
   int64_t blockWords = 0;
+  /// Goes first on its channels: it takes their words before any read without `first`
+  /// (TimingNode::channelFirst), as a KV read whose master claims its channels while the
+  /// engine's weight DMAs there hold their bursts (st_channel_claim).
+  bool first = false;
   /// Index (into the same `reads`) of the read that the same DMA serves just before this one
   /// (the previous layer's command of a block-stage DMA), or SIZE_MAX: none. One DMA issues its
   /// commands' addresses in order through one buffer, so this read's first word comes right

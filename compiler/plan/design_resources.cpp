@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ir/converter_program.h"
+#include "llm/kv_striping.h"
 #include "llm/stage_lowering.h"
 #include "model/axi_lite_ctrl_resources.h"
 #include "model/converter_model.h"
@@ -15,6 +16,7 @@
 #include "model/llm_kernel_catalog.h"
 #include "model/step_sequencer_model.h"
 #include "plan/hbm_layout.h"
+#include "plan/hbm_plan.h"
 #include "plan/llm_top_interface.h"
 #include "support/error.h"
 
@@ -139,6 +141,17 @@ DesignResources designResources(const ir::DataflowGraph &df, const TopInterface 
         add(node.name + (isRead ? "_s" + std::to_string(j) : ""), node.module,
             dmaResources(ports[j], isRead, isRead ? 1 : 0));
       }
+      // A read whose kv-head blocks spread over channels of their own (llm::kvBlockChannels on
+      // the U55C's channels): an st_channel_claim per slice master.
+      const auto blocks = node.attributes.find(llm::kAttrKvBlocks);
+      const int64_t spread =
+          blocks == node.attributes.end()
+              ? 1
+              : llm::kvBlockChannels(slices->second, blocks->second, HbmDevice{}.pseudoChannels);
+      if (isRead && spread > 1)
+        for (size_t j = 0; j < ports.size(); ++j)
+          add(node.name + "_s" + std::to_string(j) + " claim", "st_channel_claim",
+              model::channelClaimResources(spread));
       if (isRead) {
         add(node.name + " command fork", "st_fork", model::forkResources(slices->second, 1));
         // st_join holds no state: the AND of the slices' valids (a LUT6 per five more inputs)

@@ -179,6 +179,7 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
         return p;
       },
       [&](ir::NodeId n) { return bufferOf(d.graph, n); });
+  d.top.pseudoChannelBytes = d.hbm.device.pseudoChannelBytes;
   d.kernels = kernelConfigs(d.graph, q, options.tablePrefix, d.tables);
   d.layerWindows = layerWindowsOf(model.program);
   return d;

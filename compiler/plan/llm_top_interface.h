@@ -69,6 +69,8 @@ struct LlmTopInterface {
   /// The run's first step S (0: a fresh decode; P > 0: resume at position P over KV rows
   /// 0 .. P-1 already in HBM, as `sim --kv-prefill P` does). n_steps counts from step 0.
   static constexpr const char *kFirstStepArg = "first_step";
+  /// Bytes of one HBM pseudo-channel (an address's channel is address / pseudoChannelBytes).
+  int64_t pseudoChannelBytes = 0;
 };
 
 /// The interface: DMA order = node order. `bufferOf(node)` names the HBM buffer each DMA (and the

@@ -14,7 +14,9 @@
 // (st_fifo). A burst is issued only when the buffer has room for all its beats, counting the
 // beats of every burst already in flight, so rready is always high and a stalled consumer can
 // never overflow the buffer; at most MaxOutstanding bursts are in flight. All bursts use one
-// ID (m_axi_arid = 0), so data returns in issue order and needs no reordering.
+// ID (m_axi_arid = 0), so data returns in issue order and needs no reordering. While hold_i is
+// high no new burst is loaded into the AR register (one already there still goes, as AXI
+// requires): another master that shares the pseudo-channel goes first (st_channel_claim).
 //
 // Timing: a burst is issued once its addresses are merged (one per cycle), so the first AR
 // goes out up to MaxBurstLen cycles after the start; from then on one word per cycle. Measured
@@ -49,6 +51,7 @@ module st_axi_read_dma #(
     input  wire  [NumLoops*64-1:0] strides_i,
     output logic                   done_o,          // one-cycle pulse: every word delivered
     output logic                   error_o,         // a non-OKAY read response since start
+    input  wire                    hold_i,          // while high no new burst is loaded
     // data stream out
     output logic                   valid_o,
     input  wire                    ready_i,
@@ -84,7 +87,8 @@ module st_axi_read_dma #(
 
   // ---------------------------------------------------------------------------------------
   // Addresses -> bursts -> AR (st_axi_burst_cmd): a burst is loaded into the AR register only
-  // with buffer credit for all its beats and fewer than MaxOutstanding bursts in flight.
+  // with buffer credit for all its beats, fewer than MaxOutstanding bursts in flight and no
+  // hold.
   // ---------------------------------------------------------------------------------------
   logic [CreditWidth-1:0] credit_q;  // buffer words neither buffered nor reserved
   logic [OutstandingWidth-1:0] outstanding;  // bursts loaded into AR and not yet complete
@@ -116,7 +120,7 @@ module st_axi_read_dma #(
       .strides_i,
       .done_o,
       .error_o,
-      .issue_ok_i   (credit_q >= burst_beats),
+      .issue_ok_i   (credit_q >= burst_beats && !hold_i),
       .burst_len_o  (burst_len),
       .burst_load_o (ar_load),
       .burst_done_i (r_burst_done),

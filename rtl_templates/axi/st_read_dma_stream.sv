@@ -32,6 +32,7 @@ module st_read_dma_stream #(
     input  wire  [NumLoops*64-1:0] strides_i,
     output logic                   done_o,
     output logic                   error_o,
+    input  wire                    hold_i,          // st_axi_read_dma's: no new burst while high
     output logic                   valid_o,
     input  wire                    ready_i,
     output logic [  TokenBits-1:0] data_o,
@@ -70,7 +71,7 @@ module st_read_dma_stream #(
       .MaxOutstanding(MaxOutstanding)
   ) u_dma (
       .clk_i, .rst_ni, .start_valid_i, .start_ready_o, .base_addr_i, .trip_counts_i, .strides_i,
-      .done_o, .error_o,
+      .done_o, .error_o, .hold_i,
       .valid_o(word_valid), .ready_i(word_ready), .data_o(word_data),
       .m_axi_arid, .m_axi_araddr, .m_axi_arlen, .m_axi_arsize, .m_axi_arburst, .m_axi_arlock,
       .m_axi_arcache, .m_axi_arprot, .m_axi_arvalid, .m_axi_arready, .m_axi_rid, .m_axi_rdata,

@@ -125,6 +125,7 @@ module st_embedding_gather #(
       .strides_i    (64'(WordBytes)),
       .done_o       (dma_done),
       .error_o      (dma_error),
+      .hold_i       (1'b0),
       .valid_o      (dma_valid),
       .ready_i      (dma_ready),
       .data_o       (dma_data),

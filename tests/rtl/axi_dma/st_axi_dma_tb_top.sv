@@ -1,7 +1,8 @@
 // st_axi_dma_tb_top: test top for the DMA templates. Puts a standalone st_addr_gen, an
 // st_axi_read_dma and an st_axi_write_dma side by side at one parameter set, so one Verilated
 // model per configuration tests all three. They share the configuration inputs (each latches
-// them at its own start handshake); each DMA has its own AXI4 master port.
+// them at its own start handshake); each DMA has its own AXI4 master port. An st_channel_claim
+// watches the read master (4 KB pages below 64 KB as its channels).
 `default_nettype none
 
 module st_axi_dma_tb_top #(
@@ -33,6 +34,9 @@ module st_axi_dma_tb_top #(
     output logic                    rd_start_ready_o,
     output logic                    rd_done_o,
     output logic                    rd_error_o,
+    input  wire                     rd_hold_i,
+    // st_channel_claim on the read master: 4 KB "channels" 0 .. 15 (addresses below 64 KB)
+    output logic [            15:0] rd_claim_o,
     output logic                    rd_valid_o,
     input  wire                     rd_ready_i,
     output logic [   DataWidth-1:0] rd_data_o,
@@ -116,6 +120,7 @@ module st_axi_dma_tb_top #(
       .strides_i    (cfg_strides_i),
       .done_o       (rd_done_o),
       .error_o      (rd_error_o),
+      .hold_i       (rd_hold_i),
       .valid_o      (rd_valid_o),
       .ready_i      (rd_ready_i),
       .data_o       (rd_data_o),
@@ -135,6 +140,24 @@ module st_axi_dma_tb_top #(
       .m_axi_rlast  (m_axi_rd_rlast),
       .m_axi_rvalid (m_axi_rd_rvalid),
       .m_axi_rready (m_axi_rd_rready)
+  );
+
+  st_channel_claim #(
+      .AddrWidth     (64),
+      .ChannelShift  (12),
+      .FirstChannel  (0),
+      .Channels      (16),
+      .MaxOutstanding(MaxOutstanding)
+  ) i_read_claim (
+      .clk_i,
+      .rst_ni,
+      .ar_valid_i(m_axi_rd_arvalid),
+      .ar_ready_i(m_axi_rd_arready),
+      .ar_addr_i (m_axi_rd_araddr),
+      .r_valid_i (m_axi_rd_rvalid),
+      .r_ready_i (m_axi_rd_rready),
+      .r_last_i  (m_axi_rd_rlast),
+      .claim_o   (rd_claim_o)
   );
 
   st_axi_write_dma #(

@@ -17,6 +17,7 @@
 // buckets split one pseudo-channel's 57.5 B per 250 MHz cycle but each get it on channels of
 // their own.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -61,6 +62,61 @@ private:
   SignalRef pin_;
   uint64_t count_ = 0;
   uint64_t lastCycle_ = 0;
+};
+
+/// st_channel_claim on the read master (tb top: 4 KB "channels" 0 .. 15): every cycle its
+/// claim_o equals the reference, a channel claimed while a burst on it waits in the AR register
+/// or is in flight (AR handshake to last R beat; one ID, so bursts complete in issue order).
+/// Also counts the bursts whose AR handshake came while hold_i was high.
+template <class Model> class ClaimMonitor : public Component {
+public:
+  explicit ClaimMonitor(Model &m) : m_(m) {}
+  void sample(uint64_t cycle) override {
+    if (!error_.empty())
+      return;
+    auto channelOf = [](uint64_t addr) { return addr < (16u << 12) ? int(addr >> 12) : -1; };
+    uint32_t expected = 0;
+    for (int c = 0; c < 16; ++c)
+      if (inflight_[c] > 0)
+        expected |= 1u << c;
+    const int pending = m_.m_axi_rd_arvalid ? channelOf(m_.m_axi_rd_araddr) : -1;
+    if (pending >= 0)
+      expected |= 1u << pending;
+    if (static_cast<uint32_t>(m_.rd_claim_o) != expected) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf,
+                    "st_channel_claim: cycle %llu: claim_o 0x%04x, expected 0x%04x",
+                    static_cast<unsigned long long>(cycle), unsigned(m_.rd_claim_o), expected);
+      error_ = buf;
+    }
+    if (m_.m_axi_rd_arvalid && m_.m_axi_rd_arready) {
+      const int c = channelOf(m_.m_axi_rd_araddr);
+      order_.push_back(c);
+      if (c >= 0)
+        ++inflight_[c];
+      claimedBursts_ += c >= 0;
+      heldBursts_ += m_.rd_hold_i != 0;
+    }
+    if (m_.m_axi_rd_rvalid && m_.m_axi_rd_rready && m_.m_axi_rd_rlast && !order_.empty()) {
+      if (order_.front() >= 0)
+        --inflight_[order_.front()];
+      order_.pop_front();
+    }
+  }
+  void reset() override {
+    order_.clear();
+    inflight_.fill(0);
+  }
+  std::string error() const override { return error_; }
+  uint64_t heldBursts() const { return heldBursts_; }
+  uint64_t claimedBursts() const { return claimedBursts_; }
+
+private:
+  Model &m_;
+  std::deque<int> order_;
+  std::array<int, 16> inflight_{};
+  uint64_t heldBursts_ = 0, claimedBursts_ = 0;
+  std::string error_;
 };
 
 /// A random iteration space: 1..numLoops loops, trip counts with at most maxPoints points
@@ -226,11 +282,12 @@ public:
     rdSink_.onToken([this](const Bits &t) { rdBoard_.observe(t); });
     for (Component *c : std::initializer_list<Component *>{
              &readMemory_, &writeMemory_, &readChecker_, &writeChecker_, &agSink_, &rdSink_,
-             &wrDriver_, &agBoard_, &rdBoard_, &agDone_, &rdDone_, &wrDone_})
+             &wrDriver_, &agBoard_, &rdBoard_, &agDone_, &rdDone_, &wrDone_, &claims_})
       h_.add(*c);
     // One HBM behind both ports: what the write DMA stores, the read DMA can read back.
     writeMemory_.shareStorageWith(readMemory_);
     m_.ag_start_valid_i = m_.rd_start_valid_i = m_.wr_start_valid_i = 0;
+    m_.rd_hold_i = 0;
     h_.reset();
     std::printf("shape: NumLoops=%u DataWidth=%u MaxBurstLen=%u MaxOutstanding=%u\n",
                 shape_.numLoops, shape_.dataWidth, shape_.maxBurstLen, shape_.maxOutstanding);
@@ -388,6 +445,65 @@ public:
                 static_cast<unsigned long long>(writeMemory_.stats().bytesWritten));
   }
 
+  /// hold_i: a read started while it is high loads no burst (no AR, no word); released, it
+  /// reads its pattern. Then random patterns over the claim's 4 KB channels (below 64 KB) under
+  /// each memory timing, hold low, while the ClaimMonitor checks claim_o every cycle.
+  void testHoldAndClaim() {
+    AddrPattern p;
+    p.base = 4096 - 3 * shape_.wordBytes; // across the first page ends
+    p.tripCounts = {static_cast<uint32_t>(std::min<uint64_t>(3 * 4096 / shape_.wordBytes, 200))};
+    p.strides = {static_cast<int64_t>(shape_.wordBytes)};
+    readMemory_.setConfig(memoryTiming(rng_, 1));
+    rdSink_.setReadyProbability(1.0);
+    const std::vector<uint64_t> addrs = p.addresses();
+    for (uint64_t a : addrs)
+      rdBoard_.expect(readMemory_.readWord(a));
+    readBursts_.clear();
+    const uint64_t before = rdSink_.received(), donesBefore = rdDone_.count();
+    m_.rd_hold_i = 1;
+    start(m_.rd_start_valid_i, m_.rd_start_ready_o, p);
+    for (int i = 0; i < 300; ++i)
+      h_.step();
+    if (!readBursts_.empty() || rdSink_.received() != before || m_.m_axi_rd_arvalid)
+      fail("read DMA: a burst went out while hold_i was high", p);
+    m_.rd_hold_i = 0;
+    h_.runUntil([&] { return rdDone_.count() > donesBefore; }, addrs.size() * 200 + 5000);
+    check(rdBoard_.finalCheck(), p);
+    check(compareBursts(expectedBursts(addrs), readBursts_, "AR"), p);
+    if (claims_.heldBursts() != 0)
+      fail("read DMA: an AR handshake while hold_i was high", p);
+    const uint64_t claimedBefore = claims_.claimedBursts();
+    for (unsigned n = 0; n < 24; ++n) {
+      // Rows of words at a random row stride, every address below 64 KB.
+      auto uniform = [&](uint64_t lo, uint64_t hi) {
+        return std::uniform_int_distribution<uint64_t>(lo, hi)(rng_);
+      };
+      AddrPattern q;
+      const uint64_t word = shape_.wordBytes;
+      q.base = uniform(0, 16 * 4096 / word - 1) * word / 4; // below 16 KB
+      q.base -= q.base % word;
+      const uint32_t rows = static_cast<uint32_t>(uniform(1, 4));
+      const uint32_t cols =
+          static_cast<uint32_t>(uniform(1, std::min<uint64_t>(6 * 4096 / word, 150)));
+      q.tripCounts = {rows, cols};
+      q.strides = {static_cast<int64_t>(uniform(cols, 2 * 4096 / word + cols) * word),
+                   static_cast<int64_t>(word)};
+      bool inside = true;
+      q.forEach([&](uint64_t a) { inside = inside && a < 16 * 4096; });
+      if (!inside)
+        continue;
+      readMemory_.setConfig(memoryTiming(rng_, n));
+      rdSink_.setReadyProbability(n % 3 == 0 ? 0.3 : 1.0);
+      readPattern(q);
+    }
+    if (claims_.claimedBursts() - claimedBefore < 24)
+      h_.fail("channel claim: too few bursts below 64 KB (" +
+              std::to_string(claims_.claimedBursts() - claimedBefore) + ")");
+    std::printf("hold: no burst while held, the pattern after; channel claim: %llu bursts on 16 "
+                "channels, claim_o as the reference every cycle\n",
+                static_cast<unsigned long long>(claims_.claimedBursts()));
+  }
+
   /// SLVERR on part of a pattern sets error_o; the next start clears it.
   void testErrors() {
     AddrPattern p;
@@ -513,6 +629,7 @@ private:
   StreamDriver wrDriver_;
   Scoreboard agBoard_, rdBoard_;
   PulseCounter agDone_, rdDone_, wrDone_;
+  ClaimMonitor<Model> claims_{m_};
   std::vector<BurstSpec> readBursts_, writeBursts_;
   std::map<uint64_t, Bits> shadow_;
   uint64_t agLastIndex_ = 0;
@@ -525,6 +642,7 @@ template <class Model> void runConfig(const TestOptions &options, const Params &
   bench.testRead(options.tokens, 200);
   bench.testWrite(options.tokens, 200);
   bench.testErrors();
+  bench.testHoldAndClaim();
   bench.testThroughput();
 }
 

@@ -51,6 +51,8 @@ int main(int argc, char **argv) {
     estimate = st::model::axiWriteDmaResources(dma);
   else if (top == "st_read_dma_stream")
     estimate = st::model::readDmaStreamResources(dma, tokens);
+  else if (top == "st_channel_claim")
+    estimate = st::model::channelClaimResources(get("Channels", 2), get("MaxOutstanding", 4));
   else if (top == "st_write_dma_stream")
     estimate = st::model::writeDmaStreamResources(dma, tokens);
   else {

@@ -327,6 +327,50 @@ TEST(StepPrediction, TheEnginePrefetchFifoStreamsTheWeightsOnThroughAttention) {
   EXPECT_LT(static_cast<double>(deep), 0.99 * static_cast<double>(shallow));
 }
 
+/// The cycle sink `sink` (a node of `r`'s graph) took its last token.
+int64_t lastTaken(const passes::TimingSimResult &r, size_t sink) {
+  return r.consumeCycle.at(sink).at(0).back();
+}
+
+TEST(StepPrediction, AReadThatGoesFirstTakesItsChannelsWordsAhead) {
+  // Three reads of 400 words into sinks: a and b on channel 0, c on channel 1; a's second 200
+  // words lie on channel 1 (block channels). Channels refill 0.5 words a cycle.
+  auto run = [](bool aFirst) {
+    passes::TimingGraph g;
+    for (const char *name : {"a", "b", "c"})
+      g.nodes.push_back({name, model::readDmaStreamTiming(400, 400)});
+    for (const char *name : {"a_sink", "b_sink", "c_sink"})
+      g.nodes.push_back({name, model::writeDmaStreamTiming(400)});
+    for (size_t i = 0; i < 3; ++i)
+      g.edges.push_back({"e" + std::to_string(i), i, i + 3, 0, 400, 512});
+    std::vector<int64_t> depths(3, 2);
+    passes::MemoryRead a{0, 400, 0}, b{1, 400, 0}, c{2, 400, 0};
+    a.channels = {0};
+    a.blockChannels = {{0}, {1}};
+    a.blockWords = 200;
+    a.first = aFirst;
+    b.channels = {0};
+    c.channels = {1};
+    g.bandwidth.wordsPerCycle = 0.5;
+    passes::addMemoryStages(g, depths, {a, b, c}, model::cadenceOf(1.0));
+    const passes::TimingSimResult r = passes::simulateDataflowTiming(g, depths);
+    EXPECT_FALSE(r.deadlock);
+    return std::vector<int64_t>{lastTaken(r, 3), lastTaken(r, 4), lastTaken(r, 5)};
+  };
+  const std::vector<int64_t> shared = run(false), first = run(true);
+  // In turn: a and b share channel 0 (a's 200 words and b's, 800 cycles), then a and c share
+  // channel 1; first, a takes channel 0 alone (400 cycles), then channel 1 (400 more).
+  EXPECT_NEAR(first[0], 800, 10);
+  EXPECT_GT(shared[0], first[0] + 150);
+  // b gets channel 0 back when a moves on: it ends no later than it did sharing.
+  EXPECT_LE(first[1], shared[1] + 10);
+  // c waits for a's second block alone on channel 1.
+  EXPECT_GT(first[2], 1000);
+  std::printf("a, b, c done at %lld, %lld, %lld (in turn) and %lld, %lld, %lld (a first)\n",
+              (long long)shared[0], (long long)shared[1], (long long)shared[2], (long long)first[0],
+              (long long)first[1], (long long)first[2]);
+}
+
 TEST(StepPrediction, EngineChannelsGroupByTheReadsThatShareThem) {
   // GPT-2 Medium's caches: 8 K slices on channels 4j, 8 V slices on 4j + 2, two layers' reads of
   // each: the K channels, the weights-only channels and the V channels refill apart.
