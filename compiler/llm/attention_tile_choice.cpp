@@ -14,14 +14,10 @@ bool attentionOnePassAppliesTo(const ir::DecodeProgram &program,
   if (options.engine != LinearEngine::Gemv || !a)
     return false;
   try {
-    const bool positionStriped = options.attentionPositionSlices >= 2;
-    const KvStriping kernel =
-        kvStripingOf(a->numKvHeads, a->headDim, positionStriped ? 1 : options.attentionKvStep,
-                     positionStriped ? 1 : options.attentionHeadSplit);
-    const KvStriping reading = kvCacheReadStriping(
+    const AttentionStripings s = attentionStripingsOf(
         a->numKvHeads, a->headDim, options.attentionKvStep, options.attentionHeadSplit,
         options.attentionReadStep, options.attentionBlockMajor, options.attentionPositionSlices);
-    return attentionOnePassApplies(a->headDim, kernel.cacheLanes, reading.blockMajor());
+    return attentionOnePassApplies(a->headDim, s.kernel.cacheLanes, s.reading.blockMajor());
   } catch (const Error &) {
     return false; // bad steps: the lowering names the op and what it expected
   }

@@ -142,6 +142,19 @@ KvStriping kvCacheReadStriping(int64_t numKvHeads, int64_t headDim, int64_t kvSt
   return kvReadStripingOf(numKvHeads, headDim, kvStep, headSplit, readStep, blockMajor);
 }
 
+AttentionStripings attentionStripingsOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep,
+                                        int64_t headSplit, int64_t readStep, bool blockMajor,
+                                        int64_t positionSlices) {
+  // Positions striped over slices: attention takes one kv head per token.
+  const bool positionStriped = positionSlices >= 2;
+  AttentionStripings s;
+  s.kernel = kvStripingOf(numKvHeads, headDim, positionStriped ? 1 : kvStep,
+                          positionStriped ? 1 : headSplit);
+  s.reading = kvCacheReadStriping(numKvHeads, headDim, kvStep, headSplit, readStep, blockMajor,
+                                  positionSlices);
+  return s;
+}
+
 int64_t kvHeadParts(int64_t headDim) {
   if (headDim < 1)
     throw Error("kv striping", "a kv head of " + std::to_string(headDim) + " codes",

@@ -78,6 +78,20 @@ KvStriping kvCacheReadStriping(int64_t numKvHeads, int64_t headDim, int64_t kvSt
                                int64_t headSplit, int64_t readStep, bool blockMajor,
                                int64_t positionSlices);
 
+/// A lowered attention's two stripings: the cache token st_attention takes (`kernel`; one kv
+/// head when positions are striped) and the cache as its DMAs read it (`reading`,
+/// kvCacheReadStriping).
+struct AttentionStripings {
+  KvStriping kernel, reading;
+};
+
+/// The stripings of an attention over `numKvHeads` heads of `headDim` codes under the lowering's
+/// choices (kv step, head split, read step, block-major walk, position slices). Throws st::Error
+/// naming the value, as kvStripingOf and kvCacheReadStriping do.
+AttentionStripings attentionStripingsOf(int64_t numKvHeads, int64_t headDim, int64_t kvStep,
+                                        int64_t headSplit, int64_t readStep, bool blockMajor,
+                                        int64_t positionSlices);
+
 /// Whether the block-major layout (kvReadStripingOf's blockMajor) applies: a cache striped over
 /// at least two slices, at least two kv-head blocks, read at attention's own token.
 bool kvBlockMajorApplies(int64_t numKvHeads, int64_t headDim, int64_t kvStep, int64_t headSplit,

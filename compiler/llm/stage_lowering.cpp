@@ -372,13 +372,12 @@ private:
                    kCache = op.inputs[3].tensor, vCache = op.inputs[4].tensor;
     const int64_t kvWidth = a.numKvHeads * a.headDim;
     KvStriping striping, reading;
-    const bool positionStriped = o_.attentionPositionSlices >= 2;
     try {
-      striping = kvStripingOf(a.numKvHeads, a.headDim, positionStriped ? 1 : o_.attentionKvStep,
-                              positionStriped ? 1 : o_.attentionHeadSplit);
-      reading = kvCacheReadStriping(a.numKvHeads, a.headDim, o_.attentionKvStep,
-                                    o_.attentionHeadSplit, o_.attentionReadStep,
-                                    o_.attentionBlockMajor, o_.attentionPositionSlices);
+      const AttentionStripings s = attentionStripingsOf(
+          a.numKvHeads, a.headDim, o_.attentionKvStep, o_.attentionHeadSplit, o_.attentionReadStep,
+          o_.attentionBlockMajor, o_.attentionPositionSlices);
+      striping = s.kernel;
+      reading = s.reading;
     } catch (const Error &e) {
       throw Error("lowering", where(stage_, "attention '" + op.name + "'"), e.expected());
     }
