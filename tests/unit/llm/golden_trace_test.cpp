@@ -359,6 +359,21 @@ TEST_F(RunCheckTest, BlockMajorBlocksLieOnChannelsOfTheirOwn) {
   for (size_t i = 0; i < read.kv.size(); ++i)
     EXPECT_EQ(read.kv[i].address, layout.kv[i].address) << i;
   EXPECT_FALSE(firstMismatch(trace_, read, memory.reader()).has_value());
+  // A manifest whose spread does not match its blocks is one error naming the field.
+  nlohmann::json manifest;
+  std::ifstream(dir + "/manifest.json") >> manifest;
+  for (auto &b : manifest["buffers"])
+    if (b.contains("kv_block_channels")) {
+      b["kv_block_channels"] = 3;
+      break;
+    }
+  std::ofstream(dir + "/manifest.json") << manifest.dump();
+  try {
+    gen::readHbmManifest(dir + "/manifest.json");
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("kv_block_channels"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(RunCheckTest, ExpectedRegionsWrittenAndReadBackHaveNoMismatch) {
