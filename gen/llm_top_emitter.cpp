@@ -30,6 +30,10 @@ std::string concatLowFirst(const std::vector<std::string> &elements) {
   return s + "}";
 }
 
+/// The bursts a DMA keeps in flight: st_read_dma_stream's default, which the emitted DMAs
+/// keep; a claim's tag FIFO must hold that many.
+constexpr int kDmaMaxOutstanding = 4;
+
 class LlmTopWriter {
 public:
   LlmTopWriter(const llm::AcceleratorGraph &g, const plan::LlmTopInterface &top,
@@ -612,7 +616,7 @@ private:
       os_ << "  wire [" << channels - 1 << ":0] " << claim << ";\n"
           << "  st_channel_claim #(.AddrWidth(64), .ChannelShift(" << channelShift_
           << "), .FirstChannel(" << tp.hbmChannel << "), .Channels(" << channels
-          << "), .MaxOutstanding(4)) u_" << claim
+          << "), .MaxOutstanding(" << kDmaMaxOutstanding << ")) u_" << claim
           << " (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n      .ar_valid_i(" << m
           << "arvalid), .ar_ready_i(" << m << "arready), .ar_addr_i(" << m << "araddr),\n"
           << "      .r_valid_i(" << m << "rvalid), .r_ready_i(" << m << "rready), .r_last_i(" << m

@@ -135,6 +135,21 @@ protected:
   std::optional<RunMismatch> check() const {
     return firstMismatch(trace_, layout_, memory_.reader());
   }
+  /// The first mismatch of `layout` in a copy of `memory` whose byte at `address` has `mask`
+  /// flipped.
+  std::optional<RunMismatch> checkFlipped(const RunLayout &layout, RegionMemory memory,
+                                          uint64_t address, uint8_t mask) const {
+    memory.write(address, {static_cast<uint8_t>(memory.read(address, 1)[0] ^ mask)});
+    return firstMismatch(trace_, layout, memory.reader());
+  }
+  /// `plan` written as an image into the temporary directory `name` and its manifest read back.
+  RunLayout layoutThroughManifest(const plan::HbmImagePlan &plan, const std::string &name) const {
+    const std::string dir = ::testing::TempDir() + "/" + name;
+    std::filesystem::remove_all(dir);
+    gen::writeHbmImage(plan, dir);
+    return runLayoutOf(gen::readHbmManifest(dir + "/manifest.json"), model_->model.program,
+                       model_->q, taps_);
+  }
 
   static constexpr int64_t kContext = 16;
   static Quantized *model_;
@@ -279,21 +294,15 @@ TEST_F(RunCheckTest, StripedCacheSlicesHoldTheRowsParts) {
       }
   }
   EXPECT_FALSE(firstMismatch(trace_, layout, slicesMemory.reader()).has_value());
-  RegionMemory flipped = slicesMemory;
   const KvRegion &slice1 = layout.kv[1];
-  const uint64_t at = slice1.address + slice1.layerStride + 2 * slice1.rowBytes + 5;
-  flipped.write(at, {static_cast<uint8_t>(flipped.read(at, 1)[0] ^ 4u)});
-  const std::optional<RunMismatch> m = firstMismatch(trace_, layout, flipped.reader());
+  const std::optional<RunMismatch> m = checkFlipped(
+      layout, slicesMemory, slice1.address + slice1.layerStride + 2 * slice1.rowBytes + 5, 4);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->tensor, "block/attention.k_cache.s1");
   EXPECT_EQ(m->step, 2);
   EXPECT_EQ(m->layer, 1);
   // The manifest keeps the slices.
-  const std::string dir = ::testing::TempDir() + "/run_layout_striped";
-  std::filesystem::remove_all(dir);
-  gen::writeHbmImage(striped, dir);
-  const RunLayout read =
-      runLayoutOf(gen::readHbmManifest(dir + "/manifest.json"), program, model_->q, taps_);
+  const RunLayout read = layoutThroughManifest(striped, "run_layout_striped");
   ASSERT_EQ(read.kv.size(), 4u);
   EXPECT_EQ(read.kv[1].slice, 1);
   EXPECT_EQ(read.kv[1].slices, 2);
@@ -341,20 +350,15 @@ TEST_F(RunCheckTest, BlockMajorBlocksLieOnChannelsOfTheirOwn) {
     if (r.kind == "k_cache" && r.slice == 1 && r.block == 1)
       block1 = &r;
   ASSERT_NE(block1, nullptr);
-  RegionMemory flipped = memory;
-  const uint64_t at = block1->address + block1->layerStride + 1 * block1->rowBytes + 2;
-  flipped.write(at, {static_cast<uint8_t>(flipped.read(at, 1)[0] ^ 1u)});
-  const std::optional<RunMismatch> m = firstMismatch(trace_, layout, flipped.reader());
+  const std::optional<RunMismatch> m = checkFlipped(
+      layout, memory, block1->address + block1->layerStride + 1 * block1->rowBytes + 2, 1);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->tensor, "block/attention.k_cache.s1 block 1");
   EXPECT_EQ(m->step, 3);
   EXPECT_EQ(m->layer, 1);
   // The manifest keeps the spread.
+  const RunLayout read = layoutThroughManifest(spread, "run_layout_block_channels");
   const std::string dir = ::testing::TempDir() + "/run_layout_block_channels";
-  std::filesystem::remove_all(dir);
-  gen::writeHbmImage(spread, dir);
-  const RunLayout read =
-      runLayoutOf(gen::readHbmManifest(dir + "/manifest.json"), program, model_->q, taps_);
   ASSERT_EQ(read.kv.size(), 8u);
   for (size_t i = 0; i < read.kv.size(); ++i)
     EXPECT_EQ(read.kv[i].address, layout.kv[i].address) << i;
