@@ -114,7 +114,7 @@ one object: {"converter": bool, "buffer_shape": [...], "buffer_elements": N, "sh
 (no converter: empty shape, 0 elements, 0 loops). Types over different tensors, or text that is
 not an itensor, give one error line naming the argument and exit code 2. See docs/itensor.md.
 
-Example (DESIGN.md section 4, b -> c):
+Example (docs/itensor.md, worked example 1: b -> c):
   streamtensor itensor convert \
     --from 'itensor<4x2xf32, iter_space: [4,2]*[2,4], iter_map: (d0,d1)->(d1,d0)>' \
     --to 'itensor<4x2xf32, iter_space: [4,2,2]*[2,1,4], iter_map: (d0,d1,d2)->(d2,d0)>' --json

@@ -1,8 +1,8 @@
 // ConverterBufferShape: the layout converter between a producer's and a consumer's itensor
-// (DESIGN.md §4, docs/itensor.md). Equal streams need no converter (a FIFO connects them);
-// otherwise a ping-pong buffer is written in the producer's order and read in the consumer's.
-// Loops the two streams share from the outermost inwards surround the buffer, which then holds
-// only the footprint of the remaining inner loops.
+// (docs/itensor.md; the paper's Algorithm 1, docs/sources.md §1). Equal streams need no converter
+// (a FIFO connects them); otherwise a ping-pong buffer is written in the producer's order and read
+// in the consumer's. Loops the two streams share from the outermost inwards surround the buffer,
+// which then holds only the footprint of the remaining inner loops.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// DataflowGraph: the dataflow IR (DESIGN.md §3). Nodes are hardware units — kernels
+// DataflowGraph: the dataflow IR (docs/architecture.md). Nodes are hardware units — kernels
 // (instances of an RTL template or of a generated module), read and write DMAs at the HBM
 // boundary, layout converters and forks — and streams connect one node's output port to another
 // node's input port. Every port carries the itensor type of the stream it wants to see, so a

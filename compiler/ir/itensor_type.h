@@ -1,4 +1,4 @@
-// ITensorType: the iterative tensor type that types every stream (DESIGN.md §4, docs/itensor.md).
+// ITensorType: the iterative tensor type that types every stream (docs/itensor.md).
 // A stream of tokens (tiles or vectors) over one full tensor, described by the token's shape and
 // element type, a loop nest (trip count and step per loop, outermost first) and an iteration map
 // that sends each data dimension of the tensor to the loop that sets its tile offset (or to the
@@ -113,10 +113,10 @@ struct SliceOffset {
   static SliceOffset constantValue(int64_t value) { return {std::nullopt, value}; }
 };
 
-/// itensor inference from a tiled loop nest (REFERENCE.md): the loops give the iteration space,
-/// the slice offsets (one per data dim) give the map, the slice sizes give the element shape.
-/// Offsets [iv2, iv0] inside loops d0,d1,d2 give (d0,d1,d2)->(d2,d0). A constant offset must be
-/// 0; the result is verified, and checked against `tensorShape` if one is given.
+/// itensor inference from a tiled loop nest (the paper's, docs/sources.md §1): the loops give the
+/// iteration space, the slice offsets (one per data dim) give the map, the slice sizes give the
+/// element shape. Offsets [iv2, iv0] inside loops d0,d1,d2 give (d0,d1,d2)->(d2,d0). A constant
+/// offset must be 0; the result is verified, and checked against `tensorShape` if one is given.
 ITensorType inferITensorType(const std::vector<ITensorLoop> &loops,
                              const std::vector<SliceOffset> &offsets,
                              const std::vector<int64_t> &sliceSizes, const std::string &elementType,

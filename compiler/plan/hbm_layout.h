@@ -1,5 +1,5 @@
 // HbmTensorLayout: how one DMA's stream lies in HBM. Tensors are stored pre-tiled in exactly the
-// order the DMA streams them (DESIGN.md §6): tokens are padded to a power-of-two width and
+// order the DMA streams them (docs/hbm-image.md): tokens are padded to a power-of-two width and
 // packed into the 512-bit words of the AXI port from bit 0 up; a "run" is the stretch of tokens
 // inside the innermost reuse loop, and every run starts on a new word. Re-streamed data (reuse
 // loops) is not stored twice: the DMA's address loops revisit it with stride 0. This file turns

@@ -5,7 +5,7 @@
 // every control input of all alike (one FSM), so the channels run in lockstep; synthesis with
 // kept hierarchy maps it once.
 //
-// Ways = 2 packs the two channels' products of a lane into one multiply (REFERENCE.md, DSP48E2
+// Ways = 2 packs the two channels' products of a lane into one multiply (docs/sources.md §5, DSP48E2
 // packing): both channels multiply the same x entry, so lane l computes
 //   x[l] * (wa[l] + wb[l] * 2^Shift)  =  x[l]*wa[l] + x[l]*wb[l] * 2^Shift
 // (one DSP48E2: a WBits+Shift+1-bit signed operand on the 27-bit port, x on the 18-bit one), the

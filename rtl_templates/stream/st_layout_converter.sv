@@ -1,5 +1,5 @@
 // st_layout_converter: the layout converter between a producer's and a consumer's itensor
-// (DESIGN.md §4, docs/itensor.md "The converter RTL"): a ping-pong buffer written in the
+// (docs/itensor.md "The converter RTL"): a ping-pong buffer written in the
 // producer's token order and read in the consumer's.
 //
 // The stream is cut into phases (one iteration of the loops both itensors share around the

@@ -9,7 +9,7 @@ step that decodes with that many tokens in the context), the HBM bytes that step
 engine's weight streams of every channel, the norm parameters, one embedding row and the
 cached K/V rows of every layer, each layer's sliding window respected), the resource estimate
 against the U55C. From them: ms/token at 250 MHz, the HBM rate, the ratio to the step's own
-bound (its bytes / 460 GB/s) and to the pure W4 bound of REFERENCE.md (the weights alone).
+bound (its bytes / 460 GB/s) and to the pure W4 bound (the weights alone, docs/sources.md §4).
 Measured figures come from bench.predict.*.gemv JSON files (--measured): Verilator cycles per
 generated token, measured/predicted and the Verilator wall time.
 
@@ -32,10 +32,10 @@ CLOCK_HZ = 250e6
 HBM_BYTES_PER_S = 460e9
 CONFIGS = ["gpt2-medium", "qwen2.5-0.5b", "tinyllama-1.1b", "llama-3.2-1b", "gemma-3-1b"]
 CONTEXTS = [64, 512, 1024]
-# REFERENCE.md: weights read per token at W4 with one 16-bit scale per 128 weights.
+# docs/sources.md §4: weights read per token at W4 with one 16-bit scale per 128 weights.
 W4_BOUND_MB = {"gpt2-medium": 179.5, "qwen2.5-0.5b": 250.8, "tinyllama-1.1b": 525.3,
                "gemma-3-1b": 507.7, "llama-3.2-1b": 627.5}
-# REFERENCE.md: published batch-1 decode figures (ms/token) to print beside ours.
+# docs/sources.md §1, §2: published batch-1 decode figures (ms/token) to print beside ours.
 PEERS = [
     ("StreamTensor paper (HLS), GPT-2 Medium, U55C 250 MHz W4A8, 32:32", "gpt2-medium", 5.01),
     ("StreamTensor paper (HLS), GPT-2 Medium, U55C 250 MHz W4A8, 256:256", "gpt2-medium", 4.36),
@@ -137,7 +137,7 @@ def markdown(results, measured):
              "Predicted by the compiler (`tools/bench/decode_bench.py`); measured rows come from "
              "Verilator (`bench.predict.*.gemv*`). *Bound*: the step's own HBM bytes "
              "(weights, scales, norm parameters, embedding row, cached K/V rows) / 460 GB/s; "
-             "*W4 bound*: REFERENCE.md's weights alone.", "",
+             "*W4 bound*: the weights alone (docs/sources.md §4).", "",
              "| model | context | cycles/token | ms/token | HBM GB/s | x bound | x W4 bound |",
              "|---|---|---|---|---|---|---|"]
     for r in results:
@@ -179,7 +179,7 @@ def markdown(results, measured):
                  ("lut", "ff", "dsp", "bram36", "uram")]
         lines.append(f"| {r['config']} | " + " | ".join(cells) +
                      f" | {r['compile_wall_seconds']:.1f} |")
-    lines += ["", "Published batch-1 decode figures (REFERENCE.md) beside ours at context 64:", "",
+    lines += ["", "Published batch-1 decode figures (docs/sources.md §1, §2) beside ours at context 64:", "",
               "| system | ms/token | ours (predicted) |", "|---|---|---|"]
     ours = {r["config"]: r["points"][0]["ms_per_token"] for r in results}
     for label, config, ms in PEERS:

@@ -6,7 +6,7 @@
 // output token must carry exactly the consumer's elements in the consumer's order (random
 // element values, fresh per tensor), and the streams obey the valid/ready rules.
 // Configs (tests/rtl/layout_converter/CMakeLists.txt):
-//   b_to_c:  DESIGN.md §4 b -> c over 8x8xf32, instance sized exactly to it.
+//   b_to_c:  docs/itensor.md's b -> c over 8x8xf32, instance sized exactly to it.
 //   random:  --tokens N random pairs over small tensors (tests/unit/ir/random_itensor.h), i16.
 //   scalar:  one element per token (the RAM storage rule): 8x8 and 4x16 transposes, a 3-d
 //            permutation and random scalar pairs, i16.

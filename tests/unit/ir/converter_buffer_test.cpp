@@ -1,4 +1,4 @@
-// Unit tests of converter-buffer inference: the DESIGN.md §4 b->c example (8x2, one shared
+// Unit tests of converter-buffer inference: docs/itensor.md's b->c example (8x2, one shared
 // loop), the paper's 64x64 example (16x64, reused 4 times), equal streams, mismatched tensors,
 // and a brute-force check over random producer/consumer pairs: the true maximum of live
 // elements of a converter simulated at element level never exceeds the inferred buffer, and

@@ -1,5 +1,5 @@
 // Unit tests of the layout-converter program (compiler/ir/converter_program.h): counts and
-// tables of the DESIGN.md §4 b->c example, the $readmemh text, reuse loops on either side, the
+// tables of docs/itensor.md's b->c example, the $readmemh text, reuse loops on either side, the
 // errors, and random producer/consumer pairs: running the program (simulateConverterProgram)
 // on the producer's element stream reproduces the consumer's element order exactly.
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
-// Unit tests of ITensorType: the text form round trip (DESIGN.md §4 examples and random types),
-// parse and verifier errors, the derived tensor shape, stream enumeration, the canonical stream
-// form and itensor inference from tiled loop nests.
+// Unit tests of ITensorType: the text form round trip (docs/itensor.md's examples and random
+// types), parse and verifier errors, the derived tensor shape, stream enumeration, the canonical
+// stream form and itensor inference from tiled loop nests.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -190,7 +190,8 @@ TEST(ITensorType, CanonicalStreamDropsUnitLoopsAndMergesReuse) {
 }
 
 TEST(ITensorType, InfersFromTiledLoops) {
-  // Offsets [iv2, iv0] inside loops d0,d1,d2 (REFERENCE.md) give (d0,d1,d2)->(d2,d0).
+  // Offsets [iv2, iv0] inside loops d0,d1,d2 (the paper's example, docs/sources.md §1) give
+  // (d0,d1,d2)->(d2,d0).
   ITensorType t = inferITensorType({{4, 2}, {2, 1}, {2, 4}},
                                    {SliceOffset::loopIndex(2), SliceOffset::loopIndex(0)}, {4, 2},
                                    "f32", std::vector<int64_t>{8, 8});
