@@ -2,6 +2,7 @@
 #include "gen/llm_design.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,7 @@
 #include "plan/design_resources.h"
 #include "plan/hbm_layout.h"
 #include "plan/llm_kernel_bindings.h"
+#include "plan/step_hbm_bound.h"
 #include "support/error.h"
 
 namespace st::gen {
@@ -28,6 +30,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using llm::AcceleratorRole;
+
+/// The context report.md leads with beside the max context.
+constexpr int64_t kReferenceContext = 64;
 
 void writeText(const fs::path &path, const std::string &text) {
   std::ofstream out(path);
@@ -38,19 +43,63 @@ void writeText(const fs::path &path, const std::string &text) {
 
 /// report.json's step_prediction (llm/step_prediction.h): the cycles of every step the design
 /// can run (0 .. max context - 1) under the default testbench memory; a run of P prompt and N
-/// generated tokens takes steps 0 .. P + N - 2.
-nlohmann::json stepPredictionJson(const plan::LlmPlan &d, const plan::LlmStepPrediction &p) {
+/// generated tokens takes steps 0 .. P + N - 2. Beside them, indexed alike, each step's HBM bytes
+/// and its bound (plan/step_hbm_bound.h: those bytes at HBM's peak rate, in cycles).
+nlohmann::json stepPredictionJson(const plan::LlmPlan &d, const plan::LlmStepPrediction &p,
+                                  const plan::StepHbmBound &bound) {
   nlohmann::json j;
   j["hbm_read_latency"] = p.hbm.readLatency;
   j["hbm_read_latency_jitter"] = p.hbm.readLatencyJitter;
   j["hbm_ready_probability"] = p.hbm.readyProbability;
   j["layer_windows"] = d.layerWindows;
   j["step_cycles"] = p.stepCycles;
+  j["step_hbm_bytes"] = bound.bytes;
+  j["hbm_peak_gbps"] = d.hbm.device.totalPeakGBps;
+  std::vector<int64_t> boundCycles;
+  for (double c : bound.cycles)
+    boundCycles.push_back(std::llround(c));
+  j["bound_cycles"] = boundCycles;
   // The block's cycles were simulated at these cache lengths; steps between them take the chord.
   j["block_cycles_simulated"] = nlohmann::json::array();
   for (const auto &[rows, cycles] : p.block.samples)
     j["block_cycles_simulated"].push_back({{"cache_length", rows}, {"cycles", cycles}});
   return j;
+}
+
+/// The contexts report.md and report.json lead with: 64 and the max context (the max alone when
+/// it is 64 or less).
+std::vector<int64_t> referenceContexts(int64_t maxContext) {
+  if (maxContext <= kReferenceContext)
+    return {maxContext};
+  return {kReferenceContext, maxContext};
+}
+
+/// report.json's headline: per reference context c, the step that decodes with c tokens in the
+/// context (step c - 1 of step_prediction), its bound and their ratio, ms per token at the
+/// kernel clock.
+nlohmann::json headlineJson(const nlohmann::json &prediction, int64_t maxContext,
+                            double kernelClockMhz) {
+  nlohmann::json rows = nlohmann::json::array();
+  const nlohmann::json &steps = prediction.at("step_cycles");
+  const nlohmann::json &bounds = prediction.at("bound_cycles");
+  for (int64_t c : referenceContexts(maxContext)) {
+    const size_t step = static_cast<size_t>(c - 1);
+    if (step >= steps.size())
+      continue;
+    nlohmann::json row;
+    row["context"] = c;
+    row["step"] = step;
+    const int64_t cycles = steps[step].get<int64_t>();
+    row["cycles"] = cycles;
+    if (kernelClockMhz > 0)
+      row["ms_per_token"] = static_cast<double>(cycles) / (kernelClockMhz * 1e3);
+    if (step < bounds.size() && bounds[step].get<int64_t>() > 0) {
+      row["bound_cycles"] = bounds[step];
+      row["x_bound"] = static_cast<double>(cycles) / bounds[step].get<double>();
+    }
+    rows.push_back(row);
+  }
+  return rows;
 }
 
 nlohmann::json reportJson(const plan::LlmPlan &d, const plan::LlmStepPrediction &prediction) {
@@ -64,10 +113,18 @@ nlohmann::json reportJson(const plan::LlmPlan &d, const plan::LlmStepPrediction 
   j["layers"] = d.graph.layers;
   j["lanes"] = d.graph.lanes;
   j["max_context"] = d.accelerator.maxContext;
-  j["predicted_cycles_per_step"] = d.graph.predictedCyclesPerStep();
-  j["predicted_at_cache_length"] = d.accelerator.sizingCacheLength;
-  j["stage_cycles"] = d.graph.stageCycles;
-  j["step_prediction"] = stepPredictionJson(d, prediction);
+  const plan::StepHbmBound bound =
+      plan::stepHbmBound(d.hbm, d.layerWindows, static_cast<int64_t>(prediction.stepCycles.size()),
+                         static_cast<double>(d.device.kernelClockMhz));
+  j["step_prediction"] = stepPredictionJson(d, prediction, bound);
+  j["kernel_clock_mhz"] = d.device.kernelClockMhz;
+  j["headline"] = headlineJson(j["step_prediction"], d.accelerator.maxContext,
+                               static_cast<double>(d.device.kernelClockMhz));
+  // What the FIFO sizing assumed of one step: each stage's makespan alone at one cache length,
+  // summed (prologue + layers x block + epilogue). Not the step: step_prediction is.
+  j["fifo_sizing_stage_sum"] = {{"cycles", d.graph.predictedCyclesPerStep()},
+                                {"cache_length", d.accelerator.sizingCacheLength},
+                                {"stage_cycles", d.graph.stageCycles}};
   j["hbm_bytes"] = d.hbm.totalBytes();
   // "group" (the stage, or "control"), each stream's "producer"/"consumer" and each AXI master's
   // "node"/"hbm_channels" are what the compile's dataflow.svg is drawn from (as for graphs).
@@ -147,15 +204,39 @@ nlohmann::json reportJson(const plan::LlmPlan &d, const plan::LlmStepPrediction 
   return j;
 }
 
+/// report.md's first lines: the predicted step at each reference context beside its HBM bound.
+void headlineMarkdown(std::ostringstream &os, const nlohmann::json &j) {
+  for (const nlohmann::json &row : j["headline"]) {
+    char ms[32] = "";
+    if (row.contains("ms_per_token"))
+      std::snprintf(ms, sizeof ms, " (%.3f ms/token at %d MHz)", row["ms_per_token"].get<double>(),
+                    j["kernel_clock_mhz"].get<int>());
+    os << "- predicted step at context " << row["context"] << ": **" << row["cycles"] << "** cycles"
+       << ms;
+    if (row.contains("bound_cycles")) {
+      char ratio[32];
+      std::snprintf(ratio, sizeof ratio, "%.2f", row["x_bound"].get<double>());
+      os << ", **" << ratio << "x** its HBM bound of " << row["bound_cycles"]
+         << " cycles (the step's "
+         << j["step_prediction"]["step_hbm_bytes"][row["step"].get<size_t>()] << " HBM bytes at "
+         << j["step_prediction"]["hbm_peak_gbps"] << " GB/s)";
+    }
+    os << "\n";
+  }
+  os << "\n";
+}
+
 std::string llmReportMarkdown(const nlohmann::json &j) {
   std::ostringstream os;
   os << "# " << j["design"].get<std::string>() << " (" << j["architecture"].get<std::string>()
-     << ", " << j["precision"].get<std::string>() << ")\n\n"
-     << "- " << j["layers"] << " layers through one block, " << j["lanes"]
+     << ", " << j["precision"].get<std::string>() << ")\n\n";
+  headlineMarkdown(os, j);
+  const nlohmann::json &stageSum = j["fifo_sizing_stage_sum"];
+  os << "- " << j["layers"] << " layers through one block, " << j["lanes"]
      << " codes per residual token, max context " << j["max_context"] << "\n"
-     << "- predicted cycles per decode step at cache length " << j["predicted_at_cache_length"]
-     << ": **" << j["predicted_cycles_per_step"]
-     << "** (prologue + layers x block + epilogue: " << j["stage_cycles"].dump() << ")\n"
+     << "- FIFO sizing's stage sum (each stage alone at cache length " << stageSum["cache_length"]
+     << ", summed: prologue + layers x block + epilogue " << stageSum["stage_cycles"].dump()
+     << "): " << stageSum["cycles"] << " cycles; not a step prediction\n"
      << "- HBM image and run buffers: " << j["hbm_bytes"] << " bytes\n"
      << "- on-chip stream memory: " << j["fifo_bits"] << " FIFO bits between kernels, against "
      << j["unfused_stream_bits"]

@@ -349,141 +349,200 @@ int runCompile(const CompileOptions &o) {
   }
 }
 
+constexpr const char *kModelGroup = "Model directory (a Hugging Face checkpoint or configs/*)";
+constexpr const char *kEngineGroup =
+    "Engine and attention knobs (model directory; defaults chosen by prediction)";
+constexpr const char *kGraphGroup = "Graph (YAML)";
+constexpr const char *kOutputGroup = "Output";
+
+/// What `compile` does with each input, its examples and what it writes.
+constexpr const char *kCompileHelp =
+    "A model directory (a Hugging Face checkpoint: config.json, safetensors, optional\n"
+    "calibration.json; or a directory of configs/ with --random-weights) becomes the LLM\n"
+    "accelerator of docs/accelerator.md: the design directory holds rtl/ (the top and the\n"
+    "templates it uses), tb/ (the Verilator testbench), hbm/ (the HBM image and its\n"
+    "manifest.json), report.md and report.json (leading with the predicted step at context 64\n"
+    "and at the max context beside its HBM bound), dataflow.svg and design.json (what 'sim'\n"
+    "reads). A config key the compiler does not implement is an error naming it\n"
+    "(docs/frontend.md).\n\n"
+    "A graph (YAML, docs/graph-yaml.md) is tiled op by op; every stream gets its itensor,\n"
+    "layout converters, forks and DMAs are inserted, kernels are fused under the device's\n"
+    "on-chip memory budget and the FIFOs sized by a linear program. The design directory holds\n"
+    "report.json, report.md, dataflow.txt (the dataflow IR), dataflow.svg, rtl/ and tb/ (the\n"
+    "Verilator testbench with seeded inputs and the reference executor's outputs). The\n"
+    "verifier runs after every pass. With --fifo-search it also writes search/, a test build\n"
+    "whose FIFOs are deep and limited at run time ('sim <dir> --fifo-search',\n"
+    "docs/fifo-sizing.md). Passes (for --dump-after): lower-to-dataflow, insert-converters,\n"
+    "insert-forks, fuse, size-fifos.\n\n"
+    "Both write, for AMD's tools (docs/vivado.md): include/<design>_kernel.h (the register map\n"
+    "the testbench and the host share), vitis/ (package_kernel.tcl, link.cfg, Makefile),\n"
+    "vivado/ (build.tcl) and host/ (the XRT host program).\n\n"
+    "Examples:\n"
+    "  # full-size GPT-2 Medium from its config alone, seeded random weights, context 1024\n"
+    "  streamtensor compile configs/gpt2-medium --random-weights -o out/gpt2m\n"
+    "  # a checkpoint directory at W8A16 with a KV cache of 64 positions\n"
+    "  streamtensor compile tests/fixtures/gemma3_tiny --precision w8a16 --max-context 64 \\\n"
+    "      -o out/gemma3\n"
+    "  # a graph, printing the IR after one pass\n"
+    "  streamtensor compile tests/graph/diamond.yaml -o out/diamond --dump-after "
+    "insert-converters\n\n"
+    "-o is written beside its final place and swapped in when complete. An existing -o is\n"
+    "replaced only when it is empty or a design directory streamtensor wrote (its marker\n"
+    "file .streamtensor-output) holding nothing else; a file, or a directory with your own\n"
+    "files, is refused with nothing changed. --force replaces a foreign directory, but never\n"
+    "the current, home or root directory, one containing them, or the input.\n";
+
+void addModelOptions(CLI::App &app, CompileOptions &o) {
+  app.add_option("--precision", o.precision, "w4a8, w8a8 or w8a16")
+      ->default_val("w4a8")
+      ->group(kModelGroup);
+  app.add_flag("--random-weights", o.randomWeights,
+               "Read only config.json and use the seeded random weights of 'eval "
+               "--random-weights' (e.g. configs/*)")
+      ->group(kModelGroup);
+  app.add_option("--max-context", o.maxContext,
+                 "Rows of the KV cache (prompt + generated tokens); default: "
+                 "max_position_embeddings, at most 4096")
+      ->group(kModelGroup);
+  app.add_option("--timings", o.timings, "Write each phase's wall time and peak RSS as JSON here")
+      ->group(kModelGroup);
+}
+
+void addEngineOptions(CLI::App &app, CompileOptions &o) {
+  app.add_option("--engine", o.engine,
+                 "gemv (every linear on one GEMV engine fed by all HBM pseudo-channels, "
+                 "docs/gemv-engine.md) or per-op (one st_linear and weight DMA each: the v1 "
+                 "design)")
+      ->default_val("gemv")
+      ->group(kEngineGroup);
+  app.add_option("--max-lanes", o.maxLanes, "Most codes per vector token of a stage")
+      ->default_val(8)
+      ->check(CLI::PositiveNumber)
+      ->group(kEngineGroup);
+  app.add_option("--attention-kv-step", o.attentionKvStep,
+                 "Gemv engine: kv heads attention reads per cache token (a divisor of the kv "
+                 "heads; its rows striped over that many pseudo-channels, docs/accelerator.md "
+                 "§6); 0: the unstriped cache; default: the most that keep the design within "
+                 "70 % of each resource")
+      ->check(CLI::NonNegativeNumber)
+      ->group(kEngineGroup);
+  app.add_option("--attention-head-split", o.attentionHeadSplit,
+                 "Gemv engine: cache tokens per kv head, for a head wider than two bus words "
+                 "(Gemma 3: 256 codes in four 64-byte parts): its parts per token striped over "
+                 "as many pseudo-channels (kv step 1, implied); default: 1, or as "
+                 "--attention-kv-step's default chooses")
+      ->check(CLI::PositiveNumber)
+      ->group(kEngineGroup);
+  app.add_option("--attention-read-step", o.attentionReadStep,
+                 "Gemv engine: kv heads per cache token the KV DMAs read (a divisor of the kv "
+                 "heads whose token is a whole number of attention's; striped over that many "
+                 "pseudo-channels and split for attention, so that a pass runs at attention's "
+                 "token a cycle); 0: attention's own token; default: the widest that fits, as "
+                 "--attention-kv-step's")
+      ->check(CLI::NonNegativeNumber)
+      ->group(kEngineGroup);
+  app.add_option("--attention-walk", o.attentionWalk,
+                 "Gemv engine: the order attention walks its cache in: block (each block of kv "
+                 "heads per token in turn, its value pass beside the next block's score pass, "
+                 "the cache laid out block-major; needs a cache striped over >= 2 slices, >= 2 "
+                 "blocks, reads of attention's own token) or position (every block per "
+                 "position, the score pass before the value pass); default: block wherever it "
+                 "applies")
+      ->check(CLI::IsMember({"position", "block"}))
+      ->group(kEngineGroup);
+  app.add_option("--attention-tile", o.attentionTile,
+                 "Gemv engine: attention in one pass, K and V of a position read together, the "
+                 "value walk a tile of this many positions behind the score walk, each tile "
+                 "merged into accumulators rescaled as its heads' maxima grow (a power of two, "
+                 "2 .. the max context; needs the block-major walk over cache tokens of whole "
+                 "kv heads, docs/numerics.md §6); 0: two passes (scores, then values); default: "
+                 "one pass in tiles of 64, 128 or 256 (at least a merge's head dim + 12) where "
+                 "it applies and the step predicted at context 512 is shorter, else two passes")
+      ->check(CLI::NonNegativeNumber)
+      ->group(kEngineGroup);
+  app.add_option("--attention-position-slices", o.attentionPositionSlices,
+                 "Gemv engine: stripe the cache's positions over this many pseudo-channels (2, "
+                 "4, 8 or 16; kv heads of at most 64 codes, at least two): attention takes one "
+                 "kv head per token, block-major, and a block's pass reads that many positions "
+                 "a cycle (docs/accelerator.md §7); replaces --attention-kv-step/-read-step/"
+                 "-walk; 0: not; default: 2 where compile takes one such head per token and the "
+                 "design fits")
+      ->check(CLI::IsMember({0, 2, 4, 8, 16}))
+      ->group(kEngineGroup);
+  app.add_option("--engine-packed-pairs", o.enginePackedPairs,
+                 "Gemv engine at W4A8: channel pairs whose int4 x int8 products share their "
+                 "DSP48E2s (two per multiply; 0 .. 16); default: as many as the heads per cache "
+                 "token need to fit the DSPs")
+      ->check(CLI::NonNegativeNumber)
+      ->group(kEngineGroup);
+  app.add_option("--engine-fifo-words", o.engineFifoWords,
+                 "Gemv engine: 512-bit words of each channel's weight prefetch FIFO, which lets "
+                 "the weights stream on while the engine waits for attention (>= 2; at most a "
+                 "step's words of the channel; 4096 and more in URAM); default: 4096 or 8192, "
+                 "whichever predicts the shorter step at context 512 (or the max) within 70 % "
+                 "of each resource")
+      ->check(CLI::Range(int64_t{2}, int64_t{1} << 20))
+      ->group(kEngineGroup);
+}
+
+void addGraphOptions(CLI::App &app, CompileOptions &o) {
+  app.add_option("--dump-after", o.dumpAfter, "Print the dataflow IR after this pass")
+      ->group(kGraphGroup);
+  app.add_option("--default-tile", o.defaultTile,
+                 "Tile size of loops the graph does not tile (largest divisor <= N)")
+      ->default_val(4)
+      ->check(CLI::PositiveNumber)
+      ->group(kGraphGroup);
+  app.add_option("--memory-budget", o.memoryBudget,
+                 "On-chip memory budget for fusion in bits (default: the device's)")
+      ->group(kGraphGroup);
+  app.add_option("--fifo-mode", o.fifoMode,
+                 "FIFO sizing: lp (linear program), conservative (IIs equalized), deep")
+      ->default_val("lp")
+      ->group(kGraphGroup);
+  app.add_option("--fifo-depth", o.fifoDepths,
+                 "Force a stream's FIFO depth (STREAM=DEPTH; repeatable), e.g. below the LP's")
+      ->group(kGraphGroup);
+  app.add_flag("--fifo-search", o.fifoSearch,
+               "Also write search/: the FIFO-depth search build ('sim --fifo-search')")
+      ->group(kGraphGroup);
+  app.add_option("--data-seed", o.dataSeed, "Seed of the testbench's random inputs")
+      ->default_val(1)
+      ->group(kGraphGroup);
+}
+
+void addOutputOptions(CLI::App &app, CompileOptions &o) {
+  app.add_option("-o,--output", o.output, "Design directory to write")
+      ->required()
+      ->group(kOutputGroup);
+  app.add_flag("--force", o.force,
+               "Replace -o even when it is a directory streamtensor did not write (never the "
+               "current, home or root directory)")
+      ->group(kOutputGroup);
+  app.add_flag("--quiet", o.quiet, "Print nothing but errors (no per-phase progress)")
+      ->group(kOutputGroup);
+  app.add_option("--target", o.target, "Target device (u55c)")->group(kOutputGroup);
+  app.add_option("--device", o.device, "Device constraints YAML")
+      ->default_val(o.device)
+      ->group(kOutputGroup);
+}
+
 } // namespace
 
 void addCompileCommands(std::vector<CliCommand> &registry) {
   registry.push_back(
-      {"compile", "compile a graph (YAML) into a dataflow design directory",
-       "Reads a graph in the YAML format of docs/graph-yaml.md, tiles each op, infers every\n"
-       "stream's itensor, inserts layout converters, forks and DMAs, fuses under the device's\n"
-       "on-chip memory budget, and writes the design directory: report.json, report.md,\n"
-       "dataflow.txt (the dataflow IR), dataflow.svg (its picture, drawn with Graphviz dot;\n"
-       "dataflow.dot alone when dot is not installed), rtl/ (top, generated kernels, the\n"
-       "templates used and filelist.f) and tb/ (the Verilator testbench with seeded inputs\n"
-       "and the reference executor's outputs; run it with 'streamtensor sim'). The verifier\n"
-       "runs after every pass.\n"
-       "For AMD's tools (docs/vivado.md): include/<design>_kernel.h (register map shared by the\n"
-       "testbench and the host), vitis/ (package_kernel.tcl, link.cfg, Makefile: make xo xclbin),\n"
-       "vivado/ (build.tcl: out-of-context synthesis, place and route) and host/ (XRT "
-       "host.cpp).\n\n"
-       "Example:\n"
-       "  streamtensor compile tests/graph/diamond.yaml -o out/diamond\n"
-       "  streamtensor compile g.yaml -o out/g --dump-after insert-converters\n\n"
-       "With --fifo-search it also writes search/, a test build of the same design whose FIFOs\n"
-       "are deep and limited at run time; 'streamtensor sim <dir> --fifo-search' runs the\n"
-       "RTL FIFO-depth search in it (docs/fifo-sizing.md).\n\n"
-       "Passes (for --dump-after): lower-to-dataflow, insert-converters, insert-forks, fuse,\n"
-       "size-fifos.\n\n"
-       "-o is written beside its final place and swapped in when complete. An existing -o is\n"
-       "replaced only when it is empty or a design directory streamtensor wrote (its marker\n"
-       "file .streamtensor-output) holding nothing else; a file, or a directory with your own\n"
-       "files, is refused with nothing changed. --force replaces a foreign directory, but never\n"
-       "the current, home or root directory, one containing them, or the input.\n",
-       [](CLI::App &app) -> CommandRunner {
+      {"compile",
+       "compile a Hugging Face model directory, or a graph (YAML), into a design directory",
+       kCompileHelp, [](CLI::App &app) -> CommandRunner {
          auto o = std::make_shared<CompileOptions>();
-         app.add_option("input", o->input, "Graph YAML file, or a Hugging Face model directory")
+         app.add_option("input", o->input,
+                        "A Hugging Face model directory (or configs/<name> with "
+                        "--random-weights), or a graph YAML file")
              ->required();
-         app.add_option("--precision", o->precision, "Model directory: w4a8, w8a8 or w8a16")
-             ->default_val("w4a8");
-         app.add_option("--max-context", o->maxContext,
-                        "Model directory: rows of the KV cache (prompt + generated tokens); "
-                        "default: max_position_embeddings, at most 4096");
-         app.add_option("--max-lanes", o->maxLanes,
-                        "Model directory: most codes per vector token of a stage")
-             ->default_val(8)
-             ->check(CLI::PositiveNumber);
-         app.add_option("--engine", o->engine,
-                        "Model directory: gemv (every linear on one GEMV engine fed by all HBM "
-                        "pseudo-channels, docs/gemv-engine.md) or per-op (one st_linear and "
-                        "weight DMA each: the v1 design)")
-             ->default_val("gemv");
-         app.add_option("--attention-kv-step", o->attentionKvStep,
-                        "Model directory, gemv engine: kv heads attention reads per cache token "
-                        "(a divisor of the kv heads; its rows striped over that many "
-                        "pseudo-channels, docs/accelerator.md §6); 0: the unstriped cache; "
-                        "default: the most that keep the design within 70 % of each resource")
-             ->check(CLI::NonNegativeNumber);
-         app.add_option("--attention-head-split", o->attentionHeadSplit,
-                        "Model directory, gemv engine: cache tokens per kv head, for a head wider "
-                        "than two bus words (Gemma 3: 256 codes in four 64-byte parts): its parts "
-                        "per token striped over as many pseudo-channels (kv step 1, implied); "
-                        "default: 1, or as --attention-kv-step's default chooses")
-             ->check(CLI::PositiveNumber);
-         app.add_option("--attention-read-step", o->attentionReadStep,
-                        "Model directory, gemv engine: kv heads per cache token the KV DMAs read "
-                        "(a divisor of the kv heads whose token is a whole number of attention's; "
-                        "striped over that many pseudo-channels and split for attention, so that "
-                        "a pass runs at attention's token a cycle); 0: attention's own token; "
-                        "default: the widest that fits, as --attention-kv-step's")
-             ->check(CLI::NonNegativeNumber);
-         app.add_option("--attention-walk", o->attentionWalk,
-                        "Model directory, gemv engine: the order attention walks its cache in: "
-                        "block (each block of kv heads per token in turn, its value pass beside "
-                        "the next block's score pass, the cache laid out block-major; needs a "
-                        "cache striped over >= 2 slices, >= 2 blocks, reads of attention's own "
-                        "token) or position (every block per position, the score pass before "
-                        "the value pass); default: block wherever it applies")
-             ->check(CLI::IsMember({"position", "block"}));
-         app.add_option(
-                "--attention-tile", o->attentionTile,
-                "Model directory, gemv engine: attention in one pass, K and V of a "
-                "position read together, the value walk a tile of this many positions "
-                "behind the score walk, each tile merged into accumulators rescaled as "
-                "its heads' maxima grow (a power of two, 2 .. the max context; needs the "
-                "block-major walk over cache tokens of whole kv heads, docs/numerics.md "
-                "§6); 0: two passes (scores, then values); default: one pass in tiles of 64, 128 "
-                "or 256 (at least a merge's head dim + 12) where it applies and the "
-                "step predicted at context 512 is shorter, else two passes")
-             ->check(CLI::NonNegativeNumber);
-         app.add_option("--attention-position-slices", o->attentionPositionSlices,
-                        "Model directory, gemv engine: stripe the cache's positions over this "
-                        "many pseudo-channels (2, 4, 8 or 16; kv heads of at most 64 codes, at "
-                        "least two): attention takes one kv head per token, block-major, and a "
-                        "block's pass reads that many positions a cycle (docs/accelerator.md "
-                        "§7); replaces --attention-kv-step/-read-step/-walk; 0: not; default: "
-                        "2 where compile takes one such head per token and the design fits")
-             ->check(CLI::IsMember({0, 2, 4, 8, 16}));
-         app.add_option("--engine-packed-pairs", o->enginePackedPairs,
-                        "Model directory, gemv engine at W4A8: channel pairs whose int4 x int8 "
-                        "products share their DSP48E2s (two per multiply; 0 .. 16); default: as "
-                        "many as the heads per cache token need to fit the DSPs")
-             ->check(CLI::NonNegativeNumber);
-         app.add_option("--engine-fifo-words", o->engineFifoWords,
-                        "Model directory, gemv engine: 512-bit words of each channel's weight "
-                        "prefetch FIFO, which lets the weights stream on while the engine waits "
-                        "for attention (>= 2; at most a step's words of the channel; 4096 and "
-                        "more in URAM); default: 4096 or 8192, whichever predicts the shorter "
-                        "step at context 512 (or the max) within 70 % of each resource")
-             ->check(CLI::Range(int64_t{2}, int64_t{1} << 20));
-         app.add_flag("--quiet", o->quiet, "Print nothing but errors (no per-phase progress)");
-         app.add_option("--timings", o->timings,
-                        "Model directory: write each phase's wall time and peak RSS as JSON here");
-         app.add_flag("--random-weights", o->randomWeights,
-                      "Model directory: read only config.json and use the seeded random weights "
-                      "of 'eval --random-weights' (e.g. configs/*)");
-         app.add_option("--target", o->target, "Target device (u55c)");
-         app.add_option("-o,--output", o->output, "Design directory to write")->required();
-         app.add_flag("--force", o->force,
-                      "Replace -o even when it is a directory streamtensor did not write (never "
-                      "the current, home or root directory)");
-         app.add_option("--dump-after", o->dumpAfter, "Print the dataflow IR after this pass");
-         app.add_option("--device", o->device, "Device constraints YAML")->default_val(o->device);
-         app.add_option("--default-tile", o->defaultTile,
-                        "Tile size of loops the graph does not tile (largest divisor <= N)")
-             ->default_val(4)
-             ->check(CLI::PositiveNumber);
-         app.add_option("--memory-budget", o->memoryBudget,
-                        "On-chip memory budget for fusion in bits (default: the device's)");
-         app.add_option("--fifo-mode", o->fifoMode,
-                        "FIFO sizing: lp (linear program), conservative (IIs equalized), deep")
-             ->default_val("lp");
-         app.add_option(
-             "--fifo-depth", o->fifoDepths,
-             "Force a stream's FIFO depth (STREAM=DEPTH; repeatable), e.g. below the LP's");
-         app.add_flag("--fifo-search", o->fifoSearch,
-                      "Also write search/: the FIFO-depth search build ('sim --fifo-search')");
-         app.add_option("--data-seed", o->dataSeed, "Seed of the testbench's random inputs")
-             ->default_val(1);
+         addModelOptions(app, *o);
+         addEngineOptions(app, *o);
+         addGraphOptions(app, *o);
+         addOutputOptions(app, *o);
          return [o]() { return runCompile(*o); };
        }});
 }

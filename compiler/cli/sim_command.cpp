@@ -262,80 +262,128 @@ int runSim(const SimOptions &o) {
   }
 }
 
+constexpr const char *kLlmGroup = "LLM designs (the most used first)";
+constexpr const char *kRunGroup = "Output and observation";
+constexpr const char *kHbmGroup = "HBM timing of the testbench memory";
+constexpr const char *kBuildGroup = "Verilated model (LLM designs)";
+constexpr const char *kGraphSimGroup = "Graph designs";
+
+/// What `sim` does, with its examples.
+constexpr const char *kSimHelp =
+    "Builds <design>/tb (CMake + Verilator, once) and runs it: the inputs are loaded into the\n"
+    "HBM model (random latency and ready on every pseudo-channel, seeded), the kernel is\n"
+    "started through s_axi_control, and every output is compared bit for bit with the\n"
+    "compiler's golden model (an LLM design: every token, KV-cache row, each step's logits and\n"
+    "per-layer block output; the first differing tensor, step, layer and element is named).\n"
+    "Exit code 0 only when bit-exact and done.\n"
+    "Prints the stall report (per stream: transfers, cycles stalled on ready and starved on\n"
+    "valid, FIFO high-water mark) and writes <design>/sim/stall_report.{json,md} and\n"
+    "stall_report.svg (each stream coloured red by its stalled and blue by its starved share;\n"
+    "Graphviz dot draws it); when no stream moves for --watchdog cycles it names the blocked\n"
+    "kernels and streams.\n"
+    "--trace builds a traced testbench (tb/build-trace) and writes sim/trace.fst and\n"
+    "sim/trace.gtkw: gtkwave <design>/sim/trace.fst <design>/sim/trace.gtkw\n\n"
+    "Examples:\n"
+    "  # an LLM design: decode 16 tokens after a prompt of three\n"
+    "  streamtensor compile tests/fixtures/llama_tiny_gqa --max-context 64 -o out/llama\n"
+    "  streamtensor sim out/llama --prompt-ids 5,17,42 --tokens 16\n"
+    "  # resume at position 40 over the golden model's KV rows 0..39, with waves\n"
+    "  streamtensor sim out/llama --prompt-ids 5,17,42 --kv-prefill 40 --tokens 2 --trace\n"
+    "  gtkwave out/llama/sim/trace.fst out/llama/sim/trace.gtkw\n"
+    "  # a graph design\n"
+    "  streamtensor compile tests/graph/chain.yaml -o out/chain\n"
+    "  streamtensor sim out/chain --json\n"
+    "  {\"bit_exact\":true,\"cycles\":116,\"deadlock\":false,...}\n\n"
+    "With --fifo-search (after 'compile --fifo-search') it runs, in the search build, the\n"
+    "design with every FIFO at its LP depth and very deep, and for each FIFO bisects the\n"
+    "smallest depth (the others at their LP depth) keeping the cycles within 2 % of deep;\n"
+    "the results go to search/fifo_search.json and into report.json/report.md.\n";
+
+void addLlmSimOptions(CLI::App &app, SimOptions &o) {
+  app.add_option("--prompt-ids", o.promptIds, "Comma-separated prompt token ids")->group(kLlmGroup);
+  app.add_option("--tokens", o.tokens, "Tokens to generate")->default_val(16)->group(kLlmGroup);
+  app.add_option("--kv-prefill", o.kvPrefill,
+                 "Start decoding at position P, with the golden model's KV rows of positions "
+                 "0 .. P-1 written into HBM first (the golden model decodes the prompt, and "
+                 "greedily beyond it, up to P): measures steps at a long context without "
+                 "simulating every earlier step (0: off)")
+      ->default_val(0)
+      ->check(CLI::NonNegativeNumber)
+      ->group(kLlmGroup);
+}
+
+/// Adds --json, --trace (returned: it takes an optional path), --watchdog and --timeout.
+CLI::Option *addRunOptions(CLI::App &app, SimOptions &o) {
+  app.add_flag("--json", o.json, "Print one JSON object")->group(kRunGroup);
+  CLI::Option *trace = app.add_option("--trace", o.tracePath,
+                                      "Build the traced testbench and write an FST waveform "
+                                      "(default <design>/sim/trace.fst) and a GTKWave save "
+                                      "file beside it")
+                           ->expected(0, 1)
+                           ->group(kRunGroup);
+  app.add_option("--watchdog", o.watchdog,
+                 "Cycles without any stream handshake before the run is declared deadlocked "
+                 "and the blocked kernels are named (0: off)")
+      ->default_val(20000)
+      ->group(kRunGroup);
+  app.add_option("--timeout", o.timeout,
+                 "Cycles after which a run that has not finished stops as a timeout (0: LLM "
+                 "designs 3x the cycles report.json predicts for the run plus 100000, graph "
+                 "designs 2000000)")
+      ->default_val(0)
+      ->group(kRunGroup);
+  return trace;
+}
+
+void addHbmTimingOptions(CLI::App &app, SimOptions &o) {
+  app.add_option("--seed", o.seed, "Seed of the HBM timing")->default_val(1)->group(kHbmGroup);
+  app.add_option("--latency", o.latency, "HBM read latency in cycles")
+      ->default_val(24)
+      ->group(kHbmGroup);
+  app.add_option("--jitter", o.jitter, "Extra random latency per burst, up to")
+      ->default_val(40)
+      ->group(kHbmGroup);
+  app.add_option("--ready-probability", o.readyProbability,
+                 "Chance per cycle that HBM is ready on each channel")
+      ->default_val(0.8)
+      ->group(kHbmGroup);
+}
+
+void addModelBuildOptions(CLI::App &app, SimOptions &o) {
+  app.add_option("--model-opt", o.modelOpt,
+                 "Optimization level of the Verilated model's C++, 1 .. 3 (0: 2 when the run "
+                 "is predicted at 1,000,000 cycles or more, else 1: a long run pays for the "
+                 "longer build)")
+      ->default_val(0)
+      ->check(CLI::Range(0, 3))
+      ->group(kBuildGroup);
+  app.add_option("--model-threads", o.modelThreads,
+                 "Threads of the Verilated model, same results on any number (0: 2 for a run "
+                 "predicted at 1,000,000 cycles or more on a machine with 2 or more cores, "
+                 "else 1)")
+      ->default_val(0)
+      ->check(CLI::Range(0, 64))
+      ->group(kBuildGroup);
+}
+
 } // namespace
 
 void addSimCommands(std::vector<CliCommand> &registry) {
   registry.push_back(
       {"sim",
-       "build and run a compiled design's Verilator testbench, bit-exact against the reference",
-       "Builds <design>/tb (CMake + Verilator, once) and runs it: the inputs are loaded into the\n"
-       "HBM model (random latency and ready on every pseudo-channel, seeded), the kernel is\n"
-       "started through s_axi_control, and every output buffer is compared bit for bit with the\n"
-       "compiler's reference executor. Exit code 0 only when bit-exact and done.\n"
-       "Prints the stall report (per stream: transfers, cycles stalled on ready and starved on\n"
-       "valid, FIFO high-water mark) and writes <design>/sim/stall_report.{json,md} and\n"
-       "stall_report.svg (each stream coloured red by its stalled and blue by its starved share;\n"
-       "Graphviz dot draws it); when no stream moves for --watchdog cycles it names the blocked\n"
-       "kernels and streams.\n"
-       "--trace builds a traced testbench (tb/build-trace) and writes sim/trace.fst and\n"
-       "sim/trace.gtkw: gtkwave <design>/sim/trace.fst <design>/sim/trace.gtkw\n\n"
-       "Example:\n  streamtensor compile tests/graph/chain.yaml -o out/chain\n"
-       "  streamtensor sim out/chain --json\n"
-       "  {\"bit_exact\":true,\"cycles\":116,\"deadlock\":false,...}\n\n"
-       "With --fifo-search (after 'compile --fifo-search') it runs, in the search build, the\n"
-       "design with every FIFO at its LP depth and very deep, and for each FIFO bisects the\n"
-       "smallest depth (the others at their LP depth) keeping the cycles within 2 % of deep;\n"
-       "the results go to search/fifo_search.json and into report.json/report.md.\n",
-       [](CLI::App &app) -> CommandRunner {
+       "build and run a compiled design's Verilator testbench, bit-exact against the "
+       "golden model",
+       kSimHelp, [](CLI::App &app) -> CommandRunner {
          auto o = std::make_shared<SimOptions>();
          app.add_option("design", o->design, "Design directory written by 'compile'")->required();
-         app.add_flag("--json", o->json, "Print one JSON object");
-         app.add_option("--seed", o->seed, "Seed of the HBM timing")->default_val(1);
-         CLI::Option *traceOption =
-             app.add_option("--trace", o->tracePath,
-                            "Build the traced testbench and write an FST waveform (default "
-                            "<design>/sim/trace.fst) and a GTKWave save file beside it")
-                 ->expected(0, 1);
-         app.add_option("--watchdog", o->watchdog,
-                        "Cycles without any stream handshake before the run is declared "
-                        "deadlocked and the blocked kernels are named (0: off)")
-             ->default_val(20000);
-         app.add_option("--latency", o->latency, "HBM read latency in cycles")->default_val(24);
-         app.add_option("--jitter", o->jitter, "Extra random latency per burst, up to")
-             ->default_val(40);
-         app.add_option("--ready-probability", o->readyProbability,
-                        "Chance per cycle that HBM is ready on each channel")
-             ->default_val(0.8);
-         app.add_option("--timeout", o->timeout,
-                        "Cycles after which a run that has not finished stops as a timeout "
-                        "(0: LLM designs 3x the cycles report.json predicts for the run plus "
-                        "100000, graph designs 2000000)")
-             ->default_val(0);
+         addLlmSimOptions(app, *o);
+         CLI::Option *traceOption = addRunOptions(app, *o);
+         addHbmTimingOptions(app, *o);
+         addModelBuildOptions(app, *o);
          app.add_flag("--fifo-search", o->fifoSearch,
-                      "Run the RTL FIFO-depth search in search/ (compile --fifo-search); "
-                      "adds its results to report.json/md");
-         app.add_option("--prompt-ids", o->promptIds,
-                        "LLM designs: comma-separated prompt token ids");
-         app.add_option("--tokens", o->tokens, "LLM designs: tokens to generate")->default_val(16);
-         app.add_option("--kv-prefill", o->kvPrefill,
-                        "LLM designs: start decoding at position P, with the golden model's KV "
-                        "rows of positions 0 .. P-1 written into HBM first (the golden model "
-                        "decodes the prompt, and greedily beyond it, up to P): measures steps at "
-                        "a long context without simulating every earlier step (0: off)")
-             ->default_val(0)
-             ->check(CLI::NonNegativeNumber);
-         app.add_option("--model-opt", o->modelOpt,
-                        "LLM designs: optimization level of the Verilated model's C++, 1 .. 3 "
-                        "(0: 2 when the run is predicted at 1,000,000 cycles or more, else 1: "
-                        "a long run pays for the longer build)")
-             ->default_val(0)
-             ->check(CLI::Range(0, 3));
-         app.add_option("--model-threads", o->modelThreads,
-                        "LLM designs: threads of the Verilated model, same results on any "
-                        "number (0: 2 for a run predicted at 1,000,000 cycles or more on a "
-                        "machine with 2 or more cores, else 1)")
-             ->default_val(0)
-             ->check(CLI::Range(0, 64));
+                      "Run the RTL FIFO-depth search in search/ (compile --fifo-search); adds "
+                      "its results to report.json/md")
+             ->group(kGraphSimGroup);
          return [o, traceOption]() {
            o->trace = traceOption->count() > 0;
            return runSim(*o);

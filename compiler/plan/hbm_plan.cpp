@@ -37,6 +37,18 @@ int64_t yamlInt(const YAML::Node &root, const std::string &section, const std::s
   }
 }
 
+/// hbm.<key> as a number, or 0 when the YAML does not give it.
+double optionalYamlDouble(const YAML::Node &root, const std::string &key, const std::string &path) {
+  const YAML::Node n = root["hbm"] ? root["hbm"][key] : YAML::Node();
+  if (!n)
+    return 0;
+  try {
+    return n.as<double>();
+  } catch (const YAML::Exception &) {
+    throw Error(path, "hbm." + key, "a number, got '" + (n.IsScalar() ? n.Scalar() : "") + "'");
+  }
+}
+
 /// Bits one norm parameter element occupies in HBM (kernel_params.h).
 int64_t normSlotBits(const numerics::QuantizedNorm &n) {
   return plan::normParamSlotBits(n.kind == numerics::NormKind::LayerNorm, n.outputBits);
@@ -179,9 +191,12 @@ HbmDevice loadHbmDevice(const std::string &path) {
   d.pseudoChannels = yamlInt(root, "hbm", "pseudo_channels", path);
   d.pseudoChannelBytes = yamlInt(root, "hbm", "pseudo_channel_bytes", path);
   d.alignmentBytes = yamlInt(root, "hbm", "axi_4k_boundary_bytes", path);
-  if (d.pseudoChannels < 1 || d.pseudoChannelBytes < 1 || d.alignmentBytes < 1)
+  d.totalPeakGBps = optionalYamlDouble(root, "total_peak_gbps", path);
+  if (d.pseudoChannels < 1 || d.pseudoChannelBytes < 1 || d.alignmentBytes < 1 ||
+      d.totalPeakGBps < 0)
     throw Error(path, "hbm",
-                "positive pseudo_channels, pseudo_channel_bytes, axi_4k_boundary_bytes");
+                "positive pseudo_channels, pseudo_channel_bytes, axi_4k_boundary_bytes and a "
+                "non-negative total_peak_gbps");
   return d;
 }
 
@@ -305,6 +320,7 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
         b.kind = "embedding_table";
         b.layerBytes =
             static_cast<int64_t>(e->table.rows * numerics::embeddingRowBytes(e->table.dim));
+        b.lookupRowBytes = static_cast<int64_t>(numerics::embeddingRowBytes(e->table.dim));
         b.format = "s8 codes, row r at r * " +
                    std::to_string(numerics::embeddingRowBytes(e->table.dim)) +
                    " bytes, zero padded (numerics::embeddingImage)";

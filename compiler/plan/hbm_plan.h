@@ -25,9 +25,12 @@ struct HbmDevice {
   int64_t pseudoChannels = 32;
   int64_t pseudoChannelBytes = int64_t(512) << 20;
   int64_t alignmentBytes = 4096; ///< every layer starts on an AXI 4 KiB boundary
+  /// HBM's peak bandwidth over all pseudo-channels in GB/s (hbm.total_peak_gbps; 0 when the
+  /// YAML gives none: no HBM bound is reported).
+  double totalPeakGBps = 0;
 };
-/// Reads hbm.pseudo_channels, hbm.pseudo_channel_bytes and hbm.axi_4k_boundary_bytes; throws
-/// st::Error naming the file and the key.
+/// Reads hbm.pseudo_channels, hbm.pseudo_channel_bytes, hbm.axi_4k_boundary_bytes and the
+/// optional hbm.total_peak_gbps; throws st::Error naming the file and the key.
 HbmDevice loadHbmDevice(const std::string &constraintsPath);
 
 /// One buffer: `layers` equal slices of `layerBytes` at `layerStride` from `address` (a global
@@ -47,6 +50,8 @@ struct HbmBuffer {
   std::vector<int64_t> channels;
   model::LinearParams linearParams; ///< linear_weights only
   int64_t rowBytes = 0; ///< bytes of one row (KV caches, run buffers); 0: not row-structured
+  /// embedding_table: the bytes of the one row a step looks up (0 for other kinds).
+  int64_t lookupRowBytes = 0;
   /// A run buffer that keeps only the last ringSteps steps (a power of two): step t's rows at
   /// t mod ringSteps. 0: one row set per step of the whole context.
   int64_t ringSteps = 0;
