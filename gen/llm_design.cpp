@@ -63,6 +63,11 @@ nlohmann::json stepPredictionJson(const plan::LlmPlan &d, const plan::LlmStepPre
   j["block_cycles_simulated"] = nlohmann::json::array();
   for (const auto &[rows, cycles] : p.block.samples)
     j["block_cycles_simulated"].push_back({{"cache_length", rows}, {"cycles", cycles}});
+  // What compile's design choices and this prediction simulated (llm/prediction_work.h).
+  j["work"] = {{"step_simulations", p.work.stepSimulations},
+               {"block_simulations", p.work.blockSimulations},
+               {"layers_simulated", p.work.layersSimulated},
+               {"cycles_simulated", p.work.cyclesSimulated}};
   return j;
 }
 

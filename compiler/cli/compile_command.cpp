@@ -22,6 +22,7 @@
 #include "llm/attention_tile_choice.h"
 #include "llm/engine_fifo_choice.h"
 #include "llm/kv_step_choice.h"
+#include "llm/prediction_work.h"
 #include "passes/pass_pipeline.h"
 #include "plan/graph_plan.h"
 #include "plan/llm_plan.h"
@@ -171,6 +172,8 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   if (o.engineFifoWords > 0)
     accelerator.engineFifoWords = o.engineFifoWords;
   const passes::DeviceConstraints device = passes::loadDeviceConstraints(o.device);
+  // What the design choices and the step prediction simulate (report.json step_prediction.work).
+  const llm::PredictionWork workBefore = llm::predictionWork();
   model::ResourceEstimate budget;
   budget.lut = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableLut));
   budget.ff = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableFf));
@@ -222,13 +225,15 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
         // and 256 positions) where one pass applies.
         BesidePhase phase(&log, "attention pass");
         accelerator.attentionTilePositions =
-            llm::chooseAttentionTile(model.program, accelerator, {0, 64, 128, 256}, budget);
+            llm::chooseAttentionTile(model.program, accelerator, llm::kAttentionTileCandidates,
+                                    budget);
       }
       if (o.engineFifoWords == 0) {
         // Beside the calibration: a few step simulations per candidate depth.
         BesidePhase phase(&log, "engine FIFO depth");
         accelerator.engineFifoWords =
-            llm::chooseEngineFifoWords(model.program, accelerator, {4096, 8192}, budget);
+            llm::chooseEngineFifoWords(model.program, accelerator, llm::kEngineFifoCandidates,
+                                      budget);
       }
       {
         BesidePhase phase(&log, "lowering + FIFO LP");
@@ -236,6 +241,7 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
       }
       BesidePhase phase(&log, "step prediction");
       predicted = plan::predictLlmSteps(*lowered, accelerator);
+      predicted.work = llm::predictionWork().since(workBefore);
       return;
     }
     log.begin("calibration");

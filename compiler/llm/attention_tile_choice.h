@@ -30,4 +30,7 @@ int64_t chooseAttentionTile(const ir::DecodeProgram &program, const AcceleratorO
                             const std::vector<int64_t> &tiles,
                             const model::ResourceEstimate &budget);
 
+/// The tiles compile weighs by default: two passes, then one pass in tiles of 64, 128 and 256.
+inline const std::vector<int64_t> kAttentionTileCandidates = {0, 64, 128, 256};
+
 } // namespace st::llm

@@ -37,6 +37,9 @@ int64_t fastestFittingDesign(const ir::DecodeProgram &program,
                              const model::ResourceEstimate &budget,
                              const model::MemoryTiming &hbm = {}, int64_t context = 0);
 
+/// The depths compile weighs by default (words per channel, in order of preference).
+inline const std::vector<int64_t> kEngineFifoCandidates = {4096, 8192};
+
 /// Among `candidates` (words per channel, in order of preference), the depth whose design (the
 /// GEMV engine, `options` otherwise) is within `budget` (designNeedsOf) and predicts the fewest
 /// cycles at the step of engineFifoChoiceContext (one simulation of the unrolled step,

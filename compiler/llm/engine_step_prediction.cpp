@@ -11,6 +11,7 @@
 
 #include "llm/engine_channel_groups.h"
 #include "llm/kv_striping.h"
+#include "llm/prediction_work.h"
 #include "model/dma_stream_model.h"
 #include "model/gemv_engine_model.h"
 #include "passes/dataflow_timing_sim.h"
@@ -359,6 +360,7 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
   if (r.deadlock)
     throw Error("step prediction", "step " + std::to_string(step),
                 "no deadlock in the timing simulation (" + r.deadlockReport + ")");
+  countStepSimulation(true, g_.layers, r.makespan);
   if (const char *dump = std::getenv("ST_STEP_SIM_DUMP")) {
     // Development aid: each edge's first and last token as its consumer took it.
     std::ofstream out(std::string(dump) + "." + std::to_string(step));

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "llm/engine_step_prediction.h"
+#include "llm/prediction_work.h"
 #include "model/dma_stream_model.h"
 #include "passes/dataflow_timing_sim.h"
 #include "passes/memory_stages.h"
@@ -99,6 +100,7 @@ int64_t StageTimer::cyclesAt(int64_t cacheLength) {
                 "stage " + std::to_string(index_) + " at cache length " +
                     std::to_string(cacheLength),
                 "no deadlock in the timing simulation (" + r.deadlockReport + ")");
+  countStepSimulation(false, index_ == 1 ? 1 : 0, r.makespan);
   const std::lock_guard<std::mutex> lock(mutex_);
   return known_[cacheLength] = r.makespan;
 }

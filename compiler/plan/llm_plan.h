@@ -14,6 +14,7 @@
 #include "frontend/decode_builder.h"
 #include "frontend/quantized_model.h"
 #include "llm/accelerator_graph.h"
+#include "llm/prediction_work.h"
 #include "llm/step_prediction.h"
 #include "model/memory_read_model.h"
 #include "passes/compile_state.h"
@@ -61,6 +62,8 @@ struct LlmStepPrediction {
   std::vector<int64_t> stepCycles;
   /// The block's cycles at the cache lengths it was simulated at (chords in between).
   llm::CacheLengthCurve block;
+  /// What compile's design choices and this prediction simulated (set by compile).
+  llm::PredictionWork work;
 };
 
 /// The HBM buffer of the prompt ids: one u32 id per 64-byte row, maxContext rows.
