@@ -4,8 +4,9 @@
 //   hbm/      the HBM image and its manifest (docs/hbm-image.md; writeLlmHbmImage)
 //   tb/       the generated Verilator testbench and its run manifest
 //   include/, vitis/, vivado/, host/: the AMD tools' deliverables (gen/vitis_writer.h)
-//   report.json, report.md: kernels, streams with their itensor types and FIFO depths, the
-//             HBM channel of every AXI master, the predicted cycles per step
+//   report.json, report.md: leading with the predicted step at context 64 and the max context
+//             beside its HBM bound (headline, step_prediction), then kernels, streams with
+//             their itensor types and FIFO depths, the HBM channel of every AXI master
 //   design.json: what `streamtensor sim` needs to run and check the design (model directory,
 //             precision, argument offsets, run buffers)
 #pragma once
