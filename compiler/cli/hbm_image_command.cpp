@@ -157,7 +157,7 @@ other files is refused (--force replaces a foreign directory, never the current,
 directory, one containing them, or the model directory).
 
 Example:
-  streamtensor hbm-image configs/qwen2.5-0.5b --random-weights --out /tmp/qwen_image
+  streamtensor hbm-image configs/qwen2.5-0.5b --random-weights --out out/qwen_image
 )";
   c.setup = [](CLI::App &app) -> CommandRunner {
     auto o = std::make_shared<HbmImageOptions>();

@@ -10,7 +10,7 @@ fp32 weights (the budget of issue 15).
 Writes the figures as JSON (--json). Prints figures; it fails only when a compile fails.
 
   tools/bench/compile_bench.py --streamtensor build/bin/streamtensor --config configs/gpt2-medium \
-      --work /tmp/bench --json bench/compile-gpt2-medium.json
+      --work build/bench-work --json bench/compile-gpt2-medium.json
 """
 import argparse
 import json

@@ -17,7 +17,7 @@ Writes JSON (--json), a Markdown table beside the paper's and the peers' figures
 and an SVG plot of ms/token against context with each model's bound line (--svg).
 
   tools/bench/decode_bench.py --streamtensor build/bin/streamtensor --configs configs \\
-      --work /tmp/decode --json bench/results.json --markdown bench/results.md \\
+      --work build/bench-work --json bench/results.json --markdown bench/results.md \\
       --svg bench/decode.svg [--measured build/bench/predict-gpt2-medium-gemv.json]
 """
 import argparse

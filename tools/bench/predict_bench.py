@@ -15,7 +15,7 @@ One per-op GPT-2 Medium step is ~6.4 M cycles (about ten minutes of Verilator); 
 it is ~121 k.
 
   tools/bench/predict_bench.py --streamtensor build/bin/streamtensor --config configs/gpt2-medium \
-      --work /tmp/bench --json bench/predict-gpt2-medium.json
+      --work build/bench-work --json bench/predict-gpt2-medium.json
 """
 import argparse
 import hashlib

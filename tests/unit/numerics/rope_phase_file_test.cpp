@@ -39,7 +39,7 @@ TEST(RopePhaseFile, OneEntryPerLineTableMajor) {
 TEST(RopePhaseFile, RefusesMixedHeadDims) {
   const std::vector<RopeTable> tables = {makeRopeTable(10000.0, 8), makeRopeTable(10000.0, 16)};
   try {
-    writeRopePhaseFile(tables, "/tmp/never_written.mem");
+    writeRopePhaseFile(tables, "never_written.mem");
     FAIL() << "no error for tables of different head dims";
   } catch (const Error &e) {
     EXPECT_EQ(e.field(), "RoPE table 1");
