@@ -1,5 +1,5 @@
 // KernelTiming and ResourceEstimate: the one description of a kernel template instance that the
-// FIFO-sizing LP, the design-space exploration and the reports read (DESIGN.md §5). Each
+// FIFO-sizing LP, the design-space exploration and the reports read (docs/fifo-sizing.md). Each
 // template has a model file in compiler/model/ computing these from its parameters; its
 // Verilator test asserts that the measured cycles equal the model's.
 //

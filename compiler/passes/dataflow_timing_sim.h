@@ -1,4 +1,5 @@
-// The abstract timing model of a dataflow graph (DESIGN.md §5) and its token-level simulator.
+// The abstract timing model of a dataflow graph (docs/fifo-sizing.md) and its token-level
+// simulator.
 //
 // A TimingGraph is a DAG of nodes (kernels, DMAs, forks), each described only by its
 // model::KernelTiming, joined by edges (FIFOs) that carry a known number of tokens. The

@@ -1,5 +1,5 @@
-// FIFO sizing by linear program (DESIGN.md §5, docs/fifo-sizing.md). The schedule: every node
-// of a TimingGraph runs a token curve (its events in the as-soon-as-possible run with FIFOs that
+// FIFO sizing by linear program (docs/fifo-sizing.md; the LP is the paper's, docs/sources.md
+// §1). The schedule: every node of a TimingGraph runs a token curve (its events in the as-soon-as-possible run with FIFOs that
 // never fill, optionally paced as late as its consumers allow) shifted by a start offset; the
 // offsets are the LP's integer variables (CBC). Constraints: every token is pushed at least a
 // cycle before it is popped, no event precedes the unbounded run, and the makespan is the
