@@ -1,7 +1,7 @@
-// FIFO sizing by linear program (docs/fifo-sizing.md; the LP is the paper's, docs/sources.md
-// §1). The schedule: every node of a TimingGraph runs a token curve (its events in the
-// as-soon-as-possible run with FIFOs that never fill, optionally paced as late as its consumers
-// allow) shifted by a start offset; the offsets are the LP's integer variables (CBC). Constraints: every token is pushed at least a
+// FIFO sizing by linear program (docs/fifo-sizing.md). The schedule: every node
+// of a TimingGraph runs a token curve (its events in the as-soon-as-possible run with FIFOs that
+// never fill, optionally paced as late as its consumers allow) shifted by a start offset; the
+// offsets are the LP's integer variables (CBC). Constraints: every token is pushed at least a
 // cycle before it is popped, no event precedes the unbounded run, and the makespan is the
 // unbounded run's, the shortest any depths give. Objective: the summed FIFO bits, each edge's
 // depth above the convex hull of its exact tokens-in-flight curve. Each edge's depth is then the
