@@ -1,0 +1,82 @@
+// Prediction work (compiler/llm/prediction_work): for every full-size config of configs/ (shapes
+// only), the simulations that compile's default design choices (attention's parallelism, the
+// attention tile, the engine FIFO depth) and the step prediction of the chosen design run, held
+// under a budget. The counts are exact (no timing), so the budget fails on a change that makes
+// the prediction simulate more (e.g. a step simulated per context length), not on a slow machine.
+#include "llm/prediction_work.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "frontend/decode_builder.h"
+#include "llm/attention_tile_choice.h"
+#include "llm/engine_fifo_choice.h"
+#include "llm/kv_step_choice.h"
+#include "passes/compile_state.h"
+#include "plan/llm_plan.h"
+
+namespace st::llm {
+namespace {
+
+/// Step simulations and cycles simulated (in steps at the max context) a config's choices and
+/// prediction may take: today's work with a fifth to spare (2026-11-28: 21-80 simulations,
+/// 15-64 steps at the max context; docs/testing.md), so that the prediction cannot grow
+/// unnoticed. The aim of seconds at full size needs far less (docs/decisions.md).
+constexpr int64_t kSimulationBudget = 96;
+constexpr int64_t kMaxContextStepsBudget = 77;
+
+/// compile's defaults (cli/compile_command.cpp): W4A8, the model's context up to 4,096 rows, 70 %
+/// of each of the U55C's resources.
+constexpr int64_t kDefaultMaxContext = 4096;
+constexpr double kResourceShare = 0.70;
+
+struct ConfigWork {
+  PredictionWork work;
+  int64_t maxContextCycles = 0;
+};
+
+ConfigWork choicesAndPrediction(const std::string &config) {
+  const frontend::LoadedModel m = frontend::loadModel(config, frontend::WeightSource::ShapeOnly);
+  const passes::DeviceConstraints device = passes::loadDeviceConstraints(ST_DEVICE_YAML);
+  model::ResourceEstimate budget;
+  budget.lut = int64_t(kResourceShare * double(device.availableLut));
+  budget.ff = int64_t(kResourceShare * double(device.availableFf));
+  budget.dsp = int64_t(kResourceShare * double(device.availableDsp));
+  budget.bram36 = kResourceShare * double(device.availableBram36);
+  budget.uram = int64_t(kResourceShare * double(device.availableUram));
+  AcceleratorOptions o;
+  o.maxContext = std::min(m.program.maxPositions, kDefaultMaxContext);
+  const PredictionWork before = predictionWork();
+  chooseAttentionParallelism(m.program, o, budget).applyTo(o);
+  o.attentionTilePositions = chooseAttentionTile(m.program, o, kAttentionTileCandidates, budget);
+  o.engineFifoWords = chooseEngineFifoWords(m.program, o, kEngineFifoCandidates, budget);
+  const plan::LlmStepPrediction p = plan::predictLlmSteps(plan::lowerLlmDesign(m.program, o), o);
+  return {predictionWork().since(before), p.stepCycles.back()};
+}
+
+TEST(PredictionWork, ChoicesAndPredictionOfEveryConfigStayWithinBudget) {
+  std::vector<std::filesystem::path> configs;
+  for (const auto &entry : std::filesystem::directory_iterator(ST_CONFIG_DIR))
+    configs.push_back(entry.path());
+  std::sort(configs.begin(), configs.end());
+  ASSERT_FALSE(configs.empty());
+  for (const std::filesystem::path &config : configs) {
+    SCOPED_TRACE(config.filename().string());
+    const ConfigWork c = choicesAndPrediction(config.string());
+    const int64_t simulations = c.work.stepSimulations + c.work.blockSimulations;
+    std::printf("%s: %lld step simulations, %lld layers, %lld cycles simulated (%.1f steps at the "
+                "max context)\n",
+                config.filename().c_str(), (long long)simulations,
+                (long long)c.work.layersSimulated, (long long)c.work.cyclesSimulated,
+                double(c.work.cyclesSimulated) / double(c.maxContextCycles));
+    EXPECT_GT(simulations, 0);
+    EXPECT_LE(simulations, kSimulationBudget);
+    EXPECT_LE(c.work.cyclesSimulated, kMaxContextStepsBudget * c.maxContextCycles);
+  }
+}
+
+} // namespace
+} // namespace st::llm
