@@ -14,9 +14,10 @@ namespace {
 
 /// setParallelThreads' budget (0: the default).
 std::atomic<unsigned> budgetOverride{0};
-/// Helper threads running parallelFor items, process-wide (the budget's other thread is the
-/// one that made the outermost call).
-std::atomic<unsigned> helpersRunning{0};
+/// Threads running parallelFor items beside the one that made the outermost call, process-wide:
+/// the helpers, less the callers that wait for theirs (signed: a caller that gave its thread
+/// back may still be waiting when its last helper leaves).
+std::atomic<int> helpersRunning{0};
 
 unsigned defaultThreads() {
   static const unsigned threads = [] {
@@ -33,8 +34,8 @@ unsigned defaultThreads() {
 
 /// Takes one helper thread out of the budget if one is free.
 bool takeHelper(unsigned budget) {
-  unsigned running = helpersRunning.load();
-  while (running + 1 < budget)
+  int running = helpersRunning.load();
+  while (running + 1 < static_cast<int>(budget))
     if (helpersRunning.compare_exchange_weak(running, running + 1))
       return true;
   return false;
@@ -89,8 +90,15 @@ void parallelFor(size_t n, const std::function<void(size_t)> &f, unsigned thread
     }
     runItem(i);
   }
+  // No item left to hand out: while the calling thread waits for its helpers, its thread is
+  // the budget's again (a nested call in a helper, e.g. the step prediction's rounds beside a
+  // calibration that has finished, may take it).
+  if (!pool.empty())
+    --helpersRunning;
   for (std::thread &t : pool)
     t.join();
+  if (!pool.empty())
+    ++helpersRunning;
   for (const std::exception_ptr &e : errors)
     if (e)
       std::rethrow_exception(e);

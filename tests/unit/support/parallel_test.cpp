@@ -117,6 +117,37 @@ TEST(ParallelFor, NestedCallsStayWithinTheBudget) {
   }
 }
 
+TEST(ParallelFor, ACallerWaitingForItsHelpersGivesItsThreadBack) {
+  // Budget 2: the caller runs item 0, a helper item 1. Once the caller only waits,
+  // item 1's own calls may take a helper: the step prediction's rounds beside a calibration that
+  // has finished. Rounds repeat until the caller is surely waiting.
+  Budget budget(2);
+  std::atomic<bool> secondStarted{false}, firstDone{false};
+  std::set<std::thread::id> innerIds;
+  std::mutex m;
+  parallelFor(2, [&](size_t item) {
+    if (item == 0) { // the caller's: it ends once a helper has item 1
+      while (!secondStarted)
+        std::this_thread::yield();
+      firstDone = true;
+      return;
+    }
+    secondStarted = true;
+    while (!firstDone)
+      std::this_thread::yield();
+    for (int round = 0; round < 200 && innerIds.size() < 2; ++round) {
+      std::set<std::thread::id> ids;
+      parallelFor(4, [&](size_t) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        std::lock_guard<std::mutex> lock(m);
+        ids.insert(std::this_thread::get_id());
+      });
+      innerIds = ids;
+    }
+  });
+  EXPECT_EQ(innerIds.size(), 2u) << "the nested rounds never got the waiting caller's thread";
+}
+
 TEST(ParallelFor, ABudgetOfOneRunsInTheCallingThread) {
   Budget budget(1);
   const std::thread::id caller = std::this_thread::get_id();
