@@ -7,6 +7,7 @@
 #include "llm/engine_step_prediction.h"
 #include "llm/kv_step_choice.h"
 #include "plan/llm_plan.h"
+#include "support/parallel.h"
 
 namespace st::llm {
 
@@ -27,19 +28,25 @@ int64_t fastestFittingDesign(const ir::DecodeProgram &program,
                              const std::vector<AcceleratorOptions> &candidates,
                              const model::ResourceEstimate &budget, const model::MemoryTiming &hbm,
                              int64_t context) {
-  int64_t best = -1;
-  int64_t bestCycles = std::numeric_limits<int64_t>::max();
+  std::vector<size_t> fitting;
   for (size_t i = 0; i < candidates.size(); ++i) {
     const model::ResourceEstimate r = designNeedsOf(program, candidates[i]).resources;
-    if (r.lut > budget.lut || r.ff > budget.ff || r.dsp > budget.dsp || r.bram36 > budget.bram36 ||
-        r.uram > budget.uram)
-      continue;
-    const int64_t cycles = choiceContextCycles(program, candidates[i], hbm, context);
-    if (cycles < bestCycles) {
-      bestCycles = cycles;
-      best = int64_t(i);
-    }
+    if (r.lut <= budget.lut && r.ff <= budget.ff && r.dsp <= budget.dsp &&
+        r.bram36 <= budget.bram36 && r.uram <= budget.uram)
+      fitting.push_back(i);
   }
+  // The fitting candidates' steps side by side (on the cores the budget has free).
+  std::vector<int64_t> cycles(fitting.size());
+  parallelFor(fitting.size(), [&](size_t f) {
+    cycles[f] = choiceContextCycles(program, candidates[fitting[f]], hbm, context);
+  });
+  int64_t best = -1;
+  int64_t bestCycles = std::numeric_limits<int64_t>::max();
+  for (size_t f = 0; f < fitting.size(); ++f)
+    if (cycles[f] < bestCycles) {
+      bestCycles = cycles[f];
+      best = int64_t(fitting[f]);
+    }
   return best;
 }
 

@@ -30,8 +30,8 @@ int64_t choiceContextCycles(const ir::DecodeProgram &program, const AcceleratorO
 
 /// Among `candidates` (designs, in order of preference), the index of the one within `budget`
 /// (designNeedsOf) that predicts the fewest cycles at the step of `context` (0:
-/// engineFifoChoiceContext; one simulation of the unrolled step each); ties go to the earlier
-/// candidate; -1 when none fits.
+/// engineFifoChoiceContext; one simulation of the unrolled step each, side by side); ties go to
+/// the earlier candidate; -1 when none fits.
 int64_t fastestFittingDesign(const ir::DecodeProgram &program,
                              const std::vector<AcceleratorOptions> &candidates,
                              const model::ResourceEstimate &budget,
