@@ -125,7 +125,11 @@ std::vector<int64_t> readDmaWordSchedule(const std::vector<int64_t> &bursts,
   const double arWait = 1 / ready - 1; // mean extra cycles until arready
   std::vector<int64_t> schedule;
   std::vector<double> lastBeat; // per burst
-  double address = 0;           // cycle the burst's last address leaves the generator
+  // The cycle the burst's last address leaves the generator: the generator latches the loops
+  // in the start handshake's cycle and its first address leaves the burst former two cycles
+  // later (measured on the deterministic memory: a one-word read's AR handshake 4 cycles after
+  // the start handshake, its beat 1 + latency after that).
+  double address = kReadDmaAddressStart;
   double previousLoad = -1, previousBeat = -1e18;
   for (size_t i = 0; i < bursts.size(); ++i) {
     address += static_cast<double>(bursts[i]);

@@ -57,6 +57,9 @@ constexpr int64_t kReadDmaMaxOutstanding = 4;
 /// for all of it.
 constexpr int64_t kReadDmaMaxBurstLen = 64;
 constexpr int64_t kReadDmaBufferWords = kReadDmaMaxOutstanding * kReadDmaMaxBurstLen;
+/// Cycles from a read DMA's start handshake before its first address counts in the burst former
+/// (the address generator's latch and the former's register).
+constexpr int64_t kReadDmaAddressStart = 2;
 /// Cycles from a word leaving the buffer to its first token on the DMA's output (unpack
 /// register, output slice).
 constexpr int64_t kReadDmaUnpackDelay = 2;

@@ -843,6 +843,11 @@ std::vector<size_t> checkTimingGraph(const TimingGraph &g, bool allowCycles) {
                       g.edges[inEdgeOfPort[edge.dst][edge.dstPort]].name + "'");
     inEdgeOfPort[edge.dst][edge.dstPort] = e;
   }
+  for (const TimingNode &n : g.nodes)
+    if (n.wire && (n.engine || n.timing.inputTokens.size() != 1 ||
+                   n.timing.inputTokens[0] != n.timing.outputTokens))
+      throw Error(nodeWhere(n.name), "wire",
+                  "one input port carrying as many tokens as it outputs (a fork or a view)");
   for (size_t v = 0; v < g.nodes.size(); ++v)
     for (size_t p = 0; p < inEdgeOfPort[v].size(); ++p)
       if (inEdgeOfPort[v][p] == SIZE_MAX)
@@ -1148,7 +1153,10 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
         readyAt = buckets->readyAt(v, *chans, std::max(readyAt, now));
       }
       Decision d{v, readyAt <= now && spaceOnAll(v), 0};
-      if (g.nodes[v].engine) {
+      if (g.nodes[v].wire) { // pop and push in one cycle (TimingNode::wire)
+        d.emit = occupancy[inEdge[v][0]] > 0 && spaceOnAll(v);
+        d.pops = d.emit ? 1 : 0;
+      } else if (g.nodes[v].engine) {
         const EngineRun &engine = static_cast<EngineRun &>(run);
         const size_t p = engine.wantedPort(), x = engine.loaderPort();
         if (p != SIZE_MAX && occupancy[inEdge[v][p]] > 0 && run.wantsPopAt(p, now))

@@ -101,6 +101,13 @@ struct TimingNode {
   /// its AR and the read latency); 0: at once.
   int64_t restartRoom = 0;
   int64_t restartDelay = 0;
+  /// A zero-latency pass-through (the RTL's fork or view: combinational wiring between the FIFO
+  /// before it and the FIFOs after it): one input port, as many outputs as inputs; in every
+  /// cycle in which its input edge holds a token and each output edge has room (both at the
+  /// start of the cycle) it takes the token and pushes it on every output edge, in that cycle.
+  /// Its timing's D and L are not read. false: a node under the kernel rules (a fork's nominal
+  /// D = 1, as the FIFO-sizing LP sees it).
+  bool wire = false;
 };
 
 /// Pseudo-channel bandwidth shared by the memory sources that read a channel, as the testbench

@@ -12,9 +12,11 @@
 
 namespace st::passes {
 
-/// Cycles of the write DMA's own pipeline around the memory's response: the pack register, the
-/// W beat and the B handshake into done (measured on the deterministic memory).
-constexpr int64_t kWritePipelineCycles = 3;
+/// Cycles of the write DMA's own pipeline around the memory's response, beyond the timing
+/// node's last event (its D = 2 already counts the pack register and the W beat): the B
+/// handshake into done (measured on the deterministic memory: the last W beat in the write node's
+/// last cycle, B 1 + latency / 2 later, done 2 after B, kernel cycles = done - start).
+constexpr int64_t kWritePipelineCycles = 2;
 
 int64_t writeTailCycles(const model::MemoryTiming &memory) {
   // tb/hbm_model.h: a write's response comes latency / 2 + U[0, jitter] after its last W beat,
@@ -34,6 +36,8 @@ KernelCycles predictKernelCycles(const ir::DataflowGraph &df, const model::Memor
   bool writes = false;
   for (size_t i = 0; i < order.size(); ++i) {
     const ir::DataflowNode &node = df.node(order[i]);
+    // A fork or a view is wiring between FIFOs in the RTL: no cycle of its own.
+    graph.nodes[i].wire = node.kind == ir::NodeKind::Fork || node.kind == ir::NodeKind::View;
     if (node.kind == ir::NodeKind::WriteDma)
       writes = true;
     if (node.kind != ir::NodeKind::ReadDma)

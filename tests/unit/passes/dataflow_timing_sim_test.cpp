@@ -1,7 +1,8 @@
 // Tests of the abstract dataflow timing model and simulator: the derived kernel curves reproduce
 // every template model's D and L, a chain's makespan is the hand-computed one, FIFOs of depth 1
 // halve throughput, memory sources on one pseudo-channel share its bandwidth, the sequenced
-// engine reproduces the GEMV engine's exact model (announced x included), a GEMV beside a
+// engine reproduces the GEMV engine's exact model (announced x included), a fork as wiring
+// (TimingNode::wire) passes tokens in the cycle they arrive, a GEMV beside a
 // streaming sibling deadlocks with shallow FIFOs (named), attention walks its cache before its
 // late k_new and v_new exactly as the template's schedule says (buffered inputs), and
 // malformed graphs are st::Errors naming the edge or node.
@@ -307,6 +308,41 @@ TEST(TimingSim, AttentionWalksItsCacheBeforeItsLateKeyAndValue) {
       }
     }
   }
+}
+
+TEST(TimingSim, WireForksPassTokensInTheCycleTheyArrive) {
+  // read -> fork -> {a, b} -> ...: as a nominal node (D = 1) the fork adds a cycle; as the RTL's
+  // wiring between FIFOs (TimingNode::wire) a token pushed in t is taken by the consumers in
+  // t + 1 as if the FIFOs were one; a consumer whose FIFO is full holds every branch.
+  auto graph = [](bool wire, int64_t slowII) {
+    GraphBuilder b;
+    const size_t read = b.node("read", dmaRead(16));
+    const size_t fork = b.node("fork", model::passThroughTiming(16));
+    b.edge(read, fork);
+    const size_t a = b.node("a", pipeline(16, 3));
+    const size_t c = b.node("c", pipeline(16, 3, 1, slowII));
+    b.edge(fork, a);
+    b.edge(fork, c);
+    TimingGraph g = b.graph();
+    g.nodes[fork].wire = wire;
+    return g;
+  };
+  const std::vector<int64_t> depths(3, 2);
+  const TimingSimResult nominal = simulateDataflowTiming(graph(false, 1), depths);
+  const TimingSimResult wired = simulateDataflowTiming(graph(true, 1), depths);
+  ASSERT_FALSE(nominal.deadlock || wired.deadlock);
+  EXPECT_EQ(wired.makespan, nominal.makespan - 1);
+  // read emits token 0 at 4, the fork passes it on at 5, a takes it at 6 and emits at 9.
+  EXPECT_EQ(wired.emitCycle[1].front(), 5);
+  EXPECT_EQ(wired.consumeCycle[1][0].front(), 5);
+  EXPECT_EQ(wired.emitCycle[2].front(), 9);
+  // c takes a token every 4 cycles: the fork, and with it a, follow it.
+  const TimingSimResult held = simulateDataflowTiming(graph(true, 4), depths);
+  ASSERT_FALSE(held.deadlock);
+  EXPECT_GE(held.emitCycle[2].back(), held.emitCycle[3].back() - 4 * 3);
+  TimingGraph bad = graph(true, 1);
+  bad.nodes[0].wire = true; // a source cannot be a wire
+  expectGraphError(bad, "node 'read'", "wire");
 }
 
 TEST(TimingSim, MalformedGraphsNameTheEdgeOrNode) {
