@@ -133,7 +133,7 @@ int64_t cacheCurveTolerance(int64_t cyclesAtLongest) {
 }
 
 int64_t engineStepTolerance(int64_t cyclesAtShortest) {
-  return cyclesAtShortest / 2000;
+  return cyclesAtShortest / 1000;
 }
 
 namespace {

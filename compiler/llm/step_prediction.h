@@ -97,7 +97,7 @@ CacheLengthCurve sampleCacheLengthCurve(const std::function<int64_t(int64_t)> &c
 /// cache (0 below 20,000 cycles: a small block is sampled until the chords are exact).
 int64_t cacheCurveTolerance(int64_t cyclesAtLongest);
 /// The tolerance predictStepCycles samples a GEMV-engine design's steps with (each sample is a
-/// whole step): 0.05 % of the cycles of the shortest step, step 1 (0 below 2,000 cycles).
+/// whole step): 0.1 % of the cycles of the shortest step, step 1 (0 below 1,000 cycles).
 int64_t engineStepTolerance(int64_t cyclesAtShortest);
 
 /// Predicted cycles of steps 0 .. steps - 1. `layerWindows` holds each layer's attention sliding

@@ -22,11 +22,11 @@ namespace st::llm {
 namespace {
 
 /// Step simulations and cycles simulated (in steps at the max context) a config's choices and
-/// prediction may take: today's work with a fifth to spare (2026-11-28: 21-80 simulations,
-/// 15-64 steps at the max context; docs/testing.md), so that the prediction cannot grow
-/// unnoticed. The aim of seconds at full size needs far less (docs/decisions.md).
-constexpr int64_t kSimulationBudget = 96;
-constexpr int64_t kMaxContextStepsBudget = 77;
+/// prediction may take: today's work with a fifth to spare (2026-11-28: 21-62 simulations,
+/// 11.5-49.5 steps at the max context; docs/decisions.md), so that the prediction cannot grow
+/// unnoticed. The aim of seconds at full size needs far less.
+constexpr int64_t kSimulationBudget = 76;
+constexpr int64_t kMaxContextStepsBudget = 60;
 
 /// compile's defaults (cli/compile_command.cpp): W4A8, the model's context up to 4,096 rows, 70 %
 /// of each of the U55C's resources.
