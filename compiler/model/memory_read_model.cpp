@@ -116,13 +116,54 @@ KernelTiming memoryWordsTiming(const std::vector<int64_t> &schedule, Cadence rat
   return t;
 }
 
+MemoryDraws::MemoryDraws(const MemoryTiming &memory, uint64_t seed)
+    : ready_(std::clamp(memory.readyProbability, 1e-3, 1.0)),
+      rate_(std::clamp(memory.wordsPerCycle(), 1e-3, 1.0)),
+      latency_(static_cast<int64_t>(memory.readLatency)),
+      jitter_(static_cast<int64_t>(memory.readLatencyJitter)), state_(seed) {}
+
+double MemoryDraws::uniform() {
+  // splitmix64: the same draws on every platform (std's distributions are not specified).
+  state_ += 0x9e3779b97f4a7c15ULL;
+  uint64_t z = state_;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
+int64_t MemoryDraws::failures(double p) {
+  int64_t n = 0;
+  while (p < 1 && uniform() >= p && n < 1000)
+    ++n;
+  return n;
+}
+
+int64_t MemoryDraws::readLatency() {
+  return latency_ + std::min(jitter_, static_cast<int64_t>(uniform() * double(jitter_ + 1)));
+}
+
+int64_t MemoryDraws::writeResponse() {
+  return failures(ready_) + latency_ / 2 +
+         std::min(jitter_, static_cast<int64_t>(uniform() * double(jitter_ + 1))) +
+         failures(ready_);
+}
+
 std::vector<int64_t> readDmaWordSchedule(const std::vector<int64_t> &bursts,
-                                         const MemoryTiming &memory) {
+                                         const MemoryTiming &memory, MemoryDraws *draws) {
   const double rate = memory.wordsPerCycle();
   if (!(rate > 0))
     throw Error("read DMA timing", "memory rate", "a positive word rate");
   const double ready = std::clamp(memory.readyProbability, 1e-3, 1.0);
   const double arWait = 1 / ready - 1; // mean extra cycles until arready
+  if (draws && !draws->random())
+    draws = nullptr; // the deterministic memory: the means are the run
+  // A burst's wait for arready plus its latency, and the gap before a beat: the means, or drawn.
+  auto burstDelay = [&]() -> double {
+    return draws ? double(draws->arWait() + draws->readLatency())
+                 : arWait + memory.meanReadLatency();
+  };
+  auto gap = [&]() -> double { return draws ? double(draws->beatGap()) : 1 / rate; };
   std::vector<int64_t> schedule;
   std::vector<double> lastBeat; // per burst
   // The cycle the burst's last address leaves the generator: the generator latches the loops
@@ -136,11 +177,15 @@ std::vector<int64_t> readDmaWordSchedule(const std::vector<int64_t> &bursts,
     double load = std::max(address, previousLoad + 1);
     if (i >= static_cast<size_t>(kReadDmaMaxOutstanding))
       load = std::max(load, lastBeat[i - kReadDmaMaxOutstanding] + 1);
-    const double firstBeat =
-        std::max(load + 2 + arWait + memory.meanReadLatency(), previousBeat + 1 / rate);
-    for (int64_t j = 0; j < bursts[i]; ++j)
-      schedule.push_back(static_cast<int64_t>(std::llround(firstBeat + double(j) / rate)));
-    previousBeat = firstBeat + double(bursts[i] - 1) / rate;
+    double beat = std::max(load + 2 + burstDelay(), previousBeat + gap());
+    for (int64_t j = 0; j < bursts[i]; ++j) {
+      if (j > 0)
+        beat += draws ? gap() : 0;
+      const double at = draws ? beat : beat + double(j) / rate;
+      schedule.push_back(static_cast<int64_t>(std::llround(at)));
+      if (j + 1 == bursts[i])
+        previousBeat = at;
+    }
     lastBeat.push_back(previousBeat);
     previousLoad = load;
   }

@@ -93,8 +93,38 @@ int64_t memoryRestartDelay(const MemoryTiming &memory);
 /// later, and not before the previous burst's last beat; beats follow at the memory's mean
 /// rate. Long contiguous reads come out as memoryStartDelay + k / rate; many short bursts (a
 /// strided or re-streamed pattern) are bound by the round trips of four bursts.
+/// With `draws`, one run's words instead of the means: each burst's AR wait and latency and each
+/// beat's gap drawn as the testbench memory draws them (MemoryDraws).
+class MemoryDraws;
 std::vector<int64_t> readDmaWordSchedule(const std::vector<int64_t> &bursts,
-                                         const MemoryTiming &memory);
+                                         const MemoryTiming &memory, MemoryDraws *draws = nullptr);
+
+/// The testbench memory's random delays (tb/axi_memory.h, tb/hbm_model.h), drawn from a seeded
+/// generator: per burst a latency of readLatency + U{0 .. jitter}, per handshake the memory
+/// drives (arready, each R beat, wready, bvalid) a wait of the failures before a success at the
+/// ready probability (the R beats at the word rate, which folds in the bandwidth cap). A mean
+/// prediction averages the makespans of runs under such draws: a kernel waits for the latest
+/// of its inputs, and the mean of a maximum exceeds the maximum of the means.
+class MemoryDraws {
+public:
+  MemoryDraws(const MemoryTiming &memory, uint64_t seed);
+  /// Is anything drawn? (No jitter and ready probability 1: every delay is the mean.)
+  bool random() const { return jitter_ > 0 || ready_ < 1; }
+  int64_t arWait() { return failures(ready_); }
+  int64_t readLatency();
+  /// Cycles from one beat of a burst to the next (>= 1).
+  int64_t beatGap() { return 1 + failures(rate_); }
+  /// Cycles from a write's last W beat being offered to its response leaving the memory: the
+  /// wait for wready, latency / 2 + U{0 .. jitter}, the wait for bvalid.
+  int64_t writeResponse();
+
+private:
+  int64_t failures(double p);
+  double ready_, rate_;
+  int64_t latency_, jitter_;
+  uint64_t state_;
+  double uniform();
+};
 
 /// The DMA stage: `words` words in, `tokens` tokens out (tokens >= words: a token never spans
 /// words), token k once the word holding it is in.

@@ -1003,6 +1003,8 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
         std::make_unique<NodeRun>(g.nodes[v].timing, c.lambda, c.window, c.inputOrder, c.needed));
     const model::KernelTiming &t = g.nodes[v].timing;
     longestWait = std::max(longestWait, t.firstOutputDelay + t.gapBefore(1) + c.lambda + 2);
+    for (size_t k = 1; k < t.notBefore.size(); ++k) // a source's schedule may pause longer
+      longestWait = std::max(longestWait, t.notBefore[k] - t.notBefore[k - 1] + 2);
   }
 
   // Shared pseudo-channel bandwidth, if any node draws on it.

@@ -27,26 +27,35 @@ int64_t writeTailCycles(const model::MemoryTiming &memory) {
   return kWritePipelineCycles + static_cast<int64_t>(std::llround(response));
 }
 
-KernelCycles predictKernelCycles(const ir::DataflowGraph &df, const model::MemoryTiming &memory) {
+namespace {
+
+/// Runs of the timing graph a prediction under a random memory averages, and the first seed.
+constexpr int kMemoryDraws = 64;
+constexpr uint64_t kFirstDrawSeed = 1;
+
+/// The kernel's cycles in one run of the timing graph: under the memory's means, or with `draws`
+/// under one run's drawn delays (each read's bursts and beats, each write's response).
+KernelCycles kernelCyclesOnce(const ir::DataflowGraph &df, const model::MemoryTiming &memory,
+                              model::MemoryDraws *draws) {
   std::vector<ir::StreamId> streams;
   TimingGraph graph = timingGraphOf(df, streams);
   // timingGraphOf numbers the nodes in topological order.
   const std::vector<ir::NodeId> order = df.topologicalOrder();
   std::vector<MemoryRead> reads;
-  bool writes = false;
+  std::vector<size_t> writes;
   for (size_t i = 0; i < order.size(); ++i) {
     const ir::DataflowNode &node = df.node(order[i]);
     // A fork or a view is wiring between FIFOs in the RTL: no cycle of its own.
     graph.nodes[i].wire = node.kind == ir::NodeKind::Fork || node.kind == ir::NodeKind::View;
     if (node.kind == ir::NodeKind::WriteDma)
-      writes = true;
+      writes.push_back(i);
     if (node.kind != ir::NodeKind::ReadDma)
       continue;
     const plan::HbmTensorLayout layout = plan::hbmLayoutOf(node.outputs[0].type);
     MemoryRead r;
     r.node = i;
     r.words = layout.wordsStreamed();
-    r.schedule = model::readDmaWordSchedule(layout.burstLengths(), memory);
+    r.schedule = model::readDmaWordSchedule(layout.burstLengths(), memory, draws);
     reads.push_back(r);
   }
   // The RTL instantiates at least a two-entry FIFO (a register slice) on every stream.
@@ -57,7 +66,31 @@ KernelCycles predictKernelCycles(const ir::DataflowGraph &df, const model::Memor
   const TimingSimResult r = simulateDataflowTiming(graph, depths);
   if (r.deadlock)
     return {std::nullopt, r.deadlockReport};
-  return {kKernelStartCycles + r.makespan + (writes ? writeTailCycles(memory) : 0), {}};
+  if (!draws)
+    return {kKernelStartCycles + r.makespan + (writes.empty() ? 0 : writeTailCycles(memory)), {}};
+  // ap_done waits for every write's response, each drawn.
+  int64_t done = r.makespan;
+  for (size_t w : writes)
+    done = std::max(done, r.doneCycle[w] + 1 + kWritePipelineCycles + draws->writeResponse());
+  return {kKernelStartCycles + done, {}};
+}
+
+} // namespace
+
+KernelCycles predictKernelCycles(const ir::DataflowGraph &df, const model::MemoryTiming &memory) {
+  if (memory.readLatencyJitter <= 0 && memory.readyProbability >= 1)
+    return kernelCyclesOnce(df, memory, nullptr);
+  // A random memory: the mean over runs under drawn delays. The kernel waits for the latest of
+  // its inputs, so the mean of its cycles exceeds its cycles under the mean delays.
+  int64_t sum = 0;
+  for (int d = 0; d < kMemoryDraws; ++d) {
+    model::MemoryDraws draws(memory, kFirstDrawSeed + uint64_t(d));
+    const KernelCycles k = kernelCyclesOnce(df, memory, &draws);
+    if (!k.cycles)
+      return k;
+    sum += *k.cycles;
+  }
+  return {static_cast<int64_t>(std::llround(double(sum) / kMemoryDraws)), {}};
 }
 
 } // namespace st::passes

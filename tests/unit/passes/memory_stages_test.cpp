@@ -3,8 +3,9 @@
 // first word only after the first read's last, also when its consumer is ready long before;
 // alone on its channel each read keeps the memory's rate; a read whose first words the DMA
 // fetched before the start (the previous step's tail) delivers them at once, without drawing
-// bandwidth, and the rest at the rate; a read that names a later read as the one before it is
-// an st::Error naming the node.
+// bandwidth, and the rest at the rate; drawn memory delays (model::MemoryDraws) are the means
+// under the deterministic memory and average to them under a random one; a read that names a later
+// read as the one before it is an st::Error naming the node.
 #include "passes/memory_stages.h"
 
 #include "model/dma_stream_model.h"
@@ -94,6 +95,35 @@ TEST(MemoryStages, PrefetchedWordsComeAtOnceAndDrawNoBandwidth) {
   TwoReads chained = twoReads(64, true);
   chained.reads[1].prefetchedWords = 8;
   EXPECT_THROW(addMemoryStages(chained.graph, chained.depths, chained.reads, rate), Error);
+}
+
+TEST(MemoryDraws, DeterministicDrawsAreTheMeansAndRandomOnesAverageToThem) {
+  // Bursts of a re-streamed pattern and a long read: under the deterministic memory a drawn
+  // schedule is the mean one; under sim's default memory the draws average to the means (the
+  // latency U{0 .. 40} to 20, the R beats to the word rate) and one run differs from another.
+  const std::vector<int64_t> bursts = {1, 1, 1, 1, 1, 1, 64, 64, 3};
+  model::MemoryTiming fixed;
+  fixed.readLatencyJitter = 0;
+  fixed.readyProbability = 1;
+  model::MemoryDraws none(fixed, 7);
+  EXPECT_EQ(model::readDmaWordSchedule(bursts, fixed, &none),
+            model::readDmaWordSchedule(bursts, fixed));
+  const model::MemoryTiming sim;
+  const std::vector<int64_t> mean = model::readDmaWordSchedule(bursts, sim);
+  double first = 0, last = 0;
+  constexpr int kRuns = 2000;
+  for (int i = 0; i < kRuns; ++i) {
+    model::MemoryDraws draws(sim, uint64_t(i));
+    const std::vector<int64_t> run = model::readDmaWordSchedule(bursts, sim, &draws);
+    ASSERT_EQ(run.size(), mean.size());
+    first += double(run.front()) / kRuns;
+    last += double(run.back()) / kRuns;
+  }
+  EXPECT_NEAR(first, double(mean.front()), 1.0);
+  EXPECT_NEAR(last, double(mean.back()), 0.02 * double(mean.back()));
+  model::MemoryDraws a(sim, 1), b(sim, 2);
+  EXPECT_NE(model::readDmaWordSchedule(bursts, sim, &a),
+            model::readDmaWordSchedule(bursts, sim, &b));
 }
 
 TEST(MemoryStages, AReadAfterALaterReadIsAnErrorNamingTheNode) {
