@@ -266,6 +266,267 @@ TimingGraph equalizeStreamPeriods(const TimingGraph &graph) {
   return slowed;
 }
 
+namespace {
+
+/// One choice of curves (a Schedule), the shifts the LP gives them and the FIFO depths that
+/// follow.
+struct Candidate {
+  Schedule curves;
+  std::vector<int64_t> shift, lowestShift, minShift;
+  std::vector<int64_t> depth;
+  int64_t bits = 0;
+  bool feasible = true;
+};
+
+/// The FIFO-sizing LP of one graph: sizes the FIFOs for any choice of curves that obeys the
+/// nodes' rules and never precedes the as-soon-as-possible run `asap`, within `horizon` cycles.
+class ScheduleSolver {
+public:
+  ScheduleSolver(const TimingGraph &g, const FifoSizingOptions &options, const Schedule &asap,
+                 int64_t horizon, size_t lastNode, double &solveSeconds)
+      : g_(g), options_(options), asap_(asap), horizon_(horizon), lastNode_(lastNode),
+        solveSeconds_(solveSeconds) {}
+
+  /// The LP picks each curve's shift, the depths follow. An infeasible program is a candidate
+  /// that is not `feasible`, or an st::Error when `mustSucceed`.
+  Candidate solve(Schedule curves, bool mustSucceed) const;
+
+private:
+  /// How far back towards the run each node's curve may move (never before it).
+  std::vector<int64_t> lowestShifts(const Schedule &s) const;
+  /// The edge's rows: its delay at least minShift, its depth above the lower convex hull of its
+  /// tokens-in-flight curve.
+  void addEdgeRows(const Candidate &c, size_t e, const std::vector<double> &lower,
+                   const std::vector<double> &upper, CoinPackedMatrix &rows,
+                   std::vector<double> &rowLower, std::vector<double> &rowUpper) const;
+  /// Solves the LP for the shifts; false when CBC finds no feasible schedule.
+  bool solveShifts(Candidate &c) const;
+  /// Checks the shifts exactly and sizes each FIFO from them.
+  void sizeFrom(Candidate &c) const;
+
+  const TimingGraph &g_;
+  const FifoSizingOptions &options_;
+  const Schedule &asap_;
+  int64_t horizon_;
+  size_t lastNode_;
+  double &solveSeconds_;
+};
+
+Candidate ScheduleSolver::solve(Schedule curves, bool mustSucceed) const {
+  const size_t nodeCount = g_.nodes.size(), edgeCount = g_.edges.size();
+  Candidate c;
+  c.curves = std::move(curves);
+  const Schedule &s = c.curves;
+  // The difference constraints shift[dst] - shift[src] >= minShift[e]: every token is pushed
+  // at least a cycle before it is popped.
+  c.minShift.resize(edgeCount);
+  for (size_t e = 0; e < edgeCount; ++e)
+    c.minShift[e] =
+        minimumDelay(s.emit(g_.edges[e].src), s.consume(g_.edges[e].dst, g_.edges[e].dstPort));
+  c.lowestShift = lowestShifts(s);
+  c.shift.assign(nodeCount, 0);
+  if (options_.mode != FifoSizingMode::Deep && edgeCount > 0 && !solveShifts(c)) {
+    c.feasible = false; // only a mix of run and paced curves can be; the run's never is
+    if (!mustSucceed)
+      return c;
+    throw Error("node '" + g_.nodes[lastNode_].name + "'", "FIFO-sizing LP",
+                "a feasible schedule within " + std::to_string(horizon_) +
+                    " cycles, but CBC found none");
+  }
+  sizeFrom(c);
+  return c;
+}
+
+std::vector<int64_t> ScheduleSolver::lowestShifts(const Schedule &s) const {
+  // A curve may move back towards the run, never before it: every event stays at or after
+  // its as-soon-as-possible cycle, so a source never emits before its D and II allow.
+  std::vector<int64_t> lowest(g_.nodes.size(), 0);
+  for (size_t v = 0; v < g_.nodes.size(); ++v) {
+    if (s.nodes[v] == asap_.nodes[v]) // the run's own events
+      continue;
+    int64_t back = std::numeric_limits<int64_t>::min();
+    for (size_t k = 0; k < s.emit(v).size(); ++k)
+      back = std::max(back, asap_.emit(v)[k] - s.emit(v)[k]);
+    for (size_t p = 0; p < s.consume(v).size(); ++p)
+      for (size_t j = 0; j < s.consume(v, p).size(); ++j)
+        back = std::max(back, asap_.consume(v, p)[j] - s.consume(v, p)[j]);
+    lowest[v] = back == std::numeric_limits<int64_t>::min() ? 0 : back;
+  }
+  return lowest;
+}
+
+void ScheduleSolver::addEdgeRows(const Candidate &c, size_t e, const std::vector<double> &lower,
+                                 const std::vector<double> &upper, CoinPackedMatrix &rows,
+                                 std::vector<double> &rowLower,
+                                 std::vector<double> &rowUpper) const {
+  const Schedule &s = c.curves;
+  const TimingEdge &edge = g_.edges[e];
+  const int dst = int(edge.dst), src = int(edge.src), depthColumn = int(g_.nodes.size() + e);
+  CoinPackedVector row;
+  row.insert(dst, 1.0);
+  row.insert(src, -1.0);
+  rows.appendRow(row);
+  rowLower.push_back(double(c.minShift[e]));
+  rowUpper.push_back(COIN_DBL_MAX);
+
+  const InFlightCurve curve(s.emit(edge.src), s.consume(edge.dst, edge.dstPort));
+  auto inFlight = [&](int64_t d) { return curve.at(d); };
+  // Sample only up to where f saturates (all tokens in flight): beyond, f is flat and a
+  // convex hull through the flat part would call any delay almost free; the last segment
+  // extended instead over-estimates there, which steers the LP away.
+  const int64_t dLow = c.minShift[e];
+  int64_t dHigh = std::max(dLow, int64_t(upper[edge.dst] - lower[edge.src]));
+  const int64_t most = inFlight(dHigh);
+  for (int64_t lo = dLow; lo < dHigh;) {
+    const int64_t mid = lo + (dHigh - lo) / 2;
+    if (inFlight(mid) >= most)
+      dHigh = mid;
+    else
+      lo = mid + 1;
+  }
+  std::vector<int64_t> samples;
+  for (int64_t d = dLow; d <= std::min(dHigh, dLow + 48); ++d)
+    samples.push_back(d);
+  for (int k = 1; k <= 32; ++k)
+    samples.push_back(dLow + int64_t(double(dHigh - dLow) * (k / 32.0) * (k / 32.0)));
+  std::sort(samples.begin(), samples.end());
+  samples.erase(std::unique(samples.begin(), samples.end()), samples.end());
+  std::vector<std::pair<int64_t, int64_t>> hull; // (d, f(d)), lower convex hull
+  for (int64_t d : samples) {
+    const std::pair<int64_t, int64_t> point{d, inFlight(d)};
+    while (hull.size() >= 2) {
+      const auto &a = hull[hull.size() - 2], &b = hull.back();
+      const mpz_class cross =
+          mpz_class((long)(b.first - a.first)) * mpz_class((long)(point.second - a.second)) -
+          mpz_class((long)(b.second - a.second)) * mpz_class((long)(point.first - a.first));
+      if (cross > 0)
+        break;
+      hull.pop_back(); // b lies on or above the segment a..point
+    }
+    hull.push_back(point);
+  }
+  // depth >= f(a) + (f(b) - f(a)) / (b - a) x (d - a), times (b - a) > 0.
+  auto addSegment = [&](std::pair<int64_t, int64_t> a, std::pair<int64_t, int64_t> b) {
+    const int64_t run = b.first - a.first, rise = b.second - a.second;
+    CoinPackedVector segment;
+    segment.insert(depthColumn, double(run));
+    if (rise != 0) {
+      segment.insert(dst, double(-rise));
+      segment.insert(src, double(rise));
+    }
+    rows.appendRow(segment);
+    rowLower.push_back(double(a.second * run - rise * a.first));
+    rowUpper.push_back(COIN_DBL_MAX);
+  };
+  if (hull.size() == 1)
+    addSegment(hull[0], {hull[0].first + 1, hull[0].second});
+  for (size_t h = 1; h < hull.size(); ++h)
+    addSegment(hull[h - 1], hull[h]);
+}
+
+bool ScheduleSolver::solveShifts(Candidate &c) const {
+  // Columns: shift[v] (integer) per node, then depth[e] per edge. Objective: the summed
+  // FIFO bits, sum of tokenBits x depth[e]. depth[e] lies above the lower convex hull of the
+  // edge's exact tokens-in-flight curve f_e(d), d = shift[dst] - shift[src], sampled over
+  // the delays the bounds allow; one row per hull segment, with integer coefficients
+  // (hull built with exact GMP cross products). The depths are recomputed exactly after.
+  const size_t nodeCount = g_.nodes.size(), edgeCount = g_.edges.size();
+  const size_t columns = nodeCount + edgeCount;
+  std::vector<double> objective(columns, 0), lower(columns, 0), upper(columns, COIN_DBL_MAX);
+  for (size_t v = 0; v < nodeCount; ++v) {
+    lower[v] = double(c.lowestShift[v]);
+    upper[v] = double(horizon_ - 1 - c.curves.done(v));
+  }
+  CoinPackedMatrix rows(false, 0, 0);
+  rows.setDimensions(0, int(columns));
+  std::vector<double> rowLower, rowUpper;
+  for (size_t e = 0; e < edgeCount; ++e) {
+    objective[nodeCount + e] = double(g_.edges[e].tokenBits);
+    addEdgeRows(c, e, lower, upper, rows, rowLower, rowUpper);
+  }
+  // CBC and CLP keep some state of their own (message handlers, statics): one solve at a
+  // time in the process, whichever thread sizes which stage.
+  static std::mutex solverMutex;
+  const std::lock_guard<std::mutex> solverLock(solverMutex);
+  OsiClpSolverInterface solver;
+  solver.messageHandler()->setLogLevel(0);
+  solver.loadProblem(rows, lower.data(), upper.data(), objective.data(), rowLower.data(),
+                     rowUpper.data());
+  for (size_t v = 0; v < nodeCount; ++v)
+    solver.setInteger(int(v));
+  const auto began = std::chrono::steady_clock::now();
+  CbcModel model(solver);
+  model.setLogLevel(0);
+  model.messageHandler()->setLogLevel(0);
+  model.branchAndBound();
+  solveSeconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  if (model.isProvenInfeasible() || model.bestSolution() == nullptr)
+    return false;
+  if (model.isContinuousUnbounded())
+    throw Error(kWhere, "FIFO-sizing LP", "a bounded program, but CBC reports it unbounded");
+  const double *solution = model.bestSolution();
+  for (size_t v = 0; v < nodeCount; ++v)
+    c.shift[v] = std::llround(solution[v]);
+  return true;
+}
+
+void ScheduleSolver::sizeFrom(Candidate &c) const {
+  const Schedule &s = c.curves;
+  for (size_t v = 0; v < g_.nodes.size(); ++v)
+    if (c.shift[v] < c.lowestShift[v] || c.shift[v] + s.done(v) + 1 > horizon_)
+      throw Error("node '" + g_.nodes[v].name + "'", "start offset",
+                  "a shift in " + std::to_string(c.lowestShift[v]) + " .. " +
+                      std::to_string(horizon_ - 1 - s.done(v)) + " from the solver, got " +
+                      std::to_string(c.shift[v]));
+  for (size_t e = 0; e < g_.edges.size(); ++e) {
+    const TimingEdge &edge = g_.edges[e];
+    if (c.shift[edge.dst] - c.shift[edge.src] < c.minShift[e])
+      throw Error("edge '" + edge.name + "'", "delay",
+                  "a shift difference >= " + std::to_string(c.minShift[e]) +
+                      " from the solver, got " +
+                      std::to_string(c.shift[edge.dst] - c.shift[edge.src]));
+    const int64_t depth =
+        options_.mode == FifoSizingMode::Deep
+            ? options_.deepDepth
+            : std::max<int64_t>(2,
+                                InFlightCurve(s.emit(edge.src), s.consume(edge.dst, edge.dstPort))
+                                    .at(c.shift[edge.dst] - c.shift[edge.src]));
+    c.depth.push_back(depth);
+    c.bits += depth * edge.tokenBits;
+  }
+}
+
+/// Paces nodes by their consumers, consumers first (see sizeFifos): each event of the node as
+/// late as the consumers' pops in the best schedule so far allow, the LP re-solved, and the
+/// pacing kept if the bits fall; passes repeat while one helps, at most kPacingPasses.
+Candidate paceByConsumers(const TimingGraph &g, const std::vector<SharedCurves> &curves,
+                          const std::vector<size_t> &order, const ScheduleSolver &solver,
+                          Candidate best) {
+  constexpr int kPacingPasses = 4;
+  for (int pass = 0; pass < kPacingPasses; ++pass) {
+    const int64_t before = best.bits;
+    // The best schedule with its shifts applied, made again only when the best changes.
+    Schedule bestShifted;
+    for (size_t i = order.size(); i-- > 0;) {
+      if (bestShifted.nodes.empty())
+        bestShifted = shifted(best.curves, best.shift);
+      Schedule trialCurves = bestShifted;
+      if (!paceNode(g, *curves[order[i]], order[i], trialCurves))
+        continue;
+      Candidate trial = solver.solve(std::move(trialCurves), false);
+      if (trial.feasible && trial.bits < best.bits) {
+        best = std::move(trial);
+        bestShifted.nodes.clear();
+      }
+    }
+    if (best.bits == before)
+      break;
+  }
+  return best;
+}
+
+} // namespace
+
 FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &options) {
   FifoSizingResult result;
   result.mode = options.mode;
@@ -311,209 +572,15 @@ FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &op
     asap.nodes.push_back(std::move(events));
   }
 
-  // Sizes the FIFOs for one choice of curves: the LP picks each curve's shift, the depths follow.
-  struct Candidate {
-    Schedule curves;
-    std::vector<int64_t> shift, lowestShift, minShift;
-    std::vector<int64_t> depth;
-    int64_t bits = 0;
-    bool feasible = true;
-  };
-  auto solveFor = [&](Schedule curves, bool mustSucceed) {
-    Candidate c;
-    c.curves = std::move(curves);
-    const Schedule &s = c.curves;
-    // The difference constraints shift[dst] - shift[src] >= minShift[e]: every token is pushed
-    // at least a cycle before it is popped.
-    c.minShift.resize(edgeCount);
-    for (size_t e = 0; e < edgeCount; ++e)
-      c.minShift[e] =
-          minimumDelay(s.emit(g.edges[e].src), s.consume(g.edges[e].dst, g.edges[e].dstPort));
-    // A curve may move back towards the run, never before it: every event stays at or after
-    // its as-soon-as-possible cycle, so a source never emits before its D and II allow.
-    c.lowestShift.assign(nodeCount, 0);
-    for (size_t v = 0; v < nodeCount; ++v) {
-      int64_t back = std::numeric_limits<int64_t>::min();
-      if (s.nodes[v] == asap.nodes[v]) { // the run's own events
-        c.lowestShift[v] = 0;
-        continue;
-      }
-      for (size_t k = 0; k < s.emit(v).size(); ++k)
-        back = std::max(back, asap.emit(v)[k] - s.emit(v)[k]);
-      for (size_t p = 0; p < s.consume(v).size(); ++p)
-        for (size_t j = 0; j < s.consume(v, p).size(); ++j)
-          back = std::max(back, asap.consume(v, p)[j] - s.consume(v, p)[j]);
-      c.lowestShift[v] = back == std::numeric_limits<int64_t>::min() ? 0 : back;
-    }
-    c.shift.assign(nodeCount, 0);
-    if (options.mode != FifoSizingMode::Deep && edgeCount > 0) {
-      // Columns: shift[v] (integer) per node, then depth[e] per edge. Objective: the summed
-      // FIFO bits, sum of tokenBits x depth[e]. depth[e] lies above the lower convex hull of the
-      // edge's exact tokens-in-flight curve f_e(d), d = shift[dst] - shift[src], sampled over
-      // the delays the bounds allow; one row per hull segment, with integer coefficients
-      // (hull built with exact GMP cross products). The depths are recomputed exactly after.
-      const size_t columns = nodeCount + edgeCount;
-      std::vector<double> objective(columns, 0), lower(columns, 0), upper(columns, COIN_DBL_MAX);
-      for (size_t v = 0; v < nodeCount; ++v) {
-        lower[v] = double(c.lowestShift[v]);
-        upper[v] = double(horizon - 1 - s.done(v));
-      }
-      CoinPackedMatrix rows(false, 0, 0);
-      rows.setDimensions(0, int(columns));
-      std::vector<double> rowLower, rowUpper;
-      for (size_t e = 0; e < edgeCount; ++e) {
-        const TimingEdge &edge = g.edges[e];
-        const int dst = int(edge.dst), src = int(edge.src), depthColumn = int(nodeCount + e);
-        objective[size_t(depthColumn)] = double(edge.tokenBits);
-        CoinPackedVector row;
-        row.insert(dst, 1.0);
-        row.insert(src, -1.0);
-        rows.appendRow(row);
-        rowLower.push_back(double(c.minShift[e]));
-        rowUpper.push_back(COIN_DBL_MAX);
-
-        const InFlightCurve curve(s.emit(edge.src), s.consume(edge.dst, edge.dstPort));
-        auto inFlight = [&](int64_t d) { return curve.at(d); };
-        // Sample only up to where f saturates (all tokens in flight): beyond, f is flat and a
-        // convex hull through the flat part would call any delay almost free; the last segment
-        // extended instead over-estimates there, which steers the LP away.
-        const int64_t dLow = c.minShift[e];
-        int64_t dHigh = std::max(dLow, int64_t(upper[edge.dst] - lower[edge.src]));
-        const int64_t most = inFlight(dHigh);
-        for (int64_t lo = dLow; lo < dHigh;) {
-          const int64_t mid = lo + (dHigh - lo) / 2;
-          if (inFlight(mid) >= most)
-            dHigh = mid;
-          else
-            lo = mid + 1;
-        }
-        std::vector<int64_t> samples;
-        for (int64_t d = dLow; d <= std::min(dHigh, dLow + 48); ++d)
-          samples.push_back(d);
-        for (int k = 1; k <= 32; ++k)
-          samples.push_back(dLow + int64_t(double(dHigh - dLow) * (k / 32.0) * (k / 32.0)));
-        std::sort(samples.begin(), samples.end());
-        samples.erase(std::unique(samples.begin(), samples.end()), samples.end());
-        std::vector<std::pair<int64_t, int64_t>> hull; // (d, f(d)), lower convex hull
-        for (int64_t d : samples) {
-          const std::pair<int64_t, int64_t> point{d, inFlight(d)};
-          while (hull.size() >= 2) {
-            const auto &a = hull[hull.size() - 2], &b = hull.back();
-            const mpz_class cross =
-                mpz_class((long)(b.first - a.first)) * mpz_class((long)(point.second - a.second)) -
-                mpz_class((long)(b.second - a.second)) * mpz_class((long)(point.first - a.first));
-            if (cross > 0)
-              break;
-            hull.pop_back(); // b lies on or above the segment a..point
-          }
-          hull.push_back(point);
-        }
-        // depth >= f(a) + (f(b) - f(a)) / (b - a) x (d - a), times (b - a) > 0.
-        auto addSegment = [&](std::pair<int64_t, int64_t> a, std::pair<int64_t, int64_t> b) {
-          const int64_t run = b.first - a.first, rise = b.second - a.second;
-          CoinPackedVector segment;
-          segment.insert(depthColumn, double(run));
-          if (rise != 0) {
-            segment.insert(dst, double(-rise));
-            segment.insert(src, double(rise));
-          }
-          rows.appendRow(segment);
-          rowLower.push_back(double(a.second * run - rise * a.first));
-          rowUpper.push_back(COIN_DBL_MAX);
-        };
-        if (hull.size() == 1)
-          addSegment(hull[0], {hull[0].first + 1, hull[0].second});
-        for (size_t h = 1; h < hull.size(); ++h)
-          addSegment(hull[h - 1], hull[h]);
-      }
-      // CBC and CLP keep some state of their own (message handlers, statics): one solve at a
-      // time in the process, whichever thread sizes which stage.
-      static std::mutex solverMutex;
-      const std::lock_guard<std::mutex> solverLock(solverMutex);
-      OsiClpSolverInterface solver;
-      solver.messageHandler()->setLogLevel(0);
-      solver.loadProblem(rows, lower.data(), upper.data(), objective.data(), rowLower.data(),
-                         rowUpper.data());
-      for (size_t v = 0; v < nodeCount; ++v)
-        solver.setInteger(int(v));
-      const auto began = std::chrono::steady_clock::now();
-      CbcModel model(solver);
-      model.setLogLevel(0);
-      model.messageHandler()->setLogLevel(0);
-      model.branchAndBound();
-      result.solveSeconds +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-      if (model.isProvenInfeasible() || model.bestSolution() == nullptr) {
-        c.feasible = false; // only a mix of run and paced curves can be; the run's never is
-        if (!mustSucceed)
-          return c;
-        throw Error("node '" + g.nodes[lastNode].name + "'", "FIFO-sizing LP",
-                    "a feasible schedule within " + std::to_string(horizon) +
-                        " cycles, but CBC found none");
-      }
-      if (model.isContinuousUnbounded())
-        throw Error(kWhere, "FIFO-sizing LP", "a bounded program, but CBC reports it unbounded");
-      const double *solution = model.bestSolution();
-      for (size_t v = 0; v < nodeCount; ++v)
-        c.shift[v] = std::llround(solution[v]);
-    }
-    // Check the schedule exactly, then size each FIFO from it.
-    for (size_t v = 0; v < nodeCount; ++v)
-      if (c.shift[v] < c.lowestShift[v] || c.shift[v] + s.done(v) + 1 > horizon)
-        throw Error("node '" + g.nodes[v].name + "'", "start offset",
-                    "a shift in " + std::to_string(c.lowestShift[v]) + " .. " +
-                        std::to_string(horizon - 1 - s.done(v)) + " from the solver, got " +
-                        std::to_string(c.shift[v]));
-    for (size_t e = 0; e < edgeCount; ++e) {
-      const TimingEdge &edge = g.edges[e];
-      if (c.shift[edge.dst] - c.shift[edge.src] < c.minShift[e])
-        throw Error("edge '" + edge.name + "'", "delay",
-                    "a shift difference >= " + std::to_string(c.minShift[e]) +
-                        " from the solver, got " +
-                        std::to_string(c.shift[edge.dst] - c.shift[edge.src]));
-      const int64_t depth =
-          options.mode == FifoSizingMode::Deep
-              ? options.deepDepth
-              : std::max<int64_t>(2,
-                                  InFlightCurve(s.emit(edge.src), s.consume(edge.dst, edge.dstPort))
-                                      .at(c.shift[edge.dst] - c.shift[edge.src]));
-      c.depth.push_back(depth);
-      c.bits += depth * edge.tokenBits;
-    }
-    return c;
-  };
-
-  Candidate best = solveFor(asap, true);
-  if (options.mode != FifoSizingMode::Deep) {
-    // Then pace nodes by their consumers, consumers first: each event of the node as late as
-    // the consumers' pops in the best schedule so far allow (a producer that would run ahead of
-    // a consumer waiting for other inputs, as weights ahead of a GEMV still reading x, or a fast
-    // kernel before a slow one, then fills no FIFO, as back-pressure does in hardware at no
-    // cost), the LP re-solved, and the pacing kept if the bits fall. A paced curve obeys the
-    // node's rules and never precedes the run, so every candidate is a valid schedule.
-    // Repeat while a pass helps (pacing a consumer can open room for its producer), at most
-    // kPacingPasses times.
-    constexpr int kPacingPasses = 4;
-    for (int pass = 0; pass < kPacingPasses; ++pass) {
-      const int64_t before = best.bits;
-      // The best schedule with its shifts applied, made again only when the best changes.
-      Schedule bestShifted;
-      for (size_t i = order.size(); i-- > 0;) {
-        if (bestShifted.nodes.empty())
-          bestShifted = shifted(best.curves, best.shift);
-        Schedule trialCurves = bestShifted;
-        if (!paceNode(g, *curves[order[i]], order[i], trialCurves))
-          continue;
-        Candidate trial = solveFor(std::move(trialCurves), false);
-        if (trial.feasible && trial.bits < best.bits) {
-          best = std::move(trial);
-          bestShifted.nodes.clear();
-        }
-      }
-      if (best.bits == before)
-        break;
-    }
-  }
+  const ScheduleSolver solver(g, options, asap, horizon, lastNode, result.solveSeconds);
+  Candidate best = solver.solve(asap, true);
+  // Then pace nodes by their consumers (a producer that would run ahead of a consumer waiting
+  // for other inputs, as weights ahead of a GEMV still reading x, or a fast kernel before a slow
+  // one, then fills no FIFO, as back-pressure does in hardware at no cost). A paced curve obeys
+  // the node's rules and never precedes the run, so every candidate is a valid schedule; pacing
+  // a consumer can open room for its producer, hence the passes.
+  if (options.mode != FifoSizingMode::Deep)
+    best = paceByConsumers(g, curves, order, solver, std::move(best));
 
   const Schedule &s = best.curves;
   result.nodeStart.resize(nodeCount);
