@@ -303,6 +303,101 @@ bool isLlmDesign(const std::string &designDir) {
   return fs::exists(fs::path(designDir) / "design.json", ec);
 }
 
+/// The testbench's command line for a run of the design's steps from `steps.first`.
+std::string testbenchCommand(const fs::path &tb, const std::string &top, const fs::path &dump,
+                             const std::string &promptIds, uint64_t budget, const RunSteps &steps,
+                             const fs::path &preload, const LlmSimOptions &o) {
+  const bool trace = !o.trace.empty();
+  std::ostringstream cmd;
+  cmd << shellQuote((fs::path(testbenchBuildDir(tb.string(), trace)) / ("tb_" + top)).string())
+      << " --manifest " << shellQuote((tb / "llm_run.json").string()) << " --output-dir "
+      << shellQuote(dump.string()) << " --prompt-ids " << promptIds << " --new-tokens "
+      << o.newTokens << " --seed " << o.seed << " --latency " << o.latency << " --jitter "
+      << o.jitter << " --ready-probability " << o.readyProbability << " --timeout " << budget
+      << " --watchdog " << o.watchdog;
+  if (steps.first > 0)
+    cmd << " --first-step " << steps.first << " --preload " << shellQuote(preload.string());
+  if (trace) {
+    fs::create_directories(fs::path(o.trace).parent_path());
+    cmd << " --trace " << shellQuote(o.trace);
+  }
+  return cmd.str();
+}
+
+/// The measured cycles per step into `result`: each step ends with the last beat of its logits
+/// row (`ends`, one per design step when the run finished).
+void addStepCycles(nlohmann::json &result, const std::vector<uint64_t> &ends, const RunSteps &steps,
+                   bool timedOut) {
+  // The design's steps: its prompt steps S .. promptEnd - 1, then the generated ones.
+  const int64_t p = steps.designPrompt();
+  const int64_t runSteps = steps.designSteps();
+  if (timedOut)
+    result["completed_steps"] = ends.size();
+  if (static_cast<int64_t>(ends.size()) != runSteps)
+    return;
+  result["step_end_cycles"] = ends;
+  result["prompt_cycles_per_token"] = static_cast<double>(ends[p - 1]) / static_cast<double>(p);
+  if (runSteps > p)
+    result["generated_cycles_per_token"] =
+        static_cast<double>(ends[runSteps - 1] - ends[p - 1]) / static_cast<double>(runSteps - p);
+  result["cycles_per_token"] =
+      static_cast<double>(ends[runSteps - 1]) / static_cast<double>(runSteps);
+}
+
+/// What a run's human-readable summary prints beside `result` (sim's JSON).
+struct RunSummary {
+  bool exact = false, timedOut = false, deadlock = false;
+  RunSteps steps;
+  uint64_t budget = 0;
+  size_t finishedSteps = 0;
+  std::string predicted;     ///< addStepPrediction's lines
+  std::string stallMarkdown; ///< the stall report (empty: none)
+  fs::path stallPath;
+  std::string waveform; ///< the waveform view's lines (empty: no trace)
+  double mhz = 250;
+};
+
+void printRunSummary(std::ostream &out, const nlohmann::json &result, const RunSummary &r,
+                     const GoldenCheck &check, const nlohmann::json &run, uint64_t seed) {
+  if (!r.stallMarkdown.empty())
+    out << r.stallMarkdown << "(also in " << r.stallPath.string() << ")\n\n";
+  const int64_t runSteps = r.steps.designSteps();
+  out << result.at("top").get<std::string>() << ": "
+      << (r.exact      ? "bit-exact"
+          : r.timedOut ? "TIMEOUT"
+          : r.deadlock ? "DEADLOCK"
+                       : "MISMATCH")
+      << " over " << runSteps << " steps";
+  if (r.steps.first > 0)
+    out << " from position " << r.steps.first << " (KV rows 0.." << r.steps.first - 1
+        << " prefilled)";
+  out << " (seed " << seed << ")\n  tokens: ";
+  for (int64_t t : check.tokens)
+    out << t << " ";
+  out << "\n  golden: ";
+  for (int64_t t : check.golden)
+    out << t << " ";
+  out << "\n";
+  if (result.contains("cycles_per_token"))
+    out << "  cycles per token: prompt " << result["prompt_cycles_per_token"] << ", generated "
+        << result.value("generated_cycles_per_token", 0.0) << ", predicted "
+        << result["predicted_cycles_per_token"] << "\n";
+  out << r.predicted;
+  out << "  HBM: " << result["hbm_bytes"] << " bytes in " << result["cycles"] << " cycles ("
+      << result["hbm_gbytes_per_s"] << " GB/s at " << r.mhz << " MHz)\n";
+  if (check.mismatch)
+    out << "  first mismatch: " << check.mismatch->toString() << "\n";
+  if (r.deadlock)
+    out << "  DEADLOCK: ap_done never came (" << run.value("error", "") << ")\n";
+  if (r.timedOut)
+    out << "  TIMEOUT: no ap_done within " << r.budget << " cycles while streams kept moving; "
+        << r.finishedSteps << " of " << runSteps
+        << " steps finished (not a deadlock: rerun with a larger --timeout)\n";
+  if (result.contains("watchdog"))
+    out << "  watchdog: " << result["watchdog"].value("summary", std::string()) << "\n";
+  out << r.waveform;
+}
+
 int runLlmSim(const LlmSimOptions &o) {
   try {
     const fs::path dir = o.design;
@@ -345,22 +440,10 @@ int runLlmSim(const LlmSimOptions &o) {
     if (steps.first > 0)
       writePreloadFile(preload, golden, steps.first);
     const uint64_t budget = o.timeout > 0 ? o.timeout : runBudgetCycles(dir, o);
-    std::ostringstream cmd;
-    cmd << shellQuote((fs::path(testbenchBuildDir(tb.string(), trace)) / ("tb_" + top)).string())
-        << " --manifest " << shellQuote((tb / "llm_run.json").string()) << " --output-dir "
-        << shellQuote(dump.string()) << " --prompt-ids " << ids.str() << " --new-tokens "
-        << o.newTokens << " --seed " << o.seed << " --latency " << o.latency << " --jitter "
-        << o.jitter << " --ready-probability " << o.readyProbability << " --timeout " << budget
-        << " --watchdog " << o.watchdog;
-    if (steps.first > 0)
-      cmd << " --first-step " << steps.first << " --preload " << shellQuote(preload.string());
-    if (trace) {
-      fs::create_directories(fs::path(o.trace).parent_path());
-      cmd << " --trace " << shellQuote(o.trace);
-    }
     std::string out;
     const Clock::time_point runStart = Clock::now();
-    const int rc = runCapture(cmd.str() + " 2>&1", out);
+    const int rc = runCapture(
+        testbenchCommand(tb, top, dump, ids.str(), budget, steps, preload, o) + " 2>&1", out);
     const double runSeconds = secondsSince(runStart);
     nlohmann::json run;
     try {
@@ -404,23 +487,8 @@ int runLlmSim(const LlmSimOptions &o) {
     result["bit_exact"] = exact;
     if (check.mismatch)
       result["first_mismatch"] = check.mismatch->toString();
-    // Cycles per step: each step ends with the last beat of its logits row.
     const std::vector<uint64_t> ends = run.value("step_end_cycles", std::vector<uint64_t>{});
-    // The design's steps: its prompt steps S .. promptEnd - 1, then the generated ones.
-    const int64_t p = steps.designPrompt();
-    const int64_t runSteps = steps.designSteps();
-    if (timedOut)
-      result["completed_steps"] = ends.size();
-    if (static_cast<int64_t>(ends.size()) == runSteps) {
-      result["step_end_cycles"] = ends;
-      result["prompt_cycles_per_token"] = static_cast<double>(ends[p - 1]) / static_cast<double>(p);
-      if (runSteps > p)
-        result["generated_cycles_per_token"] =
-            static_cast<double>(ends[runSteps - 1] - ends[p - 1]) /
-            static_cast<double>(runSteps - p);
-      result["cycles_per_token"] =
-          static_cast<double>(ends[runSteps - 1]) / static_cast<double>(runSteps);
-    }
+    addStepCycles(result, ends, steps, timedOut);
     result["predicted_cycles_per_token"] = predictedPerStep;
     const std::string predicted = addStepPrediction(dir, o, result);
     const uint64_t cycles = run.value("cycles", uint64_t{0});
@@ -443,43 +511,19 @@ int runLlmSim(const LlmSimOptions &o) {
     if (o.json) {
       std::cout << result.dump() << "\n";
     } else {
-      if (!stallMarkdown.empty())
-        std::cout << stallMarkdown << "(also in " << (dir / "sim" / "stall_report.md").string()
-                  << ")\n\n";
-      std::cout << top << ": "
-                << (exact      ? "bit-exact"
-                    : timedOut ? "TIMEOUT"
-                    : deadlock ? "DEADLOCK"
-                               : "MISMATCH")
-                << " over " << runSteps << " steps";
-      if (steps.first > 0)
-        std::cout << " from position " << steps.first << " (KV rows 0.." << steps.first - 1
-                  << " prefilled)";
-      std::cout << " (seed " << o.seed << ")\n  tokens: ";
-      for (int64_t t : check.tokens)
-        std::cout << t << " ";
-      std::cout << "\n  golden: ";
-      for (int64_t t : check.golden)
-        std::cout << t << " ";
-      std::cout << "\n";
-      if (result.contains("cycles_per_token"))
-        std::cout << "  cycles per token: prompt " << result["prompt_cycles_per_token"]
-                  << ", generated " << result.value("generated_cycles_per_token", 0.0)
-                  << ", predicted " << result["predicted_cycles_per_token"] << "\n";
-      std::cout << predicted;
-      std::cout << "  HBM: " << bytes << " bytes in " << cycles << " cycles ("
-                << result["hbm_gbytes_per_s"] << " GB/s at " << mhz << " MHz)\n";
-      if (check.mismatch)
-        std::cout << "  first mismatch: " << check.mismatch->toString() << "\n";
-      if (deadlock)
-        std::cout << "  DEADLOCK: ap_done never came (" << run.value("error", "") << ")\n";
-      if (timedOut)
-        std::cout << "  TIMEOUT: no ap_done within " << budget
-                  << " cycles while streams kept moving; " << ends.size() << " of " << runSteps
-                  << " steps finished (not a deadlock: rerun with a larger --timeout)\n";
-      if (result.contains("watchdog"))
-        std::cout << "  watchdog: " << result["watchdog"].value("summary", std::string()) << "\n";
-      std::cout << waveform;
+      RunSummary summary;
+      summary.exact = exact;
+      summary.timedOut = timedOut;
+      summary.deadlock = deadlock;
+      summary.steps = steps;
+      summary.budget = budget;
+      summary.finishedSteps = ends.size();
+      summary.predicted = predicted;
+      summary.stallMarkdown = stallMarkdown;
+      summary.stallPath = dir / "sim" / "stall_report.md";
+      summary.waveform = waveform;
+      summary.mhz = mhz;
+      printRunSummary(std::cout, result, summary, check, run, o.seed);
     }
     return exact ? 0 : 1;
   } catch (const Error &e) {
