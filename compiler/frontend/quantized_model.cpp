@@ -159,6 +159,203 @@ num::QuantizedEmbedding quantizeEmbeddingTable(const WeightTensor &table, size_t
 
 } // namespace
 
+namespace {
+
+/// The clip of every calibrated point, computed in parallel (an s8 point's percentile selects
+/// over all its samples); a missing point's error is rethrown where clipOf asks for it.
+class ClipTable {
+public:
+  ClipTable(const DecodeProgram &program, numerics::Precision precision,
+            const Calibration &calibration)
+      : calibration_(calibration) {
+    for (const DecodeStage &stage : program.stages)
+      for (OpId o : stage.graph.topologicalOrder())
+        if (!std::holds_alternative<ArgmaxAttrs>(stage.graph.op(o).llm))
+          for (int64_t run = 0; run < stage.repeat; ++run) {
+            const unsigned bits = outputCodeBits(stage.graph, o, precision);
+            jobs_.push_back({QuantizedModel::key(stage.name, run, stage.graph.op(o).name),
+                             bits == 8 ? kCalibrationPercentile : 100.0, 0, nullptr});
+          }
+    parallelFor(jobs_.size(), [&](size_t i) {
+      try {
+        jobs_[i].clip = calibration.clip(jobs_[i].key, jobs_[i].percentile);
+      } catch (...) {
+        jobs_[i].error = std::current_exception();
+      }
+    });
+    for (const Job &j : jobs_)
+      byKey_[j.key + "@" + std::to_string(j.percentile)] = &j;
+  }
+
+  double clipOf(const std::string &key, double percentile) const {
+    auto it = byKey_.find(key + "@" + std::to_string(percentile));
+    if (it == byKey_.end())
+      return calibration_.clip(key, percentile);
+    if (it->second->error)
+      std::rethrow_exception(it->second->error);
+    return it->second->clip;
+  }
+
+private:
+  struct Job {
+    std::string key;
+    double percentile = 100;
+    double clip = 0;
+    std::exception_ptr error;
+  };
+  const Calibration &calibration_;
+  std::vector<Job> jobs_;
+  std::map<std::string, const Job *> byKey_;
+};
+
+/// A descriptor that reads weights (embedding table, norm, linear), made after the program walk.
+struct WeightJob {
+  size_t weights = 0;
+  std::function<void()> make;
+  std::exception_ptr error;
+};
+
+/// One op of one run of a stage, as the quantizer sees it: its weights, its inputs' formats.
+struct OpContext {
+  const WeightStore &weights;
+  const LayerBinding &binding;
+  const TensorGraph &g;
+  const Op &op;
+  std::string key;
+  numerics::Precision precision;
+  const std::map<TensorId, CodeFormat> &formats;
+
+  CodeFormat inFormat(size_t i) const { return formats.at(op.inputs.at(i).tensor); }
+  void requireBits(size_t i, unsigned bits) const {
+    if (inFormat(i).bits != bits)
+      throw Error("quantizer", "op '" + key + "' input " + std::to_string(i),
+                  std::to_string(bits) + "-bit codes, got " + std::to_string(inFormat(i).bits));
+  }
+};
+
+/// Sets q's descriptor from the op's attributes (q's output scale and bits already set); the
+/// descriptors that read weights are queued in `jobs`. The LM head's output scale goes to
+/// `logitsScale`.
+void describeOp(const OpContext &c, const LlmAttributes &attrs, QuantizedOp &q,
+                std::vector<WeightJob> &jobs, double &logitsScale) {
+  const unsigned gemvInputBits = num::activationBitsOf(c.precision);
+  const unsigned bits = q.outputBits;
+  const double sOut = q.outputScale;
+  const std::string &key = c.key;
+  const TensorGraph &g = c.g;
+  const Op &op = c.op;
+  if (auto *e = std::get_if<EmbeddingAttrs>(&attrs)) {
+    const auto &shape = g.tensor(op.inputs[0].tensor).shape;
+    const WeightTensor *table = &weightOf(c.weights, c.binding, g, op.inputs[0].tensor);
+    const size_t rows = static_cast<size_t>(shape[0]), dim = static_cast<size_t>(shape[1]);
+    const double embeddingScale = e->scale;
+    jobs.push_back({rows * dim,
+                    [&q, table, rows, dim, embeddingScale, sOut, bits] {
+                      QuantizedEmbeddingOp d;
+                      d.table = quantizeEmbeddingTable(*table, rows, dim, d.tableScale);
+                      d.table.outputScale = num::embeddingScale(d.tableScale, embeddingScale, sOut);
+                      d.table.outputBits = bits;
+                      q.descriptor = std::move(d);
+                    },
+                    nullptr});
+  } else if (auto *n = std::get_if<NormAttrs>(&attrs)) {
+    const WeightTensor *gamma = &weightOf(c.weights, c.binding, g, op.inputs[1].tensor);
+    const WeightTensor *beta =
+        n->hasBeta ? &weightOf(c.weights, c.binding, g, op.inputs[2].tensor) : nullptr;
+    const NormAttrs attrsOfNorm = *n;
+    const double sIn = c.inFormat(0).scale;
+    jobs.push_back({static_cast<size_t>(gamma->numElements()),
+                    [&q, gamma, beta, attrsOfNorm, sIn, sOut, bits] {
+                      QuantizedNormOp d;
+                      d.groups = attrsOfNorm.groups;
+                      d.norm = num::quantizeNorm(
+                          attrsOfNorm.kind == ir::NormKind::LayerNorm ? num::NormKind::LayerNorm
+                                                                      : num::NormKind::RmsNorm,
+                          gamma->values(), beta ? beta->values() : std::vector<float>{},
+                          attrsOfNorm.eps, sIn, sOut, bits, attrsOfNorm.addOneToGamma);
+                      q.descriptor = std::move(d);
+                    },
+                    nullptr});
+  } else if (auto *l = std::get_if<LinearAttrs>(&attrs)) {
+    c.requireBits(0, gemvInputBits);
+    const auto &shape = g.tensor(op.inputs[1].tensor).shape;
+    const size_t rows = static_cast<size_t>(shape[0]), cols = static_cast<size_t>(shape[1]);
+    const WeightTensor *bias =
+        l->hasBias ? &weightOf(c.weights, c.binding, g, op.inputs[2].tensor) : nullptr;
+    const WeightTensor *w = &weightOf(c.weights, c.binding, g, op.inputs[1].tensor);
+    const double sIn = c.inFormat(0).scale;
+    const numerics::Precision precision = c.precision;
+    jobs.push_back({rows * cols,
+                    [&q, w, bias, rows, cols, precision, sIn, gemvInputBits, sOut, bits, key] {
+                      try {
+                        q.descriptor = num::quantizeLinear(
+                            w->rowReader(), rows, cols, weightFormatFor(precision, cols), sIn,
+                            gemvInputBits, sOut, bits,
+                            bias ? bias->values() : std::vector<float>{});
+                      } catch (const std::invalid_argument &ex) {
+                        throw Error("quantizer", "op '" + key + "'",
+                                    std::string("a quantizable linear: ") + ex.what());
+                      }
+                    },
+                    nullptr});
+    if (op.name == DecodeProgram::kLogitsOutput)
+      logitsScale = sOut;
+  } else if (auto *r = std::get_if<RopeAttrs>(&attrs)) {
+    QuantizedRopeOp d;
+    d.table = num::makeRopeTableFromInverseFrequencies(ropeInverseFrequencies(*r));
+    d.multiplier = num::fixedScaleFromReal(c.inFormat(0).scale / sOut);
+    d.numHeads = r->numHeads;
+    d.headDim = r->headDim;
+    d.base = r->base;
+    q.descriptor = std::move(d);
+  } else if (auto *a = std::get_if<AttentionAttrs>(&attrs)) {
+    for (size_t i = 0; i < 3; ++i)
+      c.requireBits(i, 8);
+    QuantizedAttentionOp d;
+    d.shape.numHeads = static_cast<size_t>(a->numHeads);
+    d.shape.numKvHeads = static_cast<size_t>(a->numKvHeads);
+    d.shape.headDim = static_cast<size_t>(a->headDim);
+    d.slidingWindow = a->slidingWindow;
+    d.kCacheScale = c.inFormat(1).scale;
+    d.vCacheScale = c.inFormat(2).scale;
+    d.scales = num::attentionScales(c.inFormat(0).scale, d.kCacheScale, a->scale, d.vCacheScale,
+                                    sOut, bits);
+    q.descriptor = std::move(d);
+  } else if (auto *act = std::get_if<ActivationAttrs>(&attrs)) {
+    q.descriptor =
+        QuantizedActivationOp{num::activationScales(c.inFormat(0).scale, sOut, bits), act->kind};
+  } else if (auto *gt = std::get_if<GatedAttrs>(&attrs)) {
+    q.descriptor = QuantizedGatedOp{
+        num::gatedScales(c.inFormat(0).scale, c.inFormat(1).scale, sOut, bits), gt->kind};
+  } else if (std::holds_alternative<AddAttrs>(attrs)) {
+    q.descriptor = num::residualAddScales(c.inFormat(0).scale, c.inFormat(1).scale, sOut);
+  } else if (!std::holds_alternative<ArgmaxAttrs>(attrs)) {
+    throw Error("quantizer", "op '" + key + "'", "a named LLM op");
+  }
+}
+
+/// Runs the weight jobs in parallel, largest first; errors are rethrown in program order.
+void runWeightJobs(std::vector<WeightJob> &jobs) {
+  std::vector<size_t> largestFirst(jobs.size());
+  for (size_t i = 0; i < largestFirst.size(); ++i)
+    largestFirst[i] = i;
+  std::stable_sort(largestFirst.begin(), largestFirst.end(),
+                   [&](size_t a, size_t b) { return jobs[a].weights > jobs[b].weights; });
+  parallelFor(largestFirst.size(), [&](size_t i) {
+    WeightJob &job = jobs[largestFirst[i]];
+    try {
+      job.make();
+    } catch (...) {
+      job.error = std::current_exception();
+    }
+  });
+  for (const WeightJob &job : jobs)
+    if (job.error)
+      std::rethrow_exception(job.error);
+}
+
+} // namespace
+
 QuantizedModel quantizeModel(const DecodeProgram &program, const WeightStore &weights,
                              numerics::Precision precision, const Calibration &calibration) {
   program.verify();
@@ -167,50 +364,7 @@ QuantizedModel quantizeModel(const DecodeProgram &program, const WeightStore &we
   m.architecture = program.architecture;
   m.vocabSize = program.vocabSize;
   m.maxPositions = program.maxPositions;
-  const unsigned gemvInputBits = num::activationBitsOf(precision);
-  // The clip of every calibrated point, in parallel (an s8 point's percentile selects over all
-  // its samples); a missing point's error is rethrown where the loop below reaches it.
-  struct ClipJob {
-    std::string key;
-    double percentile = 100;
-    double clip = 0;
-    std::exception_ptr error;
-  };
-  std::vector<ClipJob> clipJobs;
-  for (const DecodeStage &stage : program.stages)
-    for (OpId o : stage.graph.topologicalOrder())
-      if (!std::holds_alternative<ArgmaxAttrs>(stage.graph.op(o).llm))
-        for (int64_t run = 0; run < stage.repeat; ++run) {
-          const unsigned bits = outputCodeBits(stage.graph, o, precision);
-          clipJobs.push_back({QuantizedModel::key(stage.name, run, stage.graph.op(o).name),
-                              bits == 8 ? kCalibrationPercentile : 100.0, 0, nullptr});
-        }
-  parallelFor(clipJobs.size(), [&](size_t i) {
-    try {
-      clipJobs[i].clip = calibration.clip(clipJobs[i].key, clipJobs[i].percentile);
-    } catch (...) {
-      clipJobs[i].error = std::current_exception();
-    }
-  });
-  std::map<std::string, const ClipJob *> clips;
-  for (const ClipJob &j : clipJobs)
-    clips[j.key + "@" + std::to_string(j.percentile)] = &j;
-  auto clipOf = [&](const std::string &key, double percentile) {
-    auto it = clips.find(key + "@" + std::to_string(percentile));
-    if (it == clips.end())
-      return calibration.clip(key, percentile);
-    if (it->second->error)
-      std::rethrow_exception(it->second->error);
-    return it->second->clip;
-  };
-  // The descriptors that read weights (embedding tables, norms, linears) are made after the
-  // loop, in parallel, largest first; each writes only its own op. Errors are rethrown in
-  // program order.
-  struct WeightJob {
-    size_t weights = 0;
-    std::function<void()> make;
-    std::exception_ptr error;
-  };
+  const ClipTable clips(program, precision, calibration);
   std::vector<WeightJob> weightJobs;
   std::map<std::string, CodeFormat> exchanged;
   for (const DecodeStage &stage : program.stages) {
@@ -231,14 +385,6 @@ QuantizedModel quantizeModel(const DecodeProgram &program, const WeightStore &we
         if (auto it = binding.attributes.find(op.name); it != binding.attributes.end())
           attrs = it->second;
         const std::string key = QuantizedModel::key(stage.name, run, op.name);
-        const TensorId out = op.output.tensor;
-        auto inFormat = [&](size_t i) { return formats.at(op.inputs.at(i).tensor); };
-        auto requireBits = [&](size_t i, unsigned bits) {
-          if (inFormat(i).bits != bits)
-            throw Error("quantizer", "op '" + key + "' input " + std::to_string(i),
-                        std::to_string(bits) + "-bit codes, got " +
-                            std::to_string(inFormat(i).bits));
-        };
         const unsigned bits = outputCodeBits(g, o, precision);
         QuantizedOp &q = m.ops[key];
         q.stage = stage.name;
@@ -249,101 +395,13 @@ QuantizedModel quantizeModel(const DecodeProgram &program, const WeightStore &we
           q.outputBits = 32;
           q.outputScale = 1;
         } else {
-          q.clip = clipOf(key, bits == 8 ? kCalibrationPercentile : 100.0);
+          q.clip = clips.clipOf(key, bits == 8 ? kCalibrationPercentile : 100.0);
           q.outputScale = num::activationScaleFromClip(q.clip, bits);
           q.outputBits = bits;
         }
-        const double sOut = q.outputScale;
-        if (auto *e = std::get_if<EmbeddingAttrs>(&attrs)) {
-          const auto &shape = g.tensor(op.inputs[0].tensor).shape;
-          const WeightTensor *table = &weightOf(weights, binding, g, op.inputs[0].tensor);
-          const size_t rows = static_cast<size_t>(shape[0]), dim = static_cast<size_t>(shape[1]);
-          const double embeddingScale = e->scale;
-          weightJobs.push_back({rows * dim,
-                                [&q, table, rows, dim, embeddingScale, sOut, bits] {
-                                  QuantizedEmbeddingOp d;
-                                  d.table = quantizeEmbeddingTable(*table, rows, dim, d.tableScale);
-                                  d.table.outputScale =
-                                      num::embeddingScale(d.tableScale, embeddingScale, sOut);
-                                  d.table.outputBits = bits;
-                                  q.descriptor = std::move(d);
-                                },
-                                nullptr});
-        } else if (auto *n = std::get_if<NormAttrs>(&attrs)) {
-          const WeightTensor *gamma = &weightOf(weights, binding, g, op.inputs[1].tensor);
-          const WeightTensor *beta =
-              n->hasBeta ? &weightOf(weights, binding, g, op.inputs[2].tensor) : nullptr;
-          const NormAttrs attrsOfNorm = *n;
-          const double sIn = inFormat(0).scale;
-          weightJobs.push_back({static_cast<size_t>(gamma->numElements()),
-                                [&q, gamma, beta, attrsOfNorm, sIn, sOut, bits] {
-                                  QuantizedNormOp d;
-                                  d.groups = attrsOfNorm.groups;
-                                  d.norm = num::quantizeNorm(
-                                      attrsOfNorm.kind == ir::NormKind::LayerNorm
-                                          ? num::NormKind::LayerNorm
-                                          : num::NormKind::RmsNorm,
-                                      gamma->values(), beta ? beta->values() : std::vector<float>{},
-                                      attrsOfNorm.eps, sIn, sOut, bits, attrsOfNorm.addOneToGamma);
-                                  q.descriptor = std::move(d);
-                                },
-                                nullptr});
-        } else if (auto *l = std::get_if<LinearAttrs>(&attrs)) {
-          requireBits(0, gemvInputBits);
-          const auto &shape = g.tensor(op.inputs[1].tensor).shape;
-          const size_t rows = static_cast<size_t>(shape[0]), cols = static_cast<size_t>(shape[1]);
-          const WeightTensor *bias =
-              l->hasBias ? &weightOf(weights, binding, g, op.inputs[2].tensor) : nullptr;
-          const WeightTensor *w = &weightOf(weights, binding, g, op.inputs[1].tensor);
-          const double sIn = inFormat(0).scale;
-          weightJobs.push_back(
-              {rows * cols,
-               [&q, w, bias, rows, cols, precision, sIn, gemvInputBits, sOut, bits, key] {
-                 try {
-                   q.descriptor = num::quantizeLinear(
-                       w->rowReader(), rows, cols, weightFormatFor(precision, cols), sIn,
-                       gemvInputBits, sOut, bits, bias ? bias->values() : std::vector<float>{});
-                 } catch (const std::invalid_argument &ex) {
-                   throw Error("quantizer", "op '" + key + "'",
-                               std::string("a quantizable linear: ") + ex.what());
-                 }
-               },
-               nullptr});
-          if (op.name == DecodeProgram::kLogitsOutput)
-            m.logitsScale = sOut;
-        } else if (auto *r = std::get_if<RopeAttrs>(&attrs)) {
-          QuantizedRopeOp d;
-          d.table = num::makeRopeTableFromInverseFrequencies(ropeInverseFrequencies(*r));
-          d.multiplier = num::fixedScaleFromReal(inFormat(0).scale / sOut);
-          d.numHeads = r->numHeads;
-          d.headDim = r->headDim;
-          d.base = r->base;
-          q.descriptor = std::move(d);
-        } else if (auto *a = std::get_if<AttentionAttrs>(&attrs)) {
-          for (size_t i = 0; i < 3; ++i)
-            requireBits(i, 8);
-          QuantizedAttentionOp d;
-          d.shape.numHeads = static_cast<size_t>(a->numHeads);
-          d.shape.numKvHeads = static_cast<size_t>(a->numKvHeads);
-          d.shape.headDim = static_cast<size_t>(a->headDim);
-          d.slidingWindow = a->slidingWindow;
-          d.kCacheScale = inFormat(1).scale;
-          d.vCacheScale = inFormat(2).scale;
-          d.scales = num::attentionScales(inFormat(0).scale, d.kCacheScale, a->scale, d.vCacheScale,
-                                          sOut, bits);
-          q.descriptor = std::move(d);
-        } else if (auto *act = std::get_if<ActivationAttrs>(&attrs)) {
-          q.descriptor = QuantizedActivationOp{num::activationScales(inFormat(0).scale, sOut, bits),
-                                               act->kind};
-        } else if (auto *gt = std::get_if<GatedAttrs>(&attrs)) {
-          q.descriptor = QuantizedGatedOp{
-              num::gatedScales(inFormat(0).scale, inFormat(1).scale, sOut, bits), gt->kind};
-        } else if (std::holds_alternative<AddAttrs>(attrs)) {
-          q.descriptor = num::residualAddScales(inFormat(0).scale, inFormat(1).scale, sOut);
-        } else if (!std::holds_alternative<ArgmaxAttrs>(attrs)) {
-          throw Error("quantizer", "op '" + key + "'", "a named LLM op");
-        }
-        formats[out] = {q.outputScale, q.outputBits};
+        describeOp({weights, binding, g, op, key, precision, formats}, attrs, q, weightJobs,
+                   m.logitsScale);
+        formats[op.output.tensor] = {q.outputScale, q.outputBits};
         m.order.push_back(key);
       }
       for (TensorId t = 0; t < g.numTensors(); ++t)
@@ -351,23 +409,7 @@ QuantizedModel quantizeModel(const DecodeProgram &program, const WeightStore &we
           exchanged[stage.exportedName(g.tensor(t).name)] = formats.at(t);
     }
   }
-  std::vector<size_t> largestFirst(weightJobs.size());
-  for (size_t i = 0; i < largestFirst.size(); ++i)
-    largestFirst[i] = i;
-  std::stable_sort(largestFirst.begin(), largestFirst.end(), [&](size_t a, size_t b) {
-    return weightJobs[a].weights > weightJobs[b].weights;
-  });
-  parallelFor(largestFirst.size(), [&](size_t i) {
-    WeightJob &job = weightJobs[largestFirst[i]];
-    try {
-      job.make();
-    } catch (...) {
-      job.error = std::current_exception();
-    }
-  });
-  for (const WeightJob &job : weightJobs)
-    if (job.error)
-      std::rethrow_exception(job.error);
+  runWeightJobs(weightJobs);
   return m;
 }
 
