@@ -264,6 +264,170 @@ std::vector<HbmBuffer> engineStreamBuffers(const ir::DecodeProgram &program,
   return buffers;
 }
 
+/// The attention options that decide a KV cache's striping (llm/kv_striping.h).
+struct KvCacheOptions {
+  int64_t kvStep = 0, headSplit = 1, readStep = 0;
+  bool blockMajor = false;
+  int64_t positionSlices = 0;
+};
+
+/// A per-op design's linear: its st_linear weight stream, every layer.
+HbmBuffer linearBuffer(HbmBuffer b, const numerics::QuantizedLinear &l, const QuantizedModel *m,
+                       const std::map<std::string, int64_t> &stageLanes) {
+  b.kind = "linear_weights";
+  auto lanes = stageLanes.find(b.stage);
+  b.linearParams = lanes == stageLanes.end() ? plan::linearKernelParamsFor(l)
+                                             : plan::linearKernelParamsForLanes(l, lanes->second);
+  const model::LinearParams p = b.linearParams;
+  b.layerBytes = (p.nOut / p.rows) * model::linearBlockWords(p) * p.wordBits / 8;
+  b.format = "st_linear weight stream (docs/weight-stream.md): W" + std::to_string(p.weightBits) +
+             " " + (p.groupSize ? "g" + std::to_string(p.groupSize) : std::string("per-channel")) +
+             ", Rows " + std::to_string(p.rows) + ", KLanes " + std::to_string(p.kLanes) +
+             ", WordBits " + std::to_string(p.wordBits);
+  const std::string stageName = b.stage, opName = b.op;
+  b.contents = [m, stageName, opName, p](int64_t layer) {
+    return numerics::linearWeightStreamBytes(
+        m->get<numerics::QuantizedLinear>(stageName, layer, opName), p);
+  };
+  b.name = b.stage + "/" + b.op + ".weights";
+  return b;
+}
+
+/// An embedding table: s8 rows, zero padded to whole words.
+HbmBuffer embeddingBuffer(HbmBuffer b, const frontend::QuantizedEmbeddingOp &e,
+                          const QuantizedModel *m) {
+  b.kind = "embedding_table";
+  b.layerBytes = static_cast<int64_t>(e.table.rows * numerics::embeddingRowBytes(e.table.dim));
+  b.lookupRowBytes = static_cast<int64_t>(numerics::embeddingRowBytes(e.table.dim));
+  b.format = "s8 codes, row r at r * " + std::to_string(numerics::embeddingRowBytes(e.table.dim)) +
+             " bytes, zero padded (numerics::embeddingImage)";
+  const std::string stageName = b.stage, opName = b.op;
+  b.contents = [m, stageName, opName](int64_t layer) {
+    return numerics::embeddingImage(
+        m->get<frontend::QuantizedEmbeddingOp>(stageName, layer, opName).table);
+  };
+  b.name = b.stage + "/" + b.op + ".table";
+  return b;
+}
+
+/// A norm's parameters: gamma (and beta) per element, every layer.
+HbmBuffer normBuffer(HbmBuffer b, const frontend::QuantizedNormOp &n, const QuantizedModel *m) {
+  b.kind = "norm_params";
+  const int64_t slot = normSlotBits(n.norm);
+  b.layerBytes = roundUp(static_cast<int64_t>(n.norm.size) * slot / 8,
+                         static_cast<int64_t>(numerics::kHbmWordBytes));
+  b.format = std::to_string(n.norm.size) + " elements of " + std::to_string(slot) +
+             " bits: gamma s16 in bits [15:0]" +
+             (n.norm.kind == numerics::NormKind::LayerNorm
+                  ? ", beta s" + std::to_string(n.norm.outputBits + 8) + " above"
+                  : std::string()) +
+             "; replayed for each of " + std::to_string(n.groups) + " group(s)";
+  const int64_t layerBytes = b.layerBytes;
+  const std::string stageName = b.stage, opName = b.op;
+  b.contents = [m, stageName, opName, layerBytes](int64_t layer) {
+    return normParamBytes(m->get<frontend::QuantizedNormOp>(stageName, layer, opName).norm,
+                          layerBytes);
+  };
+  b.name = b.stage + "/" + b.op + ".params";
+  return b;
+}
+
+/// An attention's K and V caches: one buffer per slice of each (llm/kv_striping.h).
+void addKvCacheBuffers(HbmImagePlan &plan, const HbmBuffer &b,
+                       const frontend::QuantizedAttentionOp &a, const KvCacheOptions &kv) {
+  const HbmDevice &device = plan.device;
+  const int64_t maxContext = plan.maxContext;
+  const llm::KvStriping striping = llm::kvCacheReadStriping(
+      static_cast<int64_t>(a.shape.numKvHeads), static_cast<int64_t>(a.shape.headDim), kv.kvStep,
+      kv.headSplit, kv.readStep, kv.blockMajor, kv.positionSlices);
+  const int64_t rowBytes = striping.rowBytes;
+  // Rows per slice: positions striped over S slices leave maxContext / S to each.
+  const int64_t sliceRows = maxContext / striping.positionSlices;
+  if (sliceRows * striping.positionSlices != maxContext)
+    throw Error("hbm image", "KV cache of " + b.stage + "/" + b.op,
+                "a max context that is a multiple of the " +
+                    std::to_string(striping.positionSlices) +
+                    " slices its positions are striped over, got " + std::to_string(maxContext));
+  const std::string row = striping.positionSlices > 1
+                              ? "p div " + std::to_string(striping.positionSlices) +
+                                    " (positions p = " + "slice mod " +
+                                    std::to_string(striping.positionSlices) + ")"
+                              : "p";
+  const int64_t blockChannels =
+      llm::kvBlockChannels(striping.slices, striping.blocks, device.pseudoChannels);
+  const std::string positions =
+      blockChannels > 1
+          ? "block-major: kv-head block b on the slice's pseudo-channel + b, position p at " + row +
+                " * " + std::to_string(striping.blockRowBytes()) + " bytes"
+      : striping.blockMajor()
+          ? "block-major: kv-head block b, position p at (b * " + std::to_string(sliceRows) +
+                " + " + row + ") * " + std::to_string(striping.blockRowBytes()) + " bytes"
+          : "position p at p * " + std::to_string(rowBytes) + " bytes";
+  for (const char *which : {"k_cache", "v_cache"})
+    for (int64_t slice = 0; slice < striping.slices; ++slice) {
+      HbmBuffer c = b;
+      c.kind = which;
+      // With the blocks on channels of their own, a layer is one block's rows on each.
+      c.layerBytes = sliceRows * rowBytes / blockChannels;
+      c.format = striping.positionSlices > 1
+                     ? "s8 codes, slice " + std::to_string(slice) + " of " +
+                           std::to_string(striping.slices) + ": the positions p with p mod " +
+                           std::to_string(striping.positionSlices) + " = " + std::to_string(slice) +
+                           ", " + positions + ", one 64-byte word per kv head and position, " +
+                           std::to_string(sliceRows) + " rows, zero at start"
+                 : striping.striped()
+                     ? "s8 codes, slice " + std::to_string(slice) + " of " +
+                           std::to_string(striping.slices) + ": " + positions +
+                           ", one 64-byte word per token " + "of " +
+                           std::to_string(striping.cacheLanes) + " codes holding " + "its codes " +
+                           std::to_string(slice * striping.partCodes) + " .. +" +
+                           std::to_string(striping.partCodes) + ", " + std::to_string(maxContext) +
+                           " positions, zero at start"
+                     : "s8 codes, position p at p * " + std::to_string(rowBytes) +
+                           " bytes (kv head, then dim), " + std::to_string(maxContext) +
+                           " positions, zero at start";
+      c.name = llm::kvSliceBufferName(b.stage + "/" + b.op + "." + which, striping.slices, slice);
+      c.rowBytes = rowBytes;
+      c.kvSlice = slice;
+      c.kvSlices = striping.slices;
+      c.kvPartCodes = striping.partCodes;
+      c.kvBlocks = striping.blocks;
+      c.kvBlockChannels = blockChannels;
+      if (blockChannels > 1)
+        c.kvBlockStrideBytes = device.pseudoChannelBytes;
+      c.kvPositionSlices = striping.positionSlices;
+      plan.buffers.push_back(std::move(c));
+    }
+}
+
+/// Strides and placement: pinned buffers first, then the rest from largest to smallest; the
+/// striped caches' slices on their spread channels before the first unpinned buffer.
+void placeBuffers(HbmImagePlan &plan) {
+  plan.channelBytes.assign(static_cast<size_t>(plan.device.pseudoChannels), 0);
+  for (HbmBuffer &b : plan.buffers)
+    b.layerStride = roundUp(b.layerBytes, plan.device.alignmentBytes);
+  std::vector<size_t> bySize(plan.buffers.size());
+  std::iota(bySize.begin(), bySize.end(), 0);
+  std::stable_sort(bySize.begin(), bySize.end(), [&](size_t x, size_t y) {
+    const bool px = plan.buffers[x].pinnedChannel >= 0, py = plan.buffers[y].pinnedChannel >= 0;
+    if (px != py)
+      return px;
+    return plan.buffers[x].bytes() > plan.buffers[y].bytes();
+  });
+  bool slicesPlaced = false;
+  for (size_t index : bySize) {
+    if (plan.buffers[index].kvSlices > 1)
+      continue;
+    if (!slicesPlaced && plan.buffers[index].pinnedChannel < 0) {
+      placeKvSlices(plan);
+      slicesPlaced = true;
+    }
+    placeBuffer(plan, plan.buffers[index]);
+  }
+  if (!slicesPlaced)
+    placeKvSlices(plan);
+}
+
 } // namespace
 
 HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel &model,
@@ -284,164 +448,29 @@ HbmImagePlan planHbmImage(const ir::DecodeProgram &program, const QuantizedModel
   plan.ropeTables = ropeTablesOf(program, model);
   if (engine)
     plan.buffers = engineStreamBuffers(program, model, *engine);
-  const QuantizedModel *m = &model;
+  const KvCacheOptions kv{attentionKvStep, attentionHeadSplit, attentionReadStep,
+                          attentionBlockMajor, attentionPositionSlices};
   for (const ir::DecodeStage &stage : program.stages) {
-    const std::string stageName = stage.name;
     for (ir::OpId o : stage.graph.topologicalOrder()) {
       const ir::Op &op = stage.graph.op(o);
-      const std::string opName = op.name;
       const QuantizedOp &first = model.op(stage.name, 0, op.name);
       HbmBuffer b;
       b.stage = stage.name;
       b.op = op.name;
       b.layers = stage.repeat;
       if (auto *l = std::get_if<numerics::QuantizedLinear>(&first.descriptor)) {
-        if (engine)
-          continue; // in the engine streams
-        b.kind = "linear_weights";
-        auto lanes = stageLanes.find(stage.name);
-        b.linearParams = lanes == stageLanes.end()
-                             ? plan::linearKernelParamsFor(*l)
-                             : plan::linearKernelParamsForLanes(*l, lanes->second);
-        const model::LinearParams p = b.linearParams;
-        b.layerBytes = (p.nOut / p.rows) * model::linearBlockWords(p) * p.wordBits / 8;
-        b.format = "st_linear weight stream (docs/weight-stream.md): W" +
-                   std::to_string(p.weightBits) + " " +
-                   (p.groupSize ? "g" + std::to_string(p.groupSize) : std::string("per-channel")) +
-                   ", Rows " + std::to_string(p.rows) + ", KLanes " + std::to_string(p.kLanes) +
-                   ", WordBits " + std::to_string(p.wordBits);
-        b.contents = [m, stageName, opName, p](int64_t layer) {
-          return numerics::linearWeightStreamBytes(
-              m->get<numerics::QuantizedLinear>(stageName, layer, opName), p);
-        };
-        b.name = stage.name + "/" + op.name + ".weights";
-        plan.buffers.push_back(std::move(b));
+        if (!engine) // else in the engine streams
+          plan.buffers.push_back(linearBuffer(std::move(b), *l, &model, stageLanes));
       } else if (auto *e = std::get_if<frontend::QuantizedEmbeddingOp>(&first.descriptor)) {
-        b.kind = "embedding_table";
-        b.layerBytes =
-            static_cast<int64_t>(e->table.rows * numerics::embeddingRowBytes(e->table.dim));
-        b.lookupRowBytes = static_cast<int64_t>(numerics::embeddingRowBytes(e->table.dim));
-        b.format = "s8 codes, row r at r * " +
-                   std::to_string(numerics::embeddingRowBytes(e->table.dim)) +
-                   " bytes, zero padded (numerics::embeddingImage)";
-        b.contents = [m, stageName, opName](int64_t layer) {
-          return numerics::embeddingImage(
-              m->get<frontend::QuantizedEmbeddingOp>(stageName, layer, opName).table);
-        };
-        b.name = stage.name + "/" + op.name + ".table";
-        plan.buffers.push_back(std::move(b));
+        plan.buffers.push_back(embeddingBuffer(std::move(b), *e, &model));
       } else if (auto *n = std::get_if<frontend::QuantizedNormOp>(&first.descriptor)) {
-        b.kind = "norm_params";
-        const int64_t slot = normSlotBits(n->norm);
-        b.layerBytes = roundUp(static_cast<int64_t>(n->norm.size) * slot / 8,
-                               static_cast<int64_t>(numerics::kHbmWordBytes));
-        b.format = std::to_string(n->norm.size) + " elements of " + std::to_string(slot) +
-                   " bits: gamma s16 in bits [15:0]" +
-                   (n->norm.kind == numerics::NormKind::LayerNorm
-                        ? ", beta s" + std::to_string(n->norm.outputBits + 8) + " above"
-                        : std::string()) +
-                   "; replayed for each of " + std::to_string(n->groups) + " group(s)";
-        const int64_t layerBytes = b.layerBytes;
-        b.contents = [m, stageName, opName, layerBytes](int64_t layer) {
-          return normParamBytes(m->get<frontend::QuantizedNormOp>(stageName, layer, opName).norm,
-                                layerBytes);
-        };
-        b.name = stage.name + "/" + op.name + ".params";
-        plan.buffers.push_back(std::move(b));
+        plan.buffers.push_back(normBuffer(std::move(b), *n, &model));
       } else if (auto *a = std::get_if<frontend::QuantizedAttentionOp>(&first.descriptor)) {
-        const llm::KvStriping striping = llm::kvCacheReadStriping(
-            static_cast<int64_t>(a->shape.numKvHeads), static_cast<int64_t>(a->shape.headDim),
-            attentionKvStep, attentionHeadSplit, attentionReadStep, attentionBlockMajor,
-            attentionPositionSlices);
-        const int64_t rowBytes = striping.rowBytes;
-        // Rows per slice: positions striped over S slices leave maxContext / S to each.
-        const int64_t sliceRows = maxContext / striping.positionSlices;
-        if (sliceRows * striping.positionSlices != maxContext)
-          throw Error(
-              "hbm image", "KV cache of " + stage.name + "/" + op.name,
-              "a max context that is a multiple of the " + std::to_string(striping.positionSlices) +
-                  " slices its positions are striped over, got " + std::to_string(maxContext));
-        const std::string row = striping.positionSlices > 1
-                                    ? "p div " + std::to_string(striping.positionSlices) +
-                                          " (positions p = " + "slice mod " +
-                                          std::to_string(striping.positionSlices) + ")"
-                                    : "p";
-        const int64_t blockChannels =
-            llm::kvBlockChannels(striping.slices, striping.blocks, device.pseudoChannels);
-        const std::string positions =
-            blockChannels > 1
-                ? "block-major: kv-head block b on the slice's pseudo-channel + b, position p at " +
-                      row + " * " + std::to_string(striping.blockRowBytes()) + " bytes"
-            : striping.blockMajor()
-                ? "block-major: kv-head block b, position p at (b * " + std::to_string(sliceRows) +
-                      " + " + row + ") * " + std::to_string(striping.blockRowBytes()) + " bytes"
-                : "position p at p * " + std::to_string(rowBytes) + " bytes";
-        for (const char *which : {"k_cache", "v_cache"})
-          for (int64_t slice = 0; slice < striping.slices; ++slice) {
-            HbmBuffer c = b;
-            c.kind = which;
-            // With the blocks on channels of their own, a layer is one block's rows on each.
-            c.layerBytes = sliceRows * rowBytes / blockChannels;
-            c.format = striping.positionSlices > 1
-                           ? "s8 codes, slice " + std::to_string(slice) + " of " +
-                                 std::to_string(striping.slices) + ": the positions p with p mod " +
-                                 std::to_string(striping.positionSlices) + " = " +
-                                 std::to_string(slice) + ", " + positions +
-                                 ", one 64-byte word per kv head and position, " +
-                                 std::to_string(sliceRows) + " rows, zero at start"
-                       : striping.striped()
-                           ? "s8 codes, slice " + std::to_string(slice) + " of " +
-                                 std::to_string(striping.slices) + ": " + positions +
-                                 ", one 64-byte word per token " + "of " +
-                                 std::to_string(striping.cacheLanes) + " codes holding " +
-                                 "its codes " + std::to_string(slice * striping.partCodes) +
-                                 " .. +" + std::to_string(striping.partCodes) + ", " +
-                                 std::to_string(maxContext) + " positions, zero at start"
-                           : "s8 codes, position p at p * " + std::to_string(rowBytes) +
-                                 " bytes (kv head, then dim), " + std::to_string(maxContext) +
-                                 " positions, zero at start";
-            c.name = llm::kvSliceBufferName(stage.name + "/" + op.name + "." + which,
-                                            striping.slices, slice);
-            c.rowBytes = rowBytes;
-            c.kvSlice = slice;
-            c.kvSlices = striping.slices;
-            c.kvPartCodes = striping.partCodes;
-            c.kvBlocks = striping.blocks;
-            c.kvBlockChannels = blockChannels;
-            if (blockChannels > 1)
-              c.kvBlockStrideBytes = device.pseudoChannelBytes;
-            c.kvPositionSlices = striping.positionSlices;
-            plan.buffers.push_back(std::move(c));
-          }
+        addKvCacheBuffers(plan, b, *a, kv);
       }
     }
   }
-  // Strides and placement.
-  plan.channelBytes.assign(static_cast<size_t>(device.pseudoChannels), 0);
-  for (HbmBuffer &b : plan.buffers)
-    b.layerStride = roundUp(b.layerBytes, device.alignmentBytes);
-  std::vector<size_t> bySize(plan.buffers.size());
-  std::iota(bySize.begin(), bySize.end(), 0);
-  // Pinned buffers first, then the rest from largest to smallest.
-  std::stable_sort(bySize.begin(), bySize.end(), [&](size_t x, size_t y) {
-    const bool px = plan.buffers[x].pinnedChannel >= 0, py = plan.buffers[y].pinnedChannel >= 0;
-    if (px != py)
-      return px;
-    return plan.buffers[x].bytes() > plan.buffers[y].bytes();
-  });
-  // The engine streams, then the striped caches' slices on their spread channels, then the rest.
-  bool slicesPlaced = false;
-  for (size_t index : bySize) {
-    if (plan.buffers[index].kvSlices > 1)
-      continue;
-    if (!slicesPlaced && plan.buffers[index].pinnedChannel < 0) {
-      placeKvSlices(plan);
-      slicesPlaced = true;
-    }
-    placeBuffer(plan, plan.buffers[index]);
-  }
-  if (!slicesPlaced)
-    placeKvSlices(plan);
+  placeBuffers(plan);
   return plan;
 }
 
