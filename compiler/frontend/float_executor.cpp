@@ -135,6 +135,121 @@ FloatExecutor::runTeacherForced(const std::vector<std::vector<int64_t>> &sequenc
   return results;
 }
 
+namespace {
+
+/// The per-column states (K/V caches) of a run's columns.
+using ColumnStates = std::vector<std::map<std::string, std::vector<float>> *>;
+
+/// One op of a stage for all `n` columns at once (each column one sequence position), in fp32.
+ColumnValues runFloatOp(const Op &op, const LlmAttributes &attrs, const TensorGraph &g,
+                        const Values &values,
+                        const std::map<TensorId, const WeightTensor *> &constants,
+                        const std::map<TensorId, std::string> &stateKeys,
+                        const ColumnStates &states, size_t n) {
+  auto in = [&](size_t i) -> const ColumnValues & {
+    return valueOf(values, op.inputs.at(i).tensor, g);
+  };
+  ColumnValues out;
+  // Sizes `out` for every column, `width` values each.
+  auto allocate = [&](size_t width) {
+    out.width = width;
+    out.data.assign(n * width, 0.0f);
+  };
+  if (auto *e = std::get_if<EmbeddingAttrs>(&attrs)) {
+    const WeightTensor &table = *constants.at(op.inputs[0].tensor);
+    const int64_t width = table.shape[1];
+    allocate(static_cast<size_t>(width));
+    const float scale = static_cast<float>(e->scale);
+    for (size_t c = 0; c < n; ++c) {
+      const int64_t index = static_cast<int64_t>(in(1).column(c)[0]);
+      if (index < 0 || index >= table.shape[0])
+        throw Error("float executor", "op '" + op.name + "' index",
+                    "an index below " + std::to_string(table.shape[0]));
+      float *y = out.data.data() + c * out.width;
+      table.readBlock(index, index + 1, 0, width, y);
+      if (e->scale != 1.0)
+        for (int64_t i = 0; i < width; ++i)
+          y[i] *= scale;
+    }
+  } else if (auto *nm = std::get_if<NormAttrs>(&attrs)) {
+    allocate(in(0).width);
+    for (size_t c = 0; c < n; ++c) {
+      const std::vector<float> y =
+          runNorm(*nm, in(0).columnVector(c), in(1).columnVector(c),
+                  nm->hasBeta ? in(2).columnVector(c) : std::vector<float>{});
+      std::copy(y.begin(), y.end(), out.data.begin() + c * out.width);
+    }
+  } else if (auto *l = std::get_if<LinearAttrs>(&attrs)) {
+    const WeightTensor &w = *constants.at(op.inputs[1].tensor);
+    const size_t rows = static_cast<size_t>(w.shape[0]), k = static_cast<size_t>(w.shape[1]);
+    const ColumnValues &x = in(0);
+    if (x.width != k)
+      throw Error("float executor", "op '" + op.name + "' input",
+                  std::to_string(k) + " values, got " + std::to_string(x.width));
+    allocate(rows);
+    const std::vector<float> xs = x.expanded(n);
+    const numerics::WeightRowReader weightRows = w.rowReader();
+    if (!l->hasBias || in(2).shared || n == 1) {
+      floatLinearColumns(weightRows, rows, k, l->hasBias ? in(2).column(0) : nullptr, xs.data(), n,
+                         out.data.data());
+    } else { // a bias per column: one pass each
+      for (size_t c = 0; c < n; ++c)
+        floatLinearColumns(weightRows, rows, k, in(2).column(c), xs.data() + c * k, 1,
+                           out.data.data() + c * rows);
+    }
+  } else if (auto *r = std::get_if<RopeAttrs>(&attrs)) {
+    const std::vector<double> freqs = ropeInverseFrequencies(*r);
+    allocate(static_cast<size_t>(r->numHeads * r->headDim));
+    for (size_t c = 0; c < n; ++c) {
+      const float *x = in(0).column(c);
+      const uint64_t p = static_cast<uint64_t>(in(1).column(c)[0]);
+      for (int64_t head = 0; head < r->numHeads; ++head) {
+        std::vector<float> part(x + head * r->headDim, x + (head + 1) * r->headDim);
+        std::vector<float> rotated = numerics::ropeFloat(part, p, freqs);
+        std::copy(rotated.begin(), rotated.end(),
+                  out.data.begin() + static_cast<int64_t>(c * out.width) + head * r->headDim);
+      }
+    }
+  } else if (auto *a = std::get_if<AttentionAttrs>(&attrs)) {
+    allocate(static_cast<size_t>(a->numHeads * a->headDim));
+    // Columns in order: a sequence's positions come one after the other, so each sees its
+    // cache exactly as step-by-step decoding leaves it.
+    for (size_t c = 0; c < n; ++c) {
+      std::map<std::string, std::vector<float>> &state = *states[c];
+      runAttention(*a, in(0).column(c), in(1).column(c), in(2).column(c),
+                   state.at(stateKeys.at(op.inputs[3].tensor)),
+                   state.at(stateKeys.at(op.inputs[4].tensor)),
+                   static_cast<int64_t>(in(5).column(c)[0]), out.data.data() + c * out.width);
+    }
+  } else if (auto *act = std::get_if<ActivationAttrs>(&attrs)) {
+    // Elementwise: every column at once.
+    out.width = in(0).width;
+    out.data = act->kind == ActivationKind::Silu
+                   ? numerics::siluFloat(in(0).expanded(n))
+                   : numerics::geluFloat(in(0).expanded(n), act->kind == ActivationKind::GeluErf
+                                                                ? numerics::GeluForm::Erf
+                                                                : numerics::GeluForm::Tanh);
+  } else if (auto *gt = std::get_if<GatedAttrs>(&attrs)) {
+    out.width = in(0).width;
+    out.data =
+        gt->kind == GatedKind::SwiGLU
+            ? numerics::swigluFloat(in(0).expanded(n), in(1).expanded(n))
+            : numerics::gegluFloat(in(0).expanded(n), in(1).expanded(n), numerics::GeluForm::Tanh);
+  } else if (std::holds_alternative<AddAttrs>(attrs)) {
+    out.width = in(0).width;
+    out.data = numerics::residualAddFloat(in(0).expanded(n), in(1).expanded(n));
+  } else if (std::holds_alternative<ArgmaxAttrs>(attrs)) {
+    allocate(1);
+    for (size_t c = 0; c < n; ++c)
+      out.data[c] = static_cast<float>(numerics::argmaxFloat(in(0).columnVector(c)));
+  } else {
+    throw Error("float executor", "op '" + op.name + "'", "a named LLM op");
+  }
+  return out;
+}
+
+} // namespace
+
 std::vector<FloatExecutor::StepResult> FloatExecutor::run(const std::vector<Column> &columns,
                                                           int64_t stateRows) {
   const size_t n = columns.size();
@@ -201,106 +316,10 @@ std::vector<FloatExecutor::StepResult> FloatExecutor::run(const std::vector<Colu
         LlmAttributes attrs = op.llm;
         if (auto it = binding.attributes.find(op.name); it != binding.attributes.end())
           attrs = it->second;
-        auto in = [&](size_t i) -> const ColumnValues & {
-          return valueOf(values, op.inputs.at(i).tensor, g);
-        };
-        ColumnValues out;
-        // Sizes `out` for every column, `width` values each.
-        auto allocate = [&](size_t width) {
-          out.width = width;
-          out.data.assign(n * width, 0.0f);
-        };
-        if (auto *e = std::get_if<EmbeddingAttrs>(&attrs)) {
-          const WeightTensor &table = *constants.at(op.inputs[0].tensor);
-          const int64_t width = table.shape[1];
-          allocate(static_cast<size_t>(width));
-          const float scale = static_cast<float>(e->scale);
-          for (size_t c = 0; c < n; ++c) {
-            const int64_t index = static_cast<int64_t>(in(1).column(c)[0]);
-            if (index < 0 || index >= table.shape[0])
-              throw Error("float executor", "op '" + op.name + "' index",
-                          "an index below " + std::to_string(table.shape[0]));
-            float *y = out.data.data() + c * out.width;
-            table.readBlock(index, index + 1, 0, width, y);
-            if (e->scale != 1.0)
-              for (int64_t i = 0; i < width; ++i)
-                y[i] *= scale;
-          }
-        } else if (auto *nm = std::get_if<NormAttrs>(&attrs)) {
-          allocate(in(0).width);
-          for (size_t c = 0; c < n; ++c) {
-            const std::vector<float> y =
-                runNorm(*nm, in(0).columnVector(c), in(1).columnVector(c),
-                        nm->hasBeta ? in(2).columnVector(c) : std::vector<float>{});
-            std::copy(y.begin(), y.end(), out.data.begin() + c * out.width);
-          }
-        } else if (auto *l = std::get_if<LinearAttrs>(&attrs)) {
-          const WeightTensor &w = *constants.at(op.inputs[1].tensor);
-          const size_t rows = static_cast<size_t>(w.shape[0]), k = static_cast<size_t>(w.shape[1]);
-          const ColumnValues &x = in(0);
-          if (x.width != k)
-            throw Error("float executor", "op '" + op.name + "' input",
-                        std::to_string(k) + " values, got " + std::to_string(x.width));
-          allocate(rows);
-          const std::vector<float> xs = x.expanded(n);
-          const numerics::WeightRowReader weightRows = w.rowReader();
-          if (!l->hasBias || in(2).shared || n == 1) {
-            floatLinearColumns(weightRows, rows, k, l->hasBias ? in(2).column(0) : nullptr,
-                               xs.data(), n, out.data.data());
-          } else { // a bias per column: one pass each
-            for (size_t c = 0; c < n; ++c)
-              floatLinearColumns(weightRows, rows, k, in(2).column(c), xs.data() + c * k, 1,
-                                 out.data.data() + c * rows);
-          }
-        } else if (auto *r = std::get_if<RopeAttrs>(&attrs)) {
-          const std::vector<double> freqs = ropeInverseFrequencies(*r);
-          allocate(static_cast<size_t>(r->numHeads * r->headDim));
-          for (size_t c = 0; c < n; ++c) {
-            const float *x = in(0).column(c);
-            const uint64_t p = static_cast<uint64_t>(in(1).column(c)[0]);
-            for (int64_t head = 0; head < r->numHeads; ++head) {
-              std::vector<float> part(x + head * r->headDim, x + (head + 1) * r->headDim);
-              std::vector<float> rotated = numerics::ropeFloat(part, p, freqs);
-              std::copy(rotated.begin(), rotated.end(),
-                        out.data.begin() + static_cast<int64_t>(c * out.width) + head * r->headDim);
-            }
-          }
-        } else if (auto *a = std::get_if<AttentionAttrs>(&attrs)) {
-          allocate(static_cast<size_t>(a->numHeads * a->headDim));
-          // Columns in order: a sequence's positions come one after the other, so each sees its
-          // cache exactly as step-by-step decoding leaves it.
-          for (size_t c = 0; c < n; ++c) {
-            StateMap &state = *columns[c].state;
-            runAttention(*a, in(0).column(c), in(1).column(c), in(2).column(c),
-                         state.at(stateKeys.at(op.inputs[3].tensor)),
-                         state.at(stateKeys.at(op.inputs[4].tensor)),
-                         static_cast<int64_t>(in(5).column(c)[0]), out.data.data() + c * out.width);
-          }
-        } else if (auto *act = std::get_if<ActivationAttrs>(&attrs)) {
-          // Elementwise: every column at once.
-          out.width = in(0).width;
-          out.data =
-              act->kind == ActivationKind::Silu
-                  ? numerics::siluFloat(in(0).expanded(n))
-                  : numerics::geluFloat(in(0).expanded(n), act->kind == ActivationKind::GeluErf
-                                                               ? numerics::GeluForm::Erf
-                                                               : numerics::GeluForm::Tanh);
-        } else if (auto *gt = std::get_if<GatedAttrs>(&attrs)) {
-          out.width = in(0).width;
-          out.data = gt->kind == GatedKind::SwiGLU
-                         ? numerics::swigluFloat(in(0).expanded(n), in(1).expanded(n))
-                         : numerics::gegluFloat(in(0).expanded(n), in(1).expanded(n),
-                                                numerics::GeluForm::Tanh);
-        } else if (std::holds_alternative<AddAttrs>(attrs)) {
-          out.width = in(0).width;
-          out.data = numerics::residualAddFloat(in(0).expanded(n), in(1).expanded(n));
-        } else if (std::holds_alternative<ArgmaxAttrs>(attrs)) {
-          allocate(1);
-          for (size_t c = 0; c < n; ++c)
-            out.data[c] = static_cast<float>(numerics::argmaxFloat(in(0).columnVector(c)));
-        } else {
-          throw Error("float executor", "op '" + op.name + "'", "a named LLM op");
-        }
+        ColumnStates states;
+        for (const Column &col : columns)
+          states.push_back(col.state);
+        ColumnValues out = runFloatOp(op, attrs, g, values, constants, stateKeys, states, n);
         if (observer_) {
           const std::string key = prefix + op.name;
           if (n == 1)
