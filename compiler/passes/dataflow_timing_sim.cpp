@@ -946,13 +946,462 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &graph,
   return simulateDataflowTiming(graph, deriveAllCurves(graph), depths);
 }
 
+namespace {
+
+/// One run of simulateDataflowTiming: the graph's run states, FIFOs, channel buckets and the
+/// event-driven loop over them (the rules of dataflow_timing_sim.h).
+class TimingRun {
+public:
+  TimingRun(const TimingGraph &g, const std::vector<SharedCurves> &curves,
+            const std::vector<int64_t> &depths, std::vector<size_t> order);
+  TimingSimResult run();
+
+private:
+  struct Decision {
+    size_t node;
+    bool emit;
+    uint64_t pops;            ///< bit p: pop port p (a kernel has far fewer than 64 inputs)
+    size_t port = SIZE_MAX;   ///< an engine's front pop (it may have more than 64 ports)
+    size_t loader = SIZE_MAX; ///< an engine's x loader pop
+  };
+
+  void makeRuns(const std::vector<SharedCurves> &curves);
+  void makeBuckets();
+  /// The channels node v's next output draws on (null: none, or fetched before the start).
+  const std::vector<int> *channelsOf(size_t v) const;
+  /// Room on every edge of the port the node's next output goes to.
+  bool spaceOnAll(size_t v) const;
+  /// A memory source with a restart rule (TimingNode::restartRoom): stopped by a full buffer,
+  /// the cycle it may emit again once a burst's room is free (kNever: not yet free).
+  int64_t restartReadyAt(size_t v);
+  void flag(size_t v);
+  void noteDone(size_t v);
+  /// Node v's decision for this cycle, or its next wake.
+  void decide(size_t v);
+  /// A source streaming into one consumer that takes a token a cycle and emits nothing, with
+  /// nothing else due: the same two events repeat each cycle (a GEMV's weights), so the whole
+  /// stretch is taken at once. False when the two decisions are not such a pair.
+  bool takeStretch();
+  /// Applies the cycle's decisions (pops, channel draws, emits), then moves to the next cycle.
+  void applyDecisions();
+  void reportDeadlock();
+
+  const TimingGraph &g_;
+  const std::vector<int64_t> &depths_;
+  const std::vector<size_t> order_;
+  const size_t nodeCount_;
+  std::vector<std::vector<size_t>> inEdge_, outEdges_;
+  /// Per node and output port, the edges out of it (a kernel has one port).
+  std::vector<std::vector<std::vector<size_t>>> portEdges_;
+  std::vector<std::unique_ptr<RunState>> runs_;
+  int64_t longestWait_ = 2;
+  std::unique_ptr<ChannelBuckets> buckets_;
+  TimingSimResult result_;
+  std::vector<int64_t> occupancy_;
+  std::vector<char> stopped_;
+  std::vector<int64_t> resumeAt_;
+  // The nodes to look at in the current cycle, those flagged for the next, and the ends of
+  // time-based waits (a node visited more often than needed only finds nothing to do).
+  std::vector<size_t> active_, next_;
+  std::vector<char> flagged_;
+  using Wake = std::pair<int64_t, size_t>;
+  std::priority_queue<Wake, std::vector<Wake>, std::greater<Wake>> wakes_;
+  std::vector<Decision> decisions_;
+  std::vector<size_t> pushed_;
+  size_t doneCount_ = 0;
+  std::vector<char> isDone_;
+  int64_t lastEvent_ = -1;
+  int64_t now_ = 0;
+  std::vector<int64_t> activeAt_; ///< the cycle a node was last put in active_
+};
+
+TimingRun::TimingRun(const TimingGraph &g, const std::vector<SharedCurves> &curves,
+                     const std::vector<int64_t> &depths, std::vector<size_t> order)
+    : g_(g), depths_(depths), order_(std::move(order)), nodeCount_(g.nodes.size()),
+      inEdge_(nodeCount_), outEdges_(nodeCount_), portEdges_(nodeCount_),
+      occupancy_(g.edges.size(), 0), stopped_(nodeCount_, 0), resumeAt_(nodeCount_, kNever),
+      active_(nodeCount_), flagged_(nodeCount_, 0), isDone_(nodeCount_, 0),
+      activeAt_(nodeCount_, 0) {
+  for (size_t v = 0; v < nodeCount_; ++v) {
+    inEdge_[v].resize(g.nodes[v].timing.inputTokens.size());
+    portEdges_[v].resize(g.nodes[v].engine ? g.nodes[v].engine->outputPorts : 1);
+  }
+  for (size_t e = 0; e < g.edges.size(); ++e) {
+    inEdge_[g.edges[e].dst][g.edges[e].dstPort] = e;
+    outEdges_[g.edges[e].src].push_back(e);
+    portEdges_[g.edges[e].src][g.edges[e].srcPort].push_back(e);
+  }
+  makeRuns(curves);
+  makeBuckets();
+  result_.highWater.assign(g.edges.size(), 0);
+  for (size_t v = 0; v < nodeCount_; ++v)
+    active_[v] = v;
+}
+
+void TimingRun::makeRuns(const std::vector<SharedCurves> &curves) {
+  runs_.reserve(nodeCount_);
+  for (size_t v = 0; v < nodeCount_; ++v) {
+    // A kernel's pops are a 64-bit mask; an engine pops at most its front's port and its x
+    // loader's a cycle (Decision::port, Decision::loader).
+    if (g_.nodes[v].timing.inputTokens.size() > 64 && !g_.nodes[v].engine)
+      throw Error(nodeWhere(g_.nodes[v].name), "inputs", "at most 64 input ports");
+    const KernelCurves &c = *curves[v];
+    if (c.needed.size() != g_.nodes[v].timing.inputTokens.size())
+      throw Error(nodeWhere(g_.nodes[v].name), "curves",
+                  "curves from deriveKernelCurves (with the needed-token table)");
+    if (const SequencedEngine *engine = g_.nodes[v].engine.get()) {
+      runs_.push_back(std::make_unique<EngineRun>(*engine, g_.nodes[v].timing.inputTokens.size()));
+      longestWait_ = std::max(longestWait_, engine->outputDelay + 2);
+      for (const SequencedEngine::Invocation &inv : engine->invocations)
+        for (int64_t t : inv.blockTokens)
+          longestWait_ = std::max(longestWait_, t + 2); // a held block's wait
+      continue;
+    }
+    runs_.push_back(
+        std::make_unique<NodeRun>(g_.nodes[v].timing, c.lambda, c.window, c.inputOrder, c.needed));
+    const model::KernelTiming &t = g_.nodes[v].timing;
+    longestWait_ = std::max(longestWait_, t.firstOutputDelay + t.gapBefore(1) + c.lambda + 2);
+    for (size_t k = 1; k < t.notBefore.size(); ++k) // a source's schedule may pause longer
+      longestWait_ = std::max(longestWait_, t.notBefore[k] - t.notBefore[k - 1] + 2);
+  }
+}
+
+void TimingRun::makeBuckets() {
+  // Shared pseudo-channel bandwidth, if any node draws on it.
+  int channels = -1;
+  auto note = [&](const TimingNode &n, const std::vector<int> &chans) {
+    for (int c : chans) {
+      if (c < 0)
+        throw Error(nodeWhere(n.name), "channels", "channel indices >= 0");
+      channels = std::max(channels, c);
+    }
+  };
+  for (const TimingNode &n : g_.nodes) {
+    note(n, n.channels);
+    if (!n.blockChannels.empty() && n.blockOutputs < 1)
+      throw Error(nodeWhere(n.name), "block channels", "at least one output per block");
+    for (const std::vector<int> &chans : n.blockChannels)
+      note(n, chans);
+  }
+  if (channels >= 0 && g_.bandwidth.wordsPerCycle > 0) {
+    if (g_.bandwidth.capacityWords < 1)
+      throw Error("timing simulation", "channel bandwidth", "a bucket of at least one word");
+    buckets_ = std::make_unique<ChannelBuckets>(g_.bandwidth, size_t(channels) + 1);
+    longestWait_ += static_cast<int64_t>(std::ceil(1.0 / g_.bandwidth.wordsPerCycle)) + 1;
+  }
+}
+
+const std::vector<int> *TimingRun::channelsOf(size_t v) const {
+  const TimingNode &n = g_.nodes[v];
+  if (!buckets_ || (n.channels.empty() && n.blockChannels.empty()))
+    return nullptr;
+  const NodeRun *run = runs_[v]->generic();
+  const int64_t next = run ? run->emitted() : 0;
+  // Outputs fetched before the start drew their bandwidth then.
+  if (next < n.prefetchedOutputs)
+    return nullptr;
+  if (!n.blockChannels.empty())
+    return &n.blockChannels[static_cast<size_t>(next / n.blockOutputs) % n.blockChannels.size()];
+  return &n.channels;
+}
+
+bool TimingRun::spaceOnAll(size_t v) const {
+  for (size_t e : portEdges_[v][runs_[v]->outputPort()])
+    if (occupancy_[e] >= depths_[e])
+      return false;
+  return true;
+}
+
+int64_t TimingRun::restartReadyAt(size_t v) {
+  if (!spaceOnAll(v)) {
+    stopped_[v] = 1;
+    resumeAt_[v] = kNever;
+    return kNever;
+  }
+  if (!stopped_[v])
+    return 0;
+  if (resumeAt_[v] == kNever) {
+    int64_t room = std::numeric_limits<int64_t>::max();
+    for (size_t e : portEdges_[v][runs_[v]->outputPort()])
+      room = std::min(room, depths_[e] - occupancy_[e]);
+    if (room < g_.nodes[v].restartRoom)
+      return kNever; // a pop flags it again
+    resumeAt_[v] = now_ + g_.nodes[v].restartDelay;
+  }
+  return resumeAt_[v];
+}
+
+void TimingRun::flag(size_t v) {
+  if (!flagged_[v]) {
+    flagged_[v] = 1;
+    next_.push_back(v);
+  }
+}
+
+void TimingRun::noteDone(size_t v) {
+  if (runs_[v]->done() && !isDone_[v]) {
+    isDone_[v] = 1;
+    ++doneCount_;
+  }
+}
+
+void TimingRun::decide(size_t v) {
+  result_.nodeVisits++;
+  RunState &run = *runs_[v];
+  if (isDone_[v])
+    return;
+  int64_t readyAt = run.emitReadyAt();
+  if (g_.nodes[v].restartRoom > 0 && readyAt != kNever) {
+    const int64_t gate = restartReadyAt(v);
+    readyAt = gate == kNever ? kNever : std::max(readyAt, gate);
+  }
+  if (const std::vector<int> *chans = channelsOf(v); chans && readyAt != kNever) {
+    if (readyAt <= now_ && spaceOnAll(v))
+      buckets_->want(v, *chans, g_.nodes[v].channelFirst);
+    readyAt = buckets_->readyAt(v, *chans, std::max(readyAt, now_));
+  }
+  Decision d{v, readyAt <= now_ && spaceOnAll(v), 0};
+  if (g_.nodes[v].wire) { // pop and push in one cycle (TimingNode::wire)
+    d.emit = occupancy_[inEdge_[v][0]] > 0 && spaceOnAll(v);
+    d.pops = d.emit ? 1 : 0;
+  } else if (g_.nodes[v].engine) {
+    const EngineRun &engine = static_cast<EngineRun &>(run);
+    const size_t p = engine.wantedPort(), x = engine.loaderPort();
+    if (p != SIZE_MAX && occupancy_[inEdge_[v][p]] > 0 && run.wantsPopAt(p, now_))
+      d.port = p;
+    if (x != SIZE_MAX && occupancy_[inEdge_[v][x]] > 0)
+      d.loader = x;
+  } else {
+    for (size_t p = 0; p < run.ports(); ++p)
+      if (occupancy_[inEdge_[v][p]] > 0 && run.wantsPopAt(p, now_))
+        d.pops |= uint64_t(1) << p;
+  }
+  if (d.emit || d.pops || d.port != SIZE_MAX || d.loader != SIZE_MAX) {
+    decisions_.push_back(d);
+  } else {
+    const int64_t wake = std::min(readyAt > now_ ? readyAt : kNever, run.wakeAt());
+    if (wake != kNever && wake > now_)
+      wakes_.push({wake, v});
+  }
+}
+
+bool TimingRun::takeStretch() {
+  if (decisions_.size() != 2)
+    return false;
+  const Decision *src = &decisions_[0], *dst = &decisions_[1];
+  if (!src->emit)
+    std::swap(src, dst);
+  const size_t S = src->node, C = dst->node;
+  NodeRun *source = runs_[S]->generic(), *consumer = runs_[C]->generic();
+  if (!(source && consumer && src->emit && src->pops == 0 && !dst->emit &&
+        outEdges_[S].size() == 1 && source->streamsEveryCycle() &&
+        g_.edges[outEdges_[S][0]].dst == C))
+    return false;
+  const size_t e = outEdges_[S][0], p = g_.edges[e].dstPort;
+  if (dst->pops != (uint64_t(1) << p) || !consumer->othersConsumed(p))
+    return false;
+  int64_t stretch = std::min(source->outputsLeft(), consumer->aloneStretch(p, now_));
+  if (!wakes_.empty())
+    stretch = std::min(stretch, wakes_.top().first - now_);
+  if (stretch < 2)
+    return false;
+  source->emitRun(now_, stretch);
+  consumer->popRun(p, now_, stretch);
+  result_.nodeVisits += 2 * stretch;
+  result_.highWater[e] = std::max(result_.highWater[e], occupancy_[e]);
+  for (size_t v : {S, C})
+    noteDone(v);
+  lastEvent_ = now_ + stretch - 1;
+  now_ += stretch;
+  for (size_t v : next_)
+    flagged_[v] = 0;
+  next_.clear();
+  active_ = {S, C};
+  for (size_t v : active_)
+    activeAt_[v] = now_;
+  return true;
+}
+
+void TimingRun::applyDecisions() {
+  pushed_.clear();
+  for (const Decision &d : decisions_) {
+    RunState &run = *runs_[d.node];
+    // The port is read before the pops: an engine's pop may queue outputs for another port.
+    const size_t port = run.outputPort();
+    auto popPort = [&](size_t p) {
+      run.pop(p, now_);
+      const size_t e = inEdge_[d.node][p];
+      --occupancy_[e];
+      flag(g_.edges[e].src); // a slot is free
+    };
+    if (d.loader != SIZE_MAX)
+      popPort(d.loader);
+    if (d.port != SIZE_MAX)
+      popPort(d.port);
+    else
+      for (size_t p = 0; d.pops >> p; ++p)
+        if (d.pops >> p & 1)
+          popPort(p);
+    bool emit = d.emit;
+    if (const std::vector<int> *chans = channelsOf(d.node); emit && chans) {
+      // Another node of this cycle may have taken the channel's word first.
+      const int64_t at = buckets_->readyAt(d.node, *chans, now_);
+      if (at > now_) {
+        emit = false;
+        wakes_.push({at, d.node});
+      } else {
+        buckets_->draw(d.node, *chans, now_);
+      }
+    }
+    if (emit) {
+      run.emit(now_);
+      stopped_[d.node] = 0;
+      for (size_t e : portEdges_[d.node][port]) {
+        ++occupancy_[e];
+        pushed_.push_back(e);
+        flag(g_.edges[e].dst); // a token is there
+      }
+    }
+    flag(d.node); // its own state changed
+    noteDone(d.node);
+  }
+  for (size_t e : pushed_)
+    result_.highWater[e] = std::max(result_.highWater[e], occupancy_[e]);
+  if (!decisions_.empty())
+    lastEvent_ = now_;
+  ++now_;
+  active_.swap(next_);
+  next_.clear();
+  for (size_t v : active_) {
+    flagged_[v] = 0;
+    activeAt_[v] = now_;
+  }
+}
+
+TimingSimResult TimingRun::run() {
+  for (size_t v = 0; v < nodeCount_; ++v)
+    noteDone(v);
+  for (;;) {
+    if (doneCount_ == nodeCount_)
+      break;
+    // The waits that end now join the nodes flagged by the last cycle.
+    while (!wakes_.empty() && wakes_.top().first <= now_) {
+      const size_t v = wakes_.top().second;
+      wakes_.pop();
+      if (activeAt_[v] != now_) {
+        activeAt_[v] = now_;
+        active_.push_back(v);
+      }
+    }
+    if (active_.empty()) {
+      // Nothing can act before the next wait ends. A wait longer than any timing rule allows
+      // (or none at all) means a deadlock, reported at the cycle a cycle-by-cycle loop would
+      // give up: longestWait + 1 cycles after the last event.
+      const int64_t giveUp = lastEvent_ + longestWait_ + 1;
+      if (wakes_.empty() || wakes_.top().first > giveUp) {
+        now_ = giveUp;
+        break;
+      }
+      now_ = wakes_.top().first;
+      continue;
+    }
+    // Decide from the state at the start of the cycle, then apply.
+    decisions_.clear();
+    for (size_t v : active_)
+      decide(v);
+    if (takeStretch())
+      continue;
+    applyDecisions();
+  }
+  if (doneCount_ != nodeCount_) {
+    reportDeadlock();
+    return std::move(result_);
+  }
+  int64_t last = 0;
+  for (std::unique_ptr<RunState> &run : runs_) {
+    last = std::max(last, run->lastEvent());
+    result_.startCycle.push_back(std::max<int64_t>(0, run->firstInput()));
+    result_.doneCycle.push_back(run->lastEvent());
+    result_.emitCycle.push_back(run->takeEmitCycles());
+    result_.consumeCycle.push_back(run->takeConsumeCycles());
+  }
+  result_.makespan = last + 1;
+  return std::move(result_);
+}
+
+void TimingRun::reportDeadlock() {
+  // Nothing has moved for longer than any timing rule can hold a node: a deadlock. Each
+  // unfinished node waits for one other (the consumer of its full FIFO or the producer of its
+  // empty one); following these waits ends in a cycle, and the cycle's first node that waits
+  // for space names the FIFO that is too shallow.
+  result_.deadlock = true;
+  std::vector<size_t> waitsForNode(nodeCount_, SIZE_MAX), waitsOnEdge(nodeCount_, SIZE_MAX);
+  std::vector<bool> waitsForSpace(nodeCount_, false);
+  for (size_t v : order_) {
+    const RunState &run = *runs_[v];
+    if (run.done())
+      continue;
+    std::string why;
+    const std::string blocker = run.emitBlocker(now_ + 1);
+    if (blocker.empty()) {
+      for (size_t e : portEdges_[v][run.outputPort()])
+        if (occupancy_[e] >= depths_[e]) {
+          why = "waits for space on edge '" + g_.edges[e].name + "' (full at depth " +
+                std::to_string(depths_[e]) + ")";
+          waitsForNode[v] = g_.edges[e].dst;
+          waitsOnEdge[v] = e;
+          waitsForSpace[v] = true;
+          break;
+        }
+    } else if (blocker.rfind("port ", 0) == 0) {
+      const size_t p = std::stoul(blocker.substr(5));
+      const size_t e = inEdge_[v][p];
+      why = "waits for token " + std::to_string(run.consumed(p)) + " on edge '" + g_.edges[e].name +
+            "' (empty)";
+      waitsForNode[v] = g_.edges[e].src;
+      waitsOnEdge[v] = e;
+    } else {
+      why = "waits (" + blocker + ")";
+    }
+    result_.deadlockReport += "node '" + g_.nodes[v].name + "' " + why + "; ";
+  }
+  for (size_t first : order_) {
+    if (waitsForNode[first] == SIZE_MAX)
+      continue;
+    std::vector<bool> seen(nodeCount_, false);
+    size_t v = first;
+    while (v != SIZE_MAX && !seen[v]) {
+      seen[v] = true;
+      v = waitsForNode[v];
+    }
+    if (v == SIZE_MAX)
+      continue;
+    // v is on a cycle: pick the cycle's topologically first space-waiting node.
+    std::vector<bool> onCycle(nodeCount_, false);
+    for (size_t c = v; !onCycle[c]; c = waitsForNode[c])
+      onCycle[c] = true;
+    for (size_t c : order_)
+      if (onCycle[c] && (waitsForSpace[c] || result_.blockedNode.empty())) {
+        result_.blockedNode = g_.nodes[c].name;
+        result_.blockedEdge = g_.edges[waitsOnEdge[c]].name;
+        if (waitsForSpace[c])
+          break;
+      }
+    break;
+  }
+  result_.deadlockReport =
+      "deadlock at cycle " + std::to_string(now_) + ": " + result_.deadlockReport;
+}
+
+} // namespace
+
 TimingSimResult simulateDataflowTiming(const TimingGraph &g,
                                        const std::vector<SharedCurves> &curves,
                                        const std::vector<int64_t> &depths) {
   bool anyEngine = false;
   for (const TimingNode &n : g.nodes)
     anyEngine = anyEngine || n.engine != nullptr;
-  const std::vector<size_t> order = checkTimingGraph(g, anyEngine);
+  std::vector<size_t> order = checkTimingGraph(g, anyEngine);
   if (depths.size() != g.edges.size())
     throw Error("timing simulation", "depths",
                 "one depth per edge (" + std::to_string(g.edges.size()) + "), got " +
@@ -965,391 +1414,7 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
     throw Error("timing simulation", "curves",
                 "one per node (" + std::to_string(g.nodes.size()) + "), got " +
                     std::to_string(curves.size()));
-
-  const size_t nodeCount = g.nodes.size();
-  std::vector<std::vector<size_t>> inEdge(nodeCount), outEdges(nodeCount);
-  // Per node and output port, the edges out of it (a kernel has one port).
-  std::vector<std::vector<std::vector<size_t>>> portEdges(nodeCount);
-  for (size_t v = 0; v < nodeCount; ++v) {
-    inEdge[v].resize(g.nodes[v].timing.inputTokens.size());
-    portEdges[v].resize(g.nodes[v].engine ? g.nodes[v].engine->outputPorts : 1);
-  }
-  for (size_t e = 0; e < g.edges.size(); ++e) {
-    inEdge[g.edges[e].dst][g.edges[e].dstPort] = e;
-    outEdges[g.edges[e].src].push_back(e);
-    portEdges[g.edges[e].src][g.edges[e].srcPort].push_back(e);
-  }
-  std::vector<std::unique_ptr<RunState>> runs;
-  runs.reserve(nodeCount);
-  int64_t longestWait = 2;
-  for (size_t v = 0; v < nodeCount; ++v) {
-    // A kernel's pops are a 64-bit mask; an engine pops at most its front's port and its x
-    // loader's a cycle (Decision::port, Decision::loader).
-    if (g.nodes[v].timing.inputTokens.size() > 64 && !g.nodes[v].engine)
-      throw Error(nodeWhere(g.nodes[v].name), "inputs", "at most 64 input ports");
-    const KernelCurves &c = *curves[v];
-    if (c.needed.size() != g.nodes[v].timing.inputTokens.size())
-      throw Error(nodeWhere(g.nodes[v].name), "curves",
-                  "curves from deriveKernelCurves (with the needed-token table)");
-    if (const SequencedEngine *engine = g.nodes[v].engine.get()) {
-      runs.push_back(std::make_unique<EngineRun>(*engine, g.nodes[v].timing.inputTokens.size()));
-      longestWait = std::max(longestWait, engine->outputDelay + 2);
-      for (const SequencedEngine::Invocation &inv : engine->invocations)
-        for (int64_t t : inv.blockTokens)
-          longestWait = std::max(longestWait, t + 2); // a held block's wait
-      continue;
-    }
-    runs.push_back(
-        std::make_unique<NodeRun>(g.nodes[v].timing, c.lambda, c.window, c.inputOrder, c.needed));
-    const model::KernelTiming &t = g.nodes[v].timing;
-    longestWait = std::max(longestWait, t.firstOutputDelay + t.gapBefore(1) + c.lambda + 2);
-    for (size_t k = 1; k < t.notBefore.size(); ++k) // a source's schedule may pause longer
-      longestWait = std::max(longestWait, t.notBefore[k] - t.notBefore[k - 1] + 2);
-  }
-
-  // Shared pseudo-channel bandwidth, if any node draws on it.
-  std::unique_ptr<ChannelBuckets> buckets;
-  {
-    int channels = -1;
-    auto note = [&](const TimingNode &n, const std::vector<int> &chans) {
-      for (int c : chans) {
-        if (c < 0)
-          throw Error(nodeWhere(n.name), "channels", "channel indices >= 0");
-        channels = std::max(channels, c);
-      }
-    };
-    for (const TimingNode &n : g.nodes) {
-      note(n, n.channels);
-      if (!n.blockChannels.empty() && n.blockOutputs < 1)
-        throw Error(nodeWhere(n.name), "block channels", "at least one output per block");
-      for (const std::vector<int> &chans : n.blockChannels)
-        note(n, chans);
-    }
-    if (channels >= 0 && g.bandwidth.wordsPerCycle > 0) {
-      if (g.bandwidth.capacityWords < 1)
-        throw Error("timing simulation", "channel bandwidth", "a bucket of at least one word");
-      buckets = std::make_unique<ChannelBuckets>(g.bandwidth, size_t(channels) + 1);
-      longestWait += static_cast<int64_t>(std::ceil(1.0 / g.bandwidth.wordsPerCycle)) + 1;
-    }
-  }
-  auto channelsOf = [&](size_t v) -> const std::vector<int> * {
-    const TimingNode &n = g.nodes[v];
-    if (!buckets || (n.channels.empty() && n.blockChannels.empty()))
-      return nullptr;
-    const NodeRun *run = runs[v]->generic();
-    const int64_t next = run ? run->emitted() : 0;
-    // Outputs fetched before the start drew their bandwidth then.
-    if (next < n.prefetchedOutputs)
-      return nullptr;
-    if (!n.blockChannels.empty())
-      return &n.blockChannels[static_cast<size_t>(next / n.blockOutputs) % n.blockChannels.size()];
-    return &n.channels;
-  };
-
-  TimingSimResult result;
-  result.highWater.assign(g.edges.size(), 0);
-  std::vector<int64_t> occupancy(g.edges.size(), 0);
-  // Room on every edge of the port the node's next output goes to.
-  auto spaceOnAll = [&](size_t v) {
-    for (size_t e : portEdges[v][runs[v]->outputPort()])
-      if (occupancy[e] >= depths[e])
-        return false;
-    return true;
-  };
-
-  // Memory sources with a restart rule (TimingNode::restartRoom): stopped by a full buffer,
-  // and the cycle they may emit again once a burst's room is free (kNever: not yet free).
-  std::vector<char> stopped(nodeCount, 0);
-  std::vector<int64_t> resumeAt(nodeCount, kNever);
-  auto restartReadyAt = [&](size_t v, int64_t now) -> int64_t {
-    if (!spaceOnAll(v)) {
-      stopped[v] = 1;
-      resumeAt[v] = kNever;
-      return kNever;
-    }
-    if (!stopped[v])
-      return 0;
-    if (resumeAt[v] == kNever) {
-      int64_t room = std::numeric_limits<int64_t>::max();
-      for (size_t e : portEdges[v][runs[v]->outputPort()])
-        room = std::min(room, depths[e] - occupancy[e]);
-      if (room < g.nodes[v].restartRoom)
-        return kNever; // a pop flags it again
-      resumeAt[v] = now + g.nodes[v].restartDelay;
-    }
-    return resumeAt[v];
-  };
-
-  // The nodes to look at in the current cycle, those flagged for the next, and the ends of
-  // time-based waits (a node visited more often than needed only finds nothing to do).
-  std::vector<size_t> active(nodeCount), next;
-  for (size_t v = 0; v < nodeCount; ++v)
-    active[v] = v;
-  std::vector<char> flagged(nodeCount, 0);
-  using Wake = std::pair<int64_t, size_t>;
-  std::priority_queue<Wake, std::vector<Wake>, std::greater<Wake>> wakes;
-  auto flag = [&](size_t v) {
-    if (!flagged[v]) {
-      flagged[v] = 1;
-      next.push_back(v);
-    }
-  };
-  struct Decision {
-    size_t node;
-    bool emit;
-    uint64_t pops;            ///< bit p: pop port p (a kernel has far fewer than 64 inputs)
-    size_t port = SIZE_MAX;   ///< an engine's front pop (it may have more than 64 ports)
-    size_t loader = SIZE_MAX; ///< an engine's x loader pop
-  };
-  std::vector<Decision> decisions;
-  std::vector<size_t> pushed;
-  size_t doneCount = 0;
-  std::vector<char> isDone(nodeCount, 0);
-  for (size_t v = 0; v < nodeCount; ++v)
-    if (runs[v]->done()) {
-      isDone[v] = 1;
-      ++doneCount;
-    }
-  int64_t lastEvent = -1;
-  int64_t now = 0;
-  std::vector<int64_t> activeAt(nodeCount, 0); // the cycle a node was last put in `active`
-  for (;;) {
-    if (doneCount == nodeCount)
-      break;
-    // The waits that end now join the nodes flagged by the last cycle.
-    while (!wakes.empty() && wakes.top().first <= now) {
-      const size_t v = wakes.top().second;
-      wakes.pop();
-      if (activeAt[v] != now) {
-        activeAt[v] = now;
-        active.push_back(v);
-      }
-    }
-    if (active.empty()) {
-      // Nothing can act before the next wait ends. A wait longer than any timing rule allows
-      // (or none at all) means a deadlock, reported at the cycle a cycle-by-cycle loop would
-      // give up: longestWait + 1 cycles after the last event.
-      const int64_t giveUp = lastEvent + longestWait + 1;
-      if (wakes.empty() || wakes.top().first > giveUp) {
-        now = giveUp;
-        break;
-      }
-      now = wakes.top().first;
-      continue;
-    }
-    // Decide from the state at the start of the cycle, then apply.
-    decisions.clear();
-    for (size_t v : active) {
-      result.nodeVisits++;
-      RunState &run = *runs[v];
-      if (isDone[v])
-        continue;
-      int64_t readyAt = run.emitReadyAt();
-      if (g.nodes[v].restartRoom > 0 && readyAt != kNever) {
-        const int64_t gate = restartReadyAt(v, now);
-        readyAt = gate == kNever ? kNever : std::max(readyAt, gate);
-      }
-      if (const std::vector<int> *chans = channelsOf(v); chans && readyAt != kNever) {
-        if (readyAt <= now && spaceOnAll(v))
-          buckets->want(v, *chans, g.nodes[v].channelFirst);
-        readyAt = buckets->readyAt(v, *chans, std::max(readyAt, now));
-      }
-      Decision d{v, readyAt <= now && spaceOnAll(v), 0};
-      if (g.nodes[v].wire) { // pop and push in one cycle (TimingNode::wire)
-        d.emit = occupancy[inEdge[v][0]] > 0 && spaceOnAll(v);
-        d.pops = d.emit ? 1 : 0;
-      } else if (g.nodes[v].engine) {
-        const EngineRun &engine = static_cast<EngineRun &>(run);
-        const size_t p = engine.wantedPort(), x = engine.loaderPort();
-        if (p != SIZE_MAX && occupancy[inEdge[v][p]] > 0 && run.wantsPopAt(p, now))
-          d.port = p;
-        if (x != SIZE_MAX && occupancy[inEdge[v][x]] > 0)
-          d.loader = x;
-      } else {
-        for (size_t p = 0; p < run.ports(); ++p)
-          if (occupancy[inEdge[v][p]] > 0 && run.wantsPopAt(p, now))
-            d.pops |= uint64_t(1) << p;
-      }
-      if (d.emit || d.pops || d.port != SIZE_MAX || d.loader != SIZE_MAX) {
-        decisions.push_back(d);
-      } else {
-        const int64_t wake = std::min(readyAt > now ? readyAt : kNever, run.wakeAt());
-        if (wake != kNever && wake > now)
-          wakes.push({wake, v});
-      }
-    }
-    // A source streaming into one consumer that takes a token a cycle and emits nothing, with
-    // nothing else due: the same two events repeat each cycle (a GEMV's weights), so the whole
-    // stretch is taken at once.
-    if (decisions.size() == 2) {
-      const Decision *src = &decisions[0], *dst = &decisions[1];
-      if (!src->emit)
-        std::swap(src, dst);
-      const size_t S = src->node, C = dst->node;
-      NodeRun *source = runs[S]->generic(), *consumer = runs[C]->generic();
-      if (source && consumer && src->emit && src->pops == 0 && !dst->emit &&
-          outEdges[S].size() == 1 && source->streamsEveryCycle() &&
-          g.edges[outEdges[S][0]].dst == C) {
-        const size_t e = outEdges[S][0], p = g.edges[e].dstPort;
-        if (dst->pops == (uint64_t(1) << p) && consumer->othersConsumed(p)) {
-          int64_t stretch = std::min(source->outputsLeft(), consumer->aloneStretch(p, now));
-          if (!wakes.empty())
-            stretch = std::min(stretch, wakes.top().first - now);
-          if (stretch >= 2) {
-            source->emitRun(now, stretch);
-            consumer->popRun(p, now, stretch);
-            result.nodeVisits += 2 * stretch;
-            result.highWater[e] = std::max(result.highWater[e], occupancy[e]);
-            for (size_t v : {S, C})
-              if (runs[v]->done() && !isDone[v]) {
-                isDone[v] = 1;
-                ++doneCount;
-              }
-            lastEvent = now + stretch - 1;
-            now += stretch;
-            for (size_t v : next)
-              flagged[v] = 0;
-            next.clear();
-            active = {S, C};
-            for (size_t v : active)
-              activeAt[v] = now;
-            continue;
-          }
-        }
-      }
-    }
-    pushed.clear();
-    for (const Decision &d : decisions) {
-      RunState &run = *runs[d.node];
-      // The port is read before the pops: an engine's pop may queue outputs for another port.
-      const size_t port = run.outputPort();
-      auto popPort = [&](size_t p) {
-        run.pop(p, now);
-        const size_t e = inEdge[d.node][p];
-        --occupancy[e];
-        flag(g.edges[e].src); // a slot is free
-      };
-      if (d.loader != SIZE_MAX)
-        popPort(d.loader);
-      if (d.port != SIZE_MAX)
-        popPort(d.port);
-      else
-        for (size_t p = 0; d.pops >> p; ++p)
-          if (d.pops >> p & 1)
-            popPort(p);
-      bool emit = d.emit;
-      if (const std::vector<int> *chans = channelsOf(d.node); emit && chans) {
-        // Another node of this cycle may have taken the channel's word first.
-        const int64_t at = buckets->readyAt(d.node, *chans, now);
-        if (at > now) {
-          emit = false;
-          wakes.push({at, d.node});
-        } else {
-          buckets->draw(d.node, *chans, now);
-        }
-      }
-      if (emit) {
-        run.emit(now);
-        stopped[d.node] = 0;
-        for (size_t e : portEdges[d.node][port]) {
-          ++occupancy[e];
-          pushed.push_back(e);
-          flag(g.edges[e].dst); // a token is there
-        }
-      }
-      flag(d.node); // its own state changed
-      if (run.done() && !isDone[d.node]) {
-        isDone[d.node] = 1;
-        ++doneCount;
-      }
-    }
-    for (size_t e : pushed)
-      result.highWater[e] = std::max(result.highWater[e], occupancy[e]);
-    if (!decisions.empty())
-      lastEvent = now;
-    ++now;
-    active.swap(next);
-    next.clear();
-    for (size_t v : active) {
-      flagged[v] = 0;
-      activeAt[v] = now;
-    }
-  }
-
-  if (doneCount != nodeCount) {
-    // Nothing has moved for longer than any timing rule can hold a node: a deadlock. Each
-    // unfinished node waits for one other (the consumer of its full FIFO or the producer of its
-    // empty one); following these waits ends in a cycle, and the cycle's first node that waits
-    // for space names the FIFO that is too shallow.
-    result.deadlock = true;
-    std::vector<size_t> waitsForNode(nodeCount, SIZE_MAX), waitsOnEdge(nodeCount, SIZE_MAX);
-    std::vector<bool> waitsForSpace(nodeCount, false);
-    for (size_t v : order) {
-      const RunState &run = *runs[v];
-      if (run.done())
-        continue;
-      std::string why;
-      const std::string blocker = run.emitBlocker(now + 1);
-      if (blocker.empty()) {
-        for (size_t e : portEdges[v][run.outputPort()])
-          if (occupancy[e] >= depths[e]) {
-            why = "waits for space on edge '" + g.edges[e].name + "' (full at depth " +
-                  std::to_string(depths[e]) + ")";
-            waitsForNode[v] = g.edges[e].dst;
-            waitsOnEdge[v] = e;
-            waitsForSpace[v] = true;
-            break;
-          }
-      } else if (blocker.rfind("port ", 0) == 0) {
-        const size_t p = std::stoul(blocker.substr(5));
-        const size_t e = inEdge[v][p];
-        why = "waits for token " + std::to_string(run.consumed(p)) + " on edge '" +
-              g.edges[e].name + "' (empty)";
-        waitsForNode[v] = g.edges[e].src;
-        waitsOnEdge[v] = e;
-      } else {
-        why = "waits (" + blocker + ")";
-      }
-      result.deadlockReport += "node '" + g.nodes[v].name + "' " + why + "; ";
-    }
-    for (size_t first : order) {
-      if (waitsForNode[first] == SIZE_MAX)
-        continue;
-      std::vector<bool> seen(nodeCount, false);
-      size_t v = first;
-      while (v != SIZE_MAX && !seen[v]) {
-        seen[v] = true;
-        v = waitsForNode[v];
-      }
-      if (v == SIZE_MAX)
-        continue;
-      // v is on a cycle: pick the cycle's topologically first space-waiting node.
-      std::vector<bool> onCycle(nodeCount, false);
-      for (size_t c = v; !onCycle[c]; c = waitsForNode[c])
-        onCycle[c] = true;
-      for (size_t c : order)
-        if (onCycle[c] && (waitsForSpace[c] || result.blockedNode.empty())) {
-          result.blockedNode = g.nodes[c].name;
-          result.blockedEdge = g.edges[waitsOnEdge[c]].name;
-          if (waitsForSpace[c])
-            break;
-        }
-      break;
-    }
-    result.deadlockReport =
-        "deadlock at cycle " + std::to_string(now) + ": " + result.deadlockReport;
-    return result;
-  }
-  int64_t last = 0;
-  for (std::unique_ptr<RunState> &run : runs) {
-    last = std::max(last, run->lastEvent());
-    result.startCycle.push_back(std::max<int64_t>(0, run->firstInput()));
-    result.doneCycle.push_back(run->lastEvent());
-    result.emitCycle.push_back(run->takeEmitCycles());
-    result.consumeCycle.push_back(run->takeConsumeCycles());
-  }
-  result.makespan = last + 1;
-  return result;
+  return TimingRun(g, curves, depths, std::move(order)).run();
 }
 
 } // namespace st::passes
