@@ -20,6 +20,7 @@
 #include "gen/design_writer.h"
 #include "gen/llm_design.h"
 #include "llm/attention_tile_choice.h"
+#include "llm/design_defaults.h"
 #include "llm/engine_fifo_choice.h"
 #include "llm/kv_step_choice.h"
 #include "llm/prediction_work.h"
@@ -64,10 +65,10 @@ struct CompileOptions {
   bool fifoSearch = false;
   // A model directory (the LLM accelerator):
   std::string precision = "w4a8";
-  int64_t maxContext = 0; ///< 0: min(max_position_embeddings, kDefaultMaxContext)
+  int64_t maxContext = 0; ///< 0: min(max_position_embeddings, llm::kDefaultMaxContext)
   int64_t maxLanes = 8;
   std::string engine = "gemv";
-  int64_t attentionKvStep = -1;   ///< -1: chooseAttentionParallelism within kResourceShare
+  int64_t attentionKvStep = -1;   ///< -1: chooseAttentionParallelism within llm::kResourceShare
   int64_t attentionHeadSplit = 0; ///< 0: 1, or chooseAttentionParallelism's (implies kv step 1)
   int64_t attentionReadStep = -1; ///< -1: chooseAttentionParallelism's (0 with --attention-kv-step)
   /// "position", "block", or empty: block-major wherever it applies (llm::kvBlockMajorApplies).
@@ -84,14 +85,6 @@ struct CompileOptions {
   std::string target;
   bool force = false;
 };
-
-/// The longest default KV cache (--max-context): 4096 rows, enough for the decode benchmarks
-/// and small next to a full-size model's weights in HBM.
-constexpr int64_t kDefaultMaxContext = 4096;
-
-/// The share of each of the device's resources up to which the automatic choice of heads in
-/// parallel (llm/kv_step_choice.h) lets the design grow: room left for placement and routing.
-constexpr double kResourceShare = 0.70;
 
 /// Writes the phases' wall and CPU times and peak RSS (--timings).
 void writeTimings(const std::string &path, const PhaseLog &log) {
@@ -152,9 +145,9 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   frontend::LoadedModel model =
       frontend::loadModel(o.input, o.randomWeights ? frontend::WeightSource::Random
                                                    : frontend::WeightSource::Checkpoint);
-  // Default: the model's whole context, at most kDefaultMaxContext rows of KV cache.
+  // Default: the model's whole context, at most llm::kDefaultMaxContext rows of KV cache.
   const int64_t maxContext =
-      o.maxContext > 0 ? o.maxContext : std::min(model.program.maxPositions, kDefaultMaxContext);
+      o.maxContext > 0 ? o.maxContext : llm::defaultMaxContext(model.program);
   if (maxContext < 2 || maxContext > model.program.maxPositions)
     throw Error("--max-context", std::to_string(maxContext),
                 "2 .. " + std::to_string(model.program.maxPositions) +
@@ -174,12 +167,7 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   const passes::DeviceConstraints device = passes::loadDeviceConstraints(o.device);
   // What the design choices and the step prediction simulate (report.json step_prediction.work).
   const llm::PredictionWork workBefore = llm::predictionWork();
-  model::ResourceEstimate budget;
-  budget.lut = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableLut));
-  budget.ff = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableFf));
-  budget.dsp = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableDsp));
-  budget.bram36 = kResourceShare * static_cast<double>(device.availableBram36);
-  budget.uram = static_cast<int64_t>(kResourceShare * static_cast<double>(device.availableUram));
+  const model::ResourceEstimate budget = llm::designBudget(device);
   if (o.attentionKvStep >= 0 || o.attentionHeadSplit > 0) {
     accelerator.attentionKvStep = o.attentionKvStep >= 0 ? o.attentionKvStep : 1;
     accelerator.attentionHeadSplit = std::max<int64_t>(o.attentionHeadSplit, 1);
@@ -224,16 +212,14 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
         // Beside the calibration: a step simulation per candidate (two passes, tiles of 64, 128
         // and 256 positions) where one pass applies.
         BesidePhase phase(&log, "attention pass");
-        accelerator.attentionTilePositions =
-            llm::chooseAttentionTile(model.program, accelerator, llm::kAttentionTileCandidates,
-                                    budget);
+        accelerator.attentionTilePositions = llm::chooseAttentionTile(
+            model.program, accelerator, llm::kAttentionTileCandidates, budget);
       }
       if (o.engineFifoWords == 0) {
         // Beside the calibration: a few step simulations per candidate depth.
         BesidePhase phase(&log, "engine FIFO depth");
-        accelerator.engineFifoWords =
-            llm::chooseEngineFifoWords(model.program, accelerator, llm::kEngineFifoCandidates,
-                                      budget);
+        accelerator.engineFifoWords = llm::chooseEngineFifoWords(
+            model.program, accelerator, llm::kEngineFifoCandidates, budget);
       }
       {
         BesidePhase phase(&log, "lowering + FIFO LP");

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "llm/step_prediction.h"
+
 namespace st::plan {
 
 StepHbmBound stepHbmBound(const HbmImagePlan &hbm, const std::vector<int64_t> &layerWindows,
@@ -23,7 +25,7 @@ StepHbmBound stepHbmBound(const HbmImagePlan &hbm, const std::vector<int64_t> &l
   for (int64_t t = 0; t < steps; ++t) {
     int64_t rows = 0;
     for (int64_t window : layerWindows)
-      rows += std::max<int64_t>(window > 0 ? std::min(t, window - 1) : t, 1);
+      rows += std::max<int64_t>(llm::cachedRowsAt(window, t), 1);
     bound.bytes.push_back(fixedBytes + rows * kvRowBytes);
   }
   const double bytesPerCycle = hbm.device.totalPeakGBps * 1e3 / kernelClockMhz;

@@ -13,6 +13,7 @@
 
 #include "frontend/decode_builder.h"
 #include "llm/attention_tile_choice.h"
+#include "llm/design_defaults.h"
 #include "llm/engine_fifo_choice.h"
 #include "llm/kv_step_choice.h"
 #include "passes/compile_state.h"
@@ -24,14 +25,9 @@ namespace {
 /// Step simulations and cycles simulated (in steps at the max context) a config's choices and
 /// prediction may take: today's work with a fifth to spare (2026-11-28: 21-62 simulations,
 /// 11.5-49.5 steps at the max context; docs/decisions.md), so that the prediction cannot grow
-/// unnoticed. The aim of seconds at full size needs far less.
+/// unnoticed.
 constexpr int64_t kSimulationBudget = 76;
 constexpr int64_t kMaxContextStepsBudget = 60;
-
-/// compile's defaults (cli/compile_command.cpp): W4A8, the model's context up to 4,096 rows, 70 %
-/// of each of the U55C's resources.
-constexpr int64_t kDefaultMaxContext = 4096;
-constexpr double kResourceShare = 0.70;
 
 struct ConfigWork {
   PredictionWork work;
@@ -40,15 +36,12 @@ struct ConfigWork {
 
 ConfigWork choicesAndPrediction(const std::string &config) {
   const frontend::LoadedModel m = frontend::loadModel(config, frontend::WeightSource::ShapeOnly);
-  const passes::DeviceConstraints device = passes::loadDeviceConstraints(ST_DEVICE_YAML);
-  model::ResourceEstimate budget;
-  budget.lut = int64_t(kResourceShare * double(device.availableLut));
-  budget.ff = int64_t(kResourceShare * double(device.availableFf));
-  budget.dsp = int64_t(kResourceShare * double(device.availableDsp));
-  budget.bram36 = kResourceShare * double(device.availableBram36);
-  budget.uram = int64_t(kResourceShare * double(device.availableUram));
+  // compile's defaults (llm/design_defaults.h): W4A8, the model's context, the share of each
+  // of the U55C's resources.
+  const model::ResourceEstimate budget =
+      designBudget(passes::loadDeviceConstraints(ST_DEVICE_YAML));
   AcceleratorOptions o;
-  o.maxContext = std::min(m.program.maxPositions, kDefaultMaxContext);
+  o.maxContext = defaultMaxContext(m.program);
   const PredictionWork before = predictionWork();
   chooseAttentionParallelism(m.program, o, budget).applyTo(o);
   o.attentionTilePositions = chooseAttentionTile(m.program, o, kAttentionTileCandidates, budget);
