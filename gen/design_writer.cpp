@@ -16,7 +16,7 @@
 #include "gen/vitis_writer.h"
 #include "ir/converter_program.h"
 #include "ir/graph_interpreter.h"
-#include "plan/hbm_layout.h"
+#include "ir/hbm_layout.h"
 #include "support/error.h"
 
 namespace st::gen {
@@ -241,7 +241,7 @@ void writeDesign(const plan::GraphPlan &plan, const DesignWriteOptions &options,
     if (!node.startAfter.empty())
       address = addressOf.at(node.startAfter.front()); // a refill reads what its spill wrote
     if (node.tensor) {
-      std::vector<uint8_t> bytes = plan::packTensor(d.layout, values.at(*node.tensor));
+      std::vector<uint8_t> bytes = ir::packTensor(d.layout, values.at(*node.tensor));
       role = d.isRead ? "input" : "output";
       file = "data/" + d.name + (d.isRead ? ".bin" : ".expected.bin");
       writeBytes(dir / "tb" / file, bytes);

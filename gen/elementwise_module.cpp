@@ -21,9 +21,9 @@
 
 namespace st::gen {
 
-using plan::ElementwiseDatapath;
-using plan::elementwiseInputsRead;
-using plan::ElementwiseNode;
+using ir::ElementwiseDatapath;
+using ir::elementwiseInputsRead;
+using ir::ElementwiseNode;
 
 namespace {
 
@@ -137,8 +137,7 @@ std::string emitElementwiseFunction(const std::string &functionName, const ir::S
   if (!isIdentifier(functionName))
     throw Error("elementwise function '" + functionName + "'", "name",
                 "a SystemVerilog identifier (letters, digits, _)");
-  const ElementwiseDatapath d =
-      plan::analyzeElementwise(functionName, body, inputTypes, outputType);
+  const ElementwiseDatapath d = ir::analyzeElementwise(functionName, body, inputTypes, outputType);
   const unsigned outBits = ir::bitWidth(outputType);
   const std::string &f = functionName;
   std::ostringstream o;
@@ -217,7 +216,7 @@ std::string emitElementwiseModule(const std::string &name, const ir::ScalarExpr 
                         "), got " + std::to_string(s[j]));
     }
   }
-  plan::analyzeElementwise(name, body, inputTypes, outputType); // errors name the module
+  ir::analyzeElementwise(name, body, inputTypes, outputType); // errors name the module
   const std::vector<unsigned> read = elementwiseInputsRead(body);
   const std::set<unsigned> used(read.begin(), read.end());
 

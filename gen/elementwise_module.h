@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "ir/dtype.h"
+#include "ir/elementwise_datapath.h"
 #include "ir/tensor_graph.h"
-#include "plan/elementwise_datapath.h"
 
 namespace st::gen {
 

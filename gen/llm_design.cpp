@@ -18,8 +18,8 @@
 #include "gen/report.h"
 #include "gen/stream_probes.h"
 #include "gen/vitis_writer.h"
+#include "ir/hbm_layout.h"
 #include "plan/design_resources.h"
-#include "plan/hbm_layout.h"
 #include "plan/llm_kernel_bindings.h"
 #include "plan/step_hbm_bound.h"
 #include "support/error.h"
@@ -348,7 +348,7 @@ nlohmann::json llmRunManifest(const plan::LlmPlan &d) {
       if (port.role == AcceleratorRole::Tap && d.graph.nodes.at(port.node).layers == 1) {
         j["step_port"] = pin;
         j["step_words"] =
-            plan::hbmLayoutOf(d.graph.dataflow.node(port.node).inputs[0].type).wordsStreamed();
+            ir::hbmLayoutOf(d.graph.dataflow.node(port.node).inputs[0].type).wordsStreamed();
       }
       ++pin;
     }

@@ -486,9 +486,9 @@ private:
     const plan::TopInterface::DmaPort &tp = top_.top.dmas[d];
     const std::string u = inst(n), ptr = arg(argOfDma_.at(static_cast<int>(d)));
     const std::string step = u + "_seq_step", layer = u + "_seq_layer";
-    const plan::HbmTensorLayout &L = port.rowLayout;
+    const ir::HbmTensorLayout &L = port.rowLayout;
     std::vector<std::string> trips, strides;
-    for (const plan::DmaLoop &l : L.loops) {
+    for (const ir::DmaLoop &l : L.loops) {
       trips.push_back("32'd" + std::to_string(l.tripCount));
       strides.push_back(hex64(l.strideBytes));
     }
@@ -644,7 +644,7 @@ private:
                    const std::vector<std::string> &trips, const std::vector<std::string> &strides,
                    const StreamSignals &stream) {
     const plan::TopInterface::DmaPort &tp = top_.top.dmas[d];
-    const plan::HbmTensorLayout &L = top_.dmas[d].rowLayout;
+    const ir::HbmTensorLayout &L = top_.dmas[d].rowLayout;
     os_ << "  " << df_.node(tp.node).module << " #(\n      .NumLoops(" << trips.size()
         << "), .AddrWidth(64), .DataWidth(512),\n      .PaddedTokenBits(" << L.paddedTokenBits
         << "), .TokenBits(" << L.tokenBits << "), .TokensPerRun(" << L.tokensPerRun << ")\n  ) "

@@ -49,7 +49,7 @@ std::string packedList(const std::vector<int64_t> &values, unsigned bits) {
   return os.str();
 }
 
-std::string stridesList(const std::vector<plan::DmaLoop> &loops) {
+std::string stridesList(const std::vector<ir::DmaLoop> &loops) {
   std::ostringstream os;
   os << "{";
   for (size_t i = loops.size(); i-- > 0;)
@@ -188,9 +188,9 @@ void emitDma(std::ostream &os, const ir::DataflowGraph &df, ir::NodeId n,
   const ir::DataflowNode &node = df.node(n);
   const std::string inst = "u_" + plan::svIdentifier(node.name);
   const plan::TopInterface::DmaPort &d = top.dmas[i];
-  const plan::HbmTensorLayout &L = d.layout;
+  const ir::HbmTensorLayout &L = d.layout;
   std::vector<int64_t> trips;
-  for (const plan::DmaLoop &l : L.loops)
+  for (const ir::DmaLoop &l : L.loops)
     trips.push_back(l.tripCount);
   os << "  " << node.module << " #(\n      .NumLoops(" << L.loops.size() << "), .AddrWidth("
      << kAxiAddrBits << "), .DataWidth(" << kAxiDataBits << "),\n      .PaddedTokenBits("

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "ir/hbm_layout.h"
 #include "llm/engine_channel_groups.h"
 #include "llm/kv_striping.h"
 #include "llm/prediction_work.h"
@@ -17,7 +18,6 @@
 #include "passes/dataflow_timing_sim.h"
 #include "passes/memory_stages.h"
 #include "passes/pass_pipeline.h"
-#include "plan/hbm_layout.h"
 #include "support/error.h"
 
 namespace st::llm {
@@ -224,11 +224,11 @@ passes::MemoryRead StepGraphBuilder::memoryReadOf(const StageInstance &inst,
   const ir::DecodeStage &stage = g_.program->stages.at(static_cast<size_t>(inst.stage));
   passes::MemoryRead r;
   r.node = v;
-  r.words = plan::readDmaWordsPerChannel(node);
+  r.words = ir::readDmaWordsPerChannel(node);
   r.restartDelay = model::memoryRestartDelay(hbm_);
   r.startDelay =
       node.attributes.count(kAttrWeightStream) ? 0 : model::memoryStartDelay(r.words, hbm_);
-  const auto slices = node.attributes.find(kAttrKvSlices);
+  const auto slices = node.attributes.find(ir::kAttrKvSlices);
   if (node.attributes.count(kAttrKvCacheRead) && node.tensor && slices != node.attributes.end()) {
     // A striped cache: each token takes a word from each slice's channel, where the HBM
     // plan puts it (kvSliceChannel), beside that channel's engine weight stream.

@@ -5,6 +5,7 @@
 #include <variant>
 #include <vector>
 
+#include "ir/hbm_layout.h"
 #include "llm/engine_fifo_choice.h"
 #include "llm/gemv_engine_join.h"
 #include "llm/kv_striping.h"
@@ -47,7 +48,7 @@ DesignNeeds designNeedsOf(const ir::DecodeProgram &program, const AcceleratorOpt
   for (ir::NodeId n : g.dataflow.nodes()) {
     const ir::DataflowNode &node = g.dataflow.node(n);
     if (node.kind == ir::NodeKind::ReadDma || node.kind == ir::NodeKind::WriteDma) {
-      const auto slices = node.attributes.find(kAttrKvSlices);
+      const auto slices = node.attributes.find(ir::kAttrKvSlices);
       needs.masters += node.kind == ir::NodeKind::ReadDma && slices != node.attributes.end()
                            ? slices->second
                            : 1;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "frontend/quantized_model.h"
+#include "ir/hbm_layout.h"
 #include "llm/kv_striping.h"
 #include "model/linear_model.h"
 #include "model/llm_kernel_catalog.h"
@@ -449,7 +450,7 @@ private:
       const ir::NodeId dma =
           addReadDma("rd_" + tensor(cache).name, cache, readType, kAttrKvCacheRead);
       if (reading.striped()) {
-        df().node(dma).attributes[kAttrKvSlices] = reading.slices;
+        df().node(dma).attributes[ir::kAttrKvSlices] = reading.slices;
         df().node(dma).attributes[kAttrKvPartCodes] = reading.partCodes;
       }
       if (reading.blockMajor())
@@ -476,7 +477,7 @@ private:
       const ir::NodeId dma =
           addWriteDma("wr_" + tensor(cache).name, cache, producedBy_.at(row), kAttrKvAppend);
       if (reading.striped()) {
-        df().node(dma).attributes[kAttrKvSlices] = reading.slices;
+        df().node(dma).attributes[ir::kAttrKvSlices] = reading.slices;
         df().node(dma).attributes[kAttrKvPartCodes] = reading.partCodes;
       }
       if (reading.blockMajor())

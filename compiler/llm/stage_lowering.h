@@ -72,10 +72,8 @@ inline constexpr const char *kAttrStageInput = "stage_input";   ///< an exchange
 inline constexpr const char *kAttrStageOutput = "stage_output"; ///< an exchanged output vector
 inline constexpr const char *kAttrKvCacheRead = "kv_cache_read";
 inline constexpr const char *kAttrKvAppend = "kv_append";
-/// On a KV read or append DMA of a striped cache (llm/kv_striping.h): its slices, each a DMA of
-/// its own in the top, on its own pseudo-channel.
-inline constexpr const char *kAttrKvSlices = "kv_slices";
-/// Beside kv_slices: the codes of one slice's part of a cache token (KvStriping::partCodes).
+/// Beside ir::kAttrKvSlices (ir/hbm_layout.h: a striped cache's slices, llm/kv_striping.h): the
+/// codes of one slice's part of a cache token (KvStriping::partCodes).
 inline constexpr const char *kAttrKvPartCodes = "kv_part_codes";
 /// Beside kv_slices, on a block-major cache's DMAs (KvStriping::blocks > 1): its kv-head blocks,
 /// each a region of every slice buffer, read one after the other.

@@ -10,13 +10,13 @@
 #include <map>
 #include <string>
 
+#include "ir/hbm_layout.h"
 #include "llm/engine_step_prediction.h"
 #include "llm/prediction_work.h"
 #include "model/dma_stream_model.h"
 #include "passes/dataflow_timing_sim.h"
 #include "passes/memory_stages.h"
 #include "passes/pass_pipeline.h"
-#include "plan/hbm_layout.h"
 #include "support/error.h"
 #include "support/parallel.h"
 
@@ -77,7 +77,7 @@ int64_t StageTimer::cyclesAt(int64_t cacheLength) {
     }
     passes::MemoryRead r;
     r.node = i;
-    r.words = plan::readDmaWordsPerChannel(node);
+    r.words = ir::readDmaWordsPerChannel(node);
     // Weight and norm-parameter streams have fixed addresses: their sequencers read the next
     // layer's words while this one computes, so the words are there from the start.
     r.startDelay =

@@ -1,7 +1,7 @@
 // Timing and resource model of generated element-wise kernels (see
 // elementwise_generated_model.h).
 //
-// Resources come from the body's datapath as plan::analyzeElementwise sizes it (the emitter's
+// Resources come from the body's datapath as ir::analyzeElementwise sizes it (the emitter's
 // own analysis, so model and RTL agree on every width), once per output element of the tile.
 // Per-node costs were measured with Yosys synth_xilinx -family xcup on single-node modules of
 // 16-bit inputs (LUTs beyond an identity module):
@@ -19,7 +19,7 @@
 
 #include <algorithm>
 
-#include "plan/elementwise_datapath.h"
+#include "ir/elementwise_datapath.h"
 
 namespace st::model {
 
@@ -51,8 +51,8 @@ KernelTiming elementwiseGeneratedTiming(const ElementwiseGeneratedParams &p) {
 
 ResourceEstimate elementwiseGeneratedResources(const ElementwiseGeneratedParams &p) {
   using Kind = ir::ScalarExpr::Kind;
-  const plan::ElementwiseDatapath d =
-      plan::analyzeElementwise("model", p.body, p.inputTypes, p.outputType);
+  const ir::ElementwiseDatapath d =
+      ir::analyzeElementwise("model", p.body, p.inputTypes, p.outputType);
   ResourceEstimate element;
   for (const auto &n : d.nodes) {
     const int64_t w = n.width;

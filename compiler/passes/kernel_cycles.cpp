@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ir/hbm_layout.h"
 #include "passes/dataflow_timing_sim.h"
 #include "passes/memory_stages.h"
 #include "passes/pass_pipeline.h"
-#include "plan/hbm_layout.h"
 #include "support/error.h"
 
 namespace st::passes {
@@ -51,7 +51,7 @@ KernelCycles kernelCyclesOnce(const ir::DataflowGraph &df, const model::MemoryTi
       writes.push_back(i);
     if (node.kind != ir::NodeKind::ReadDma)
       continue;
-    const plan::HbmTensorLayout layout = plan::hbmLayoutOf(node.outputs[0].type);
+    const ir::HbmTensorLayout layout = ir::hbmLayoutOf(node.outputs[0].type);
     MemoryRead r;
     r.node = i;
     r.words = layout.wordsStreamed();

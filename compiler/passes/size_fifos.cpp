@@ -4,6 +4,7 @@
 // fifo_sizing.h in the chosen mode (lp, conservative, deep). Records the predicted cycles and
 // the LP's solve time for the report.
 #include "ir/converter_program.h"
+#include "ir/hbm_layout.h"
 #include "model/converter_model.h"
 #include "model/dma_stream_model.h"
 #include "model/graph_kernel_params.h"
@@ -12,7 +13,6 @@
 #include "passes/fifo_sizing.h"
 #include "passes/kernel_cycles.h"
 #include "passes/pass_pipeline.h"
-#include "plan/hbm_layout.h"
 #include "support/error.h"
 
 namespace st::passes {
@@ -23,7 +23,7 @@ model::KernelTiming timingOf(const ir::DataflowGraph &df, const ir::DataflowNode
   switch (node.kind) {
   case ir::NodeKind::ReadDma: {
     const ir::ITensorType &t = node.outputs[0].type;
-    return model::readDmaStreamTiming(t.numTokens(), plan::readDmaWordsPerChannel(node));
+    return model::readDmaStreamTiming(t.numTokens(), ir::readDmaWordsPerChannel(node));
   }
   case ir::NodeKind::WriteDma:
     return model::writeDmaStreamTiming(node.inputs[0].type.numTokens());

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ir/converter_program.h"
+#include "ir/hbm_layout.h"
 #include "llm/kv_striping.h"
 #include "llm/stage_lowering.h"
 #include "model/axi_lite_ctrl_resources.h"
@@ -15,7 +16,6 @@
 #include "model/layer_loop_model.h"
 #include "model/llm_kernel_catalog.h"
 #include "model/step_sequencer_model.h"
-#include "plan/hbm_layout.h"
 #include "plan/hbm_plan.h"
 #include "plan/llm_top_interface.h"
 #include "support/error.h"
@@ -31,7 +31,7 @@ int64_t requireParam(const ir::DataflowNode &node, const std::string &name) {
   return *v;
 }
 
-model::ResourceEstimate dmaResources(const HbmTensorLayout &layout, bool isRead,
+model::ResourceEstimate dmaResources(const ir::HbmTensorLayout &layout, bool isRead,
                                      int64_t extraLoops = 0) {
   model::DmaParams p; // the top leaves MaxBurstLen and MaxOutstanding at their defaults
   p.numLoops = static_cast<int64_t>(layout.loops.size()) + extraLoops;
@@ -45,7 +45,7 @@ model::ResourceEstimate dmaResources(const HbmTensorLayout &layout, bool isRead,
 
 model::ResourceEstimate dmaResources(const ir::DataflowNode &node) {
   const bool isRead = node.kind == ir::NodeKind::ReadDma;
-  return dmaResources(hbmLayoutOf(isRead ? node.outputs.at(0).type : node.inputs.at(0).type),
+  return dmaResources(ir::hbmLayoutOf(isRead ? node.outputs.at(0).type : node.inputs.at(0).type),
                       isRead);
 }
 
@@ -125,7 +125,7 @@ DesignResources designResources(const ir::DataflowGraph &df, const TopInterface 
       break;
     case ir::NodeKind::ReadDma:
     case ir::NodeKind::WriteDma: {
-      const auto slices = node.attributes.find(llm::kAttrKvSlices);
+      const auto slices = node.attributes.find(ir::kAttrKvSlices);
       if (slices == node.attributes.end() || slices->second < 2) {
         ++numDmas;
         add(node.name, node.module, dmaResources(node));
@@ -135,7 +135,7 @@ DesignResources designResources(const ir::DataflowGraph &df, const TopInterface 
       // runtime row loop) with the st_fork of their command and the st_join of their tokens. (The
       // slices' distance in HBM, unknown before the HBM plan, changes no resource.)
       const bool isRead = node.kind == ir::NodeKind::ReadDma;
-      const std::vector<HbmTensorLayout> ports = stripedKvPortLayouts(node, 0);
+      const std::vector<ir::HbmTensorLayout> ports = stripedKvPortLayouts(node, 0);
       for (size_t j = 0; j < ports.size(); ++j) {
         ++numDmas;
         add(node.name + (isRead ? "_s" + std::to_string(j) : ""), node.module,

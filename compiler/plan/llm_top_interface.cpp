@@ -39,15 +39,15 @@ ir::ITensorType rowTypeOf(const ir::ITensorType &stream, bool dropOuterLoop) {
 /// One slice's read of a striped KV row (llm/kv_striping.h): `chunks` tokens of `partCodes`
 /// codes, each in a bus word of its own; block-major (`blocks` > 1), the chunks of each block
 /// `blockStride` bytes apart (the emitter puts the run-time rows loop inside the block loop).
-HbmTensorLayout kvSliceReadLayout(int64_t chunks, int64_t partCodes, int64_t blocks,
-                                  int64_t blockStride) {
+ir::HbmTensorLayout kvSliceReadLayout(int64_t chunks, int64_t partCodes, int64_t blocks,
+                                      int64_t blockStride) {
   ir::ITensorType t;
   t.elementShape = {partCodes};
   t.elementType = "i8";
   t.loops = {{chunks, partCodes}};
   t.iterMap = {0u};
   t.verify();
-  HbmTensorLayout L;
+  ir::HbmTensorLayout L;
   L.stream = t;
   L.tokenBits = partCodes * 8;
   L.paddedTokenBits = 8;
@@ -72,9 +72,9 @@ HbmTensorLayout kvSliceReadLayout(int64_t chunks, int64_t partCodes, int64_t blo
 /// `blockStride` bytes after block b - 1's.
 /// The layout of an append from stream `row` whose every run is one bus word of `partCodes` codes
 /// (the loops are the caller's): its tokens must divide a part.
-HbmTensorLayout wordPerPartLayout(const ir::ITensorType &row, int64_t partCodes,
-                                  const std::string &where) {
-  HbmTensorLayout L = hbmLayoutOf(row, kWordBytes * 8);
+ir::HbmTensorLayout wordPerPartLayout(const ir::ITensorType &row, int64_t partCodes,
+                                      const std::string &where) {
+  ir::HbmTensorLayout L = ir::hbmLayoutOf(row, kWordBytes * 8);
   const int64_t codesPerToken = row.elementsPerToken();
   if (partCodes % codesPerToken != 0 || L.paddedTokenBits != L.tokenBits)
     throw Error("emitter", where,
@@ -85,14 +85,14 @@ HbmTensorLayout wordPerPartLayout(const ir::ITensorType &row, int64_t partCodes,
   return L;
 }
 
-HbmTensorLayout kvSliceAppendLayout(const ir::ITensorType &row, int64_t chunks, int64_t slices,
-                                    int64_t partCodes, int64_t sliceStride, int64_t blocks,
-                                    int64_t blockStride, const std::string &where) {
-  HbmTensorLayout L = wordPerPartLayout(row, partCodes, where);
+ir::HbmTensorLayout kvSliceAppendLayout(const ir::ITensorType &row, int64_t chunks, int64_t slices,
+                                        int64_t partCodes, int64_t sliceStride, int64_t blocks,
+                                        int64_t blockStride, const std::string &where) {
+  ir::HbmTensorLayout L = wordPerPartLayout(row, partCodes, where);
   L.runs = chunks * slices;
   L.loops = {{chunks, kWordBytes}, {slices, sliceStride}, {1, kWordBytes}};
   if (blocks > 1 && chunks == blocks)
-    L.loops[0] = DmaLoop{blocks, blockStride}; // a block's one chunk: no loop of one trip
+    L.loops[0] = ir::DmaLoop{blocks, blockStride}; // a block's one chunk: no loop of one trip
   else if (blocks > 1)
     L.loops = {{blocks, blockStride},
                {chunks / blocks, kWordBytes},
@@ -104,10 +104,10 @@ HbmTensorLayout kvSliceAppendLayout(const ir::ITensorType &row, int64_t chunks, 
 /// The append of one row of a position-striped cache from stream `row`: kv head b's bus word to
 /// block b's region of one slice (the emitter picks the slice and the row from the step),
 /// `blockStride` bytes after block b - 1's.
-HbmTensorLayout kvPositionAppendLayout(const ir::ITensorType &row, int64_t blocks,
-                                       int64_t partCodes, int64_t blockStride,
-                                       const std::string &where) {
-  HbmTensorLayout L = wordPerPartLayout(row, partCodes, where);
+ir::HbmTensorLayout kvPositionAppendLayout(const ir::ITensorType &row, int64_t blocks,
+                                           int64_t partCodes, int64_t blockStride,
+                                           const std::string &where) {
+  ir::HbmTensorLayout L = wordPerPartLayout(row, partCodes, where);
   L.runs = blocks;
   L.loops = {{blocks, blockStride}};
   return L;
@@ -115,10 +115,10 @@ HbmTensorLayout kvPositionAppendLayout(const ir::ITensorType &row, int64_t block
 
 } // namespace
 
-std::vector<HbmTensorLayout> stripedKvPortLayouts(const ir::DataflowNode &node, int64_t sliceStride,
-                                                  int64_t blockStride) {
+std::vector<ir::HbmTensorLayout> stripedKvPortLayouts(const ir::DataflowNode &node,
+                                                      int64_t sliceStride, int64_t blockStride) {
   const std::string where = "KV DMA '" + node.name + "'";
-  const auto slices = node.attributes.find(llm::kAttrKvSlices);
+  const auto slices = node.attributes.find(ir::kAttrKvSlices);
   const auto partCodes = node.attributes.find(llm::kAttrKvPartCodes);
   if (slices == node.attributes.end() || slices->second < 2 || partCodes == node.attributes.end() ||
       partCodes->second < 1)
@@ -138,7 +138,7 @@ std::vector<HbmTensorLayout> stripedKvPortLayouts(const ir::DataflowNode &node, 
       throw Error("emitter", where,
                   "rows of whole kv-head blocks: " + std::to_string(chunks) + " tokens in " +
                       std::to_string(blocks) + " blocks");
-    return std::vector<HbmTensorLayout>(
+    return std::vector<ir::HbmTensorLayout>(
         static_cast<size_t>(slices->second),
         kvSliceReadLayout(chunks, partCodes->second, blocks, blockStride));
   }
@@ -284,7 +284,7 @@ llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
     const bool embedding = kernelPorts(node).ownAxiMaster;
     if (!isLlmDma(role) && !embedding)
       continue;
-    const auto slicesAttribute = node.attributes.find(llm::kAttrKvSlices);
+    const auto slicesAttribute = node.attributes.find(ir::kAttrKvSlices);
     if (slicesAttribute != node.attributes.end() && slicesAttribute->second > 1) {
       addStripedKvPorts(out, n, node, role, bufferOf(n), slicesAttribute->second, bufferInfo,
                         offset);
@@ -303,8 +303,8 @@ llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
       // KV reads, the prompt and the tokens stream a run-time number of rows.
       const bool rows = role == AcceleratorRole::KvCacheRead ||
                         role == AcceleratorRole::PromptRead || role == AcceleratorRole::TokenWrite;
-      port.rowLayout = hbmLayoutOf(rowTypeOf(type, rows && role == AcceleratorRole::KvCacheRead),
-                                   kWordBytes * 8);
+      port.rowLayout = ir::hbmLayoutOf(
+          rowTypeOf(type, rows && role == AcceleratorRole::KvCacheRead), kWordBytes * 8);
       port.rowBytes = port.rowLayout.bytes();
       const bool kv = role == AcceleratorRole::KvCacheRead || role == AcceleratorRole::KvAppend;
       if (kv && placement.rowBytes != port.rowBytes)

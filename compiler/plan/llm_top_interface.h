@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "ir/hbm_layout.h"
 #include "llm/accelerator_graph.h"
-#include "plan/hbm_layout.h"
 #include "plan/llm_kernel_bindings.h"
 #include "plan/top_interface.h"
 
@@ -42,7 +42,7 @@ struct LlmDmaPort {
   int64_t layerStride = 0; ///< bytes between layers of the buffer
   /// The layout of one command's row (KV row, tap row, id row) or, for a weight stream, of the
   /// whole stream of one layer.
-  HbmTensorLayout rowLayout;
+  ir::HbmTensorLayout rowLayout;
   int64_t rowBytes = 0;  ///< bytes between rows (rowLayout.bytes())
   int64_t ringSteps = 0; ///< a tap ring of this many steps (a power of two); 0: every step
   /// A striped KV cache (llm/kv_striping.h): the cache's name ("block/attention.k_cache"), its
@@ -106,8 +106,8 @@ llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
 /// a row, a bus word per part), an append's one writing every slice, `sliceStride` bytes apart;
 /// for a block-major cache (the node's kv_blocks), the blocks `blockStride` bytes apart.
 /// Throws st::Error naming the node when it is not a striped cache's DMA.
-std::vector<HbmTensorLayout> stripedKvPortLayouts(const ir::DataflowNode &node, int64_t sliceStride,
-                                                  int64_t blockStride = 0);
+std::vector<ir::HbmTensorLayout> stripedKvPortLayouts(const ir::DataflowNode &node,
+                                                      int64_t sliceStride, int64_t blockStride = 0);
 
 /// Whether an accelerator node of this role is a DMA with its own AXI master and sequencer.
 bool isLlmDma(llm::AcceleratorRole role);

@@ -33,7 +33,7 @@ TopInterface topInterfaceOf(const ir::DataflowGraph &df, const std::string &desi
     const ir::ITensorType &type = isRead ? node.outputs[0].type : node.inputs[0].type;
     const unsigned index = static_cast<unsigned>(top.dmas.size());
     top.dmas.push_back(
-        {n, svIdentifier(node.name), isRead, offset, plan::hbmLayoutOf(type, kAxiDataBits)});
+        {n, svIdentifier(node.name), isRead, offset, ir::hbmLayoutOf(type, kAxiDataBits)});
     top.args.push_back({top.dmas.back().name, true, offset, static_cast<int>(index)});
     channelOf[n] = index % hbmPseudoChannels;
     offset += 12;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ir/dataflow_graph.h"
-#include "plan/hbm_layout.h"
+#include "ir/hbm_layout.h"
 
 namespace st::plan {
 
@@ -25,7 +25,7 @@ struct TopInterface {
     std::string name; ///< m_axi_<name>_*
     bool isRead = true;
     unsigned argOffset = 0; ///< byte offset of the 64-bit pointer in s_axi_control
-    plan::HbmTensorLayout layout;
+    ir::HbmTensorLayout layout;
     /// The HBM pseudo-channel its buffer lives in (the v++ link's sp=...:HBM[n]). Graph designs:
     /// round-robin by DMA, a refill DMA in the channel of the spill it reads; the LLM top sets
     /// it from its HBM manifest.

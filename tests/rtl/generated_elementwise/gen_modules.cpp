@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
     out << "  // " << b.body.toString() << "\n"
         << st::gen::emitElementwiseFunction(f, b.body, b.inputTypes, b.outputType);
     std::string args;
-    for (unsigned i : st::plan::elementwiseInputsRead(b.body))
+    for (unsigned i : st::ir::elementwiseInputsRead(b.body))
       args += (args.empty() ? "a" : ", a") + std::to_string(i) + "[" +
               std::to_string(st::ir::bitWidth(b.inputTypes[i]) - 1) + ":0]";
     out << "  assign y[" << k * 64 << " +: 64] = 64'(" << f << "(" << args << "));\n\n";

@@ -60,8 +60,8 @@ inline std::vector<RandomBody> randomBodies(unsigned count, uint64_t seed) {
       b.inputTypes.push_back(types[rng() % 9]); // inputs up to 32 bits
     b.outputType = types[rng() % 10];
     b.body = randomExpr(rng, 4);
-    const plan::ElementwiseDatapath d =
-        plan::analyzeElementwise("fuzz", b.body, b.inputTypes, b.outputType);
+    const ir::ElementwiseDatapath d =
+        ir::analyzeElementwise("fuzz", b.body, b.inputTypes, b.outputType);
     bool fits = true;
     for (const auto &n : d.nodes)
       fits = fits && n.width < 64;

@@ -1,4 +1,4 @@
-// Unit tests of gen::emitElementwiseModule and plan::analyzeElementwise: the interval analysis
+// Unit tests of gen::emitElementwiseModule and ir::analyzeElementwise: the interval analysis
 // (node ranges and widths), the text of a generated module (ports and their widths, the
 // broadcast index of every input element, the saturation bounds, unread inputs) and one clear
 // st::Error per kind of bad input. The modules' behaviour is simulated in
@@ -36,8 +36,8 @@ TEST(ElementwiseAnalysis, RangesAndWidths) {
   const E body =
       E::unary(K::ShiftRightRound,
                E::binary(K::Mul, E::binary(K::Add, E::input(0), E::input(1)), E::constant(-3)), 2);
-  const plan::ElementwiseDatapath d =
-      plan::analyzeElementwise("m", body, {ir::DType::I8, ir::DType::U8}, ir::DType::I8);
+  const ir::ElementwiseDatapath d =
+      ir::analyzeElementwise("m", body, {ir::DType::I8, ir::DType::U8}, ir::DType::I8);
   ASSERT_EQ(d.nodes.size(), 6u);
   auto range = [&](size_t i) {
     return std::make_pair(static_cast<long long>(d.nodes[i].lo),
@@ -64,8 +64,8 @@ TEST(ElementwiseAnalysis, RangesAndWidths) {
 
 TEST(ElementwiseAnalysis, RangesBeyond64BitsWrapAt64) {
   const E body = E::binary(K::Mul, E::input(0), E::input(0));
-  const plan::ElementwiseDatapath d =
-      plan::analyzeElementwise("m", body, {ir::DType::I64}, ir::DType::I64);
+  const ir::ElementwiseDatapath d =
+      ir::analyzeElementwise("m", body, {ir::DType::I64}, ir::DType::I64);
   EXPECT_EQ(d.nodes.back().width, 64u);
   EXPECT_FALSE(d.clampHigh);
   EXPECT_FALSE(d.clampLow);
@@ -74,8 +74,8 @@ TEST(ElementwiseAnalysis, RangesBeyond64BitsWrapAt64) {
 TEST(ElementwiseAnalysis, AbsReluMaxMin) {
   const E body = E::binary(K::Min, E::unary(K::Abs, E::input(0)),
                            E::binary(K::Max, E::unary(K::Relu, E::input(1)), E::constant(5)));
-  const plan::ElementwiseDatapath d =
-      plan::analyzeElementwise("m", body, {ir::DType::I4, ir::DType::I16}, ir::DType::U4);
+  const ir::ElementwiseDatapath d =
+      ir::analyzeElementwise("m", body, {ir::DType::I4, ir::DType::I16}, ir::DType::U4);
   // abs(i4) in [0, 8]; relu(i16) in [0, 32767]; max(., 5) in [5, 32767]; min in [0, 8]
   EXPECT_EQ(static_cast<long long>(d.nodes[1].hi), 8);
   EXPECT_EQ(d.nodes[1].width, 5u);

@@ -8,6 +8,7 @@
 #include "llm/kv_striping.h"
 
 #include "frontend/decode_builder.h"
+#include "ir/hbm_layout.h"
 #include "llm/attention_tile_choice.h"
 #include "llm/engine_fifo_choice.h"
 #include "llm/kv_step_choice.h"
@@ -321,7 +322,7 @@ TEST(KvStepChoice, OneHeadPerTokenStripesItsPositionsWhereTheDmasFit) {
   for (const CacheReadPath &c : wide) {
     EXPECT_EQ(c.converter->param("InWidth"), 1024);
     EXPECT_EQ(c.converter->param("OutWidth"), 512);
-    EXPECT_EQ(c.read->attributes.at(kAttrKvSlices), 2);
+    EXPECT_EQ(c.read->attributes.at(ir::kAttrKvSlices), 2);
     EXPECT_EQ(c.attention->module, "st_attention");
     EXPECT_EQ(c.attention->param("CacheLanes"), 64);
   }
@@ -337,7 +338,7 @@ TEST(KvStepChoice, OneHeadPerTokenStripesItsPositionsWhereTheDmasFit) {
   for (const CacheReadPath &c : striped) {
     EXPECT_EQ(c.converter->param("InWidth"), 2048);
     EXPECT_EQ(c.converter->param("OutWidth"), 512);
-    EXPECT_EQ(c.read->attributes.at(kAttrKvSlices), 4);
+    EXPECT_EQ(c.read->attributes.at(ir::kAttrKvSlices), 4);
     EXPECT_EQ(c.read->attributes.at(kAttrKvPositionSlices), 4);
     EXPECT_EQ(c.read->attributes.at(kAttrKvBlocks), 2);
     EXPECT_EQ(c.read->outputs.at(0).type.numTokens(), 2 * 3); // 2 blocks of ceil(9 / 4) tokens
@@ -402,14 +403,14 @@ TEST(KvStriping, BlockMajorLaysEachBlockOutAsOneRun) {
     } else if (node.name == "block_rd_k_cache") {
       EXPECT_EQ(node.attributes.at(kAttrKvBlocks), 2);
       // A block's one chunk per position: no loop of one trip (the emitter adds the rows inside).
-      const plan::HbmTensorLayout read = plan::stripedKvPortLayouts(node, 0, 65536).at(0);
+      const ir::HbmTensorLayout read = plan::stripedKvPortLayouts(node, 0, 65536).at(0);
       ASSERT_EQ(read.loops.size(), 1u);
       EXPECT_EQ(read.loops[0].tripCount, 2);
       EXPECT_EQ(read.loops[0].strideBytes, 65536);
       EXPECT_EQ(read.runs, 2);
       ++checked;
     } else if (node.name == "block_wr_v_cache") {
-      const plan::HbmTensorLayout append = plan::stripedKvPortLayouts(node, 4096, 65536).at(0);
+      const ir::HbmTensorLayout append = plan::stripedKvPortLayouts(node, 4096, 65536).at(0);
       ASSERT_EQ(append.loops.size(), 3u);
       EXPECT_EQ(append.loops[0].tripCount, 2);
       EXPECT_EQ(append.loops[0].strideBytes, 65536);
@@ -431,13 +432,13 @@ TEST(KvStriping, StripedCacheDmasHaveAMasterPerSlice) {
   for (ir::NodeId n : g.dataflow.nodes()) {
     const ir::DataflowNode &node = g.dataflow.node(n);
     if (node.name == "block_rd_k_cache") {
-      const std::vector<plan::HbmTensorLayout> ports = plan::stripedKvPortLayouts(node, 0);
+      const std::vector<ir::HbmTensorLayout> ports = plan::stripedKvPortLayouts(node, 0);
       ASSERT_EQ(ports.size(), 8u);
       EXPECT_EQ(ports[3].tokenBits, 64 * 8);
       EXPECT_EQ(ports[3].runs, 2);
       ++checked;
     } else if (node.name == "block_wr_v_cache") {
-      const std::vector<plan::HbmTensorLayout> ports = plan::stripedKvPortLayouts(node, 4096);
+      const std::vector<ir::HbmTensorLayout> ports = plan::stripedKvPortLayouts(node, 4096);
       ASSERT_EQ(ports.size(), 1u);
       EXPECT_EQ(ports[0].runs, 2 * 8); // a word per chunk and slice
       EXPECT_EQ(ports[0].loops.at(1).strideBytes, 4096);

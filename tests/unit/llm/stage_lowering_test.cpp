@@ -14,10 +14,10 @@
 #include "frontend/decode_builder.h"
 #include "frontend/quantized_model.h"
 #include "gen/hbm_image.h"
+#include "ir/hbm_layout.h"
 #include "model/llm_kernel_catalog.h"
 #include "numerics/weight_stream.h"
 #include "passes/pass_pipeline.h"
-#include "plan/hbm_layout.h"
 #include "support/error.h"
 
 namespace st::llm {
@@ -122,7 +122,7 @@ TEST(StageLowering, WeightDmaStreamsTheWeightStreamImplementationsBytes) {
         const ir::StreamId s = *df.streamInto({id, 1});
         const ir::ITensorType &type = df.srcPort(df.stream(s)).type;
         EXPECT_EQ(type.numTokens() * type.elementsPerToken(), static_cast<int64_t>(bytes.size()));
-        EXPECT_EQ(plan::hbmLayoutOf(type).wordsStreamed(), type.numTokens());
+        EXPECT_EQ(ir::hbmLayoutOf(type).wordsStreamed(), type.numTokens());
         EXPECT_LE(p.wordBits, 512);
       }
     }

@@ -1,5 +1,5 @@
 // The datapath of a generated element-wise kernel, decided before anything is printed: an
-// interval analysis of the op's scalar body (ir::ScalarExpr) over its input element types gives
+// interval analysis of the op's scalar body (ScalarExpr) over its input element types gives
 // every node the width of its exact value range (at most 64 bits; a node whose range exceeds
 // 64 bits wraps at 64 bits, as the C++ reference does), and says which saturation comparisons
 // the output type needs. gen/elementwise_module prints the module from it; the resource model
@@ -13,11 +13,11 @@
 #include "ir/dtype.h"
 #include "ir/tensor_graph.h"
 
-namespace st::plan {
+namespace st::ir {
 
 /// One node of the analysed body, in evaluation order (operands before their users).
 struct ElementwiseNode {
-  ir::ScalarExpr::Kind kind = ir::ScalarExpr::Kind::Input;
+  ScalarExpr::Kind kind = ScalarExpr::Kind::Input;
   int64_t value = 0;              ///< input index, constant, or shift amount
   std::vector<unsigned> operands; ///< indices of earlier nodes
   __int128 lo = 0, hi = 0;        ///< exact value range (clamped to the int64 range)
@@ -34,11 +34,10 @@ struct ElementwiseDatapath {
 
 /// Interval analysis of `body` over inputs of `inputTypes`. Throws st::Error (naming `name`) on
 /// a float type, an input index without a type, or a shift outside 0 .. 62.
-ElementwiseDatapath analyzeElementwise(const std::string &name, const ir::ScalarExpr &body,
-                                       const std::vector<ir::DType> &inputTypes,
-                                       ir::DType outputType);
+ElementwiseDatapath analyzeElementwise(const std::string &name, const ScalarExpr &body,
+                                       const std::vector<DType> &inputTypes, DType outputType);
 
 /// The inputs `body` reads, ascending: the arguments of the emitted function, in order.
-std::vector<unsigned> elementwiseInputsRead(const ir::ScalarExpr &body);
+std::vector<unsigned> elementwiseInputsRead(const ScalarExpr &body);
 
-} // namespace st::plan
+} // namespace st::ir

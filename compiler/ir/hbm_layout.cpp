@@ -1,17 +1,16 @@
 // HbmTensorLayout: an itensor's DMA loops and the packing of tensors into that layout.
-#include "plan/hbm_layout.h"
+#include "ir/hbm_layout.h"
 
 #include "ir/dataflow_graph.h"
-#include "llm/stage_lowering.h"
 #include "support/error.h"
 
-namespace st::plan {
+namespace st::ir {
 
 namespace {
 
 /// The stream with its reuse loops removed: the order in which distinct tokens are stored.
-ir::ITensorType storedOrder(const ir::ITensorType &canonical) {
-  ir::ITensorType t = canonical;
+ITensorType storedOrder(const ITensorType &canonical) {
+  ITensorType t = canonical;
   t.loops.clear();
   t.iterMap.assign(canonical.iterMap.size(), std::nullopt);
   std::vector<int> newIndex(canonical.numLoops(), -1);
@@ -67,19 +66,19 @@ std::vector<int64_t> HbmTensorLayout::burstLengths(int64_t maxBurstLen) const {
   return bursts;
 }
 
-int64_t readDmaWordsPerChannel(const ir::DataflowNode &node) {
-  const ir::ITensorType &type = node.outputs.at(0).type;
-  const auto slices = node.attributes.find(llm::kAttrKvSlices);
+int64_t readDmaWordsPerChannel(const DataflowNode &node) {
+  const ITensorType &type = node.outputs.at(0).type;
+  const auto slices = node.attributes.find(kAttrKvSlices);
   if (slices != node.attributes.end() && slices->second > 1)
     return type.numTokens();
   return hbmLayoutOf(type).wordsStreamed();
 }
 
-HbmTensorLayout hbmLayoutOf(const ir::ITensorType &stream, int64_t wordBits) {
+HbmTensorLayout hbmLayoutOf(const ITensorType &stream, int64_t wordBits) {
   HbmTensorLayout L;
   L.stream = stream;
   L.wordBits = wordBits;
-  L.tokenBits = stream.elementsPerToken() * ir::elementBits(stream.elementType);
+  L.tokenBits = stream.elementsPerToken() * elementBits(stream.elementType);
   L.paddedTokenBits = 8;
   while (L.paddedTokenBits < L.tokenBits)
     L.paddedTokenBits *= 2;
@@ -87,7 +86,7 @@ HbmTensorLayout hbmLayoutOf(const ir::ITensorType &stream, int64_t wordBits) {
     throw Error("hbm layout", stream.toString(),
                 "tokens of at most " + std::to_string(wordBits) + " bits, got " +
                     std::to_string(L.tokenBits));
-  const ir::ITensorType c = ir::canonicalStream(stream);
+  const ITensorType c = canonicalStream(stream);
   int innermostReuse = -1;
   for (unsigned k = 0; k < c.numLoops(); ++k)
     if (!c.dataDimOfLoop(k))
@@ -136,15 +135,15 @@ HbmTensorLayout hbmLayoutOf(const ir::ITensorType &stream, int64_t wordBits) {
 }
 
 std::vector<uint8_t> packTensor(const HbmTensorLayout &layout, const std::vector<int64_t> &values) {
-  const ir::ITensorType stored = storedOrder(ir::canonicalStream(layout.stream));
-  const unsigned bits = ir::elementBits(layout.stream.elementType);
+  const ITensorType stored = storedOrder(canonicalStream(layout.stream));
+  const unsigned bits = elementBits(layout.stream.elementType);
   std::vector<uint8_t> bytes(static_cast<size_t>(layout.bytes()), 0);
   const int64_t runBits = layout.wordsPerRun * layout.wordBits;
   int64_t token = 0;
-  for (const auto &offsets : ir::enumerateTokenOffsets(stored)) {
+  for (const auto &offsets : enumerateTokenOffsets(stored)) {
     int64_t bit = (token / layout.tokensPerRun) * runBits +
                   (token % layout.tokensPerRun) * layout.paddedTokenBits;
-    for (int64_t index : ir::tokenElements(stored, offsets)) {
+    for (int64_t index : tokenElements(stored, offsets)) {
       const uint64_t v = static_cast<uint64_t>(values.at(static_cast<size_t>(index)));
       for (unsigned b = 0; b < bits; ++b, ++bit)
         if ((v >> b) & 1)
@@ -157,18 +156,18 @@ std::vector<uint8_t> packTensor(const HbmTensorLayout &layout, const std::vector
 
 std::vector<int64_t> unpackTensor(const HbmTensorLayout &layout, const std::vector<uint8_t> &bytes,
                                   bool isSigned) {
-  const ir::ITensorType stored = storedOrder(ir::canonicalStream(layout.stream));
-  const unsigned bits = ir::elementBits(layout.stream.elementType);
+  const ITensorType stored = storedOrder(canonicalStream(layout.stream));
+  const unsigned bits = elementBits(layout.stream.elementType);
   int64_t elements = 1;
   for (int64_t d : stored.tensorShape())
     elements *= d;
   std::vector<int64_t> values(static_cast<size_t>(elements), 0);
   const int64_t runBits = layout.wordsPerRun * layout.wordBits;
   int64_t token = 0;
-  for (const auto &offsets : ir::enumerateTokenOffsets(stored)) {
+  for (const auto &offsets : enumerateTokenOffsets(stored)) {
     int64_t bit = (token / layout.tokensPerRun) * runBits +
                   (token % layout.tokensPerRun) * layout.paddedTokenBits;
-    for (int64_t index : ir::tokenElements(stored, offsets)) {
+    for (int64_t index : tokenElements(stored, offsets)) {
       uint64_t v = 0;
       for (unsigned b = 0; b < bits; ++b, ++bit)
         if ((bytes.at(static_cast<size_t>(bit / 8)) >> (bit % 8)) & 1)
@@ -182,4 +181,4 @@ std::vector<int64_t> unpackTensor(const HbmTensorLayout &layout, const std::vect
   return values;
 }
 
-} // namespace st::plan
+} // namespace st::ir

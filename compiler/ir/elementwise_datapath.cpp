@@ -1,5 +1,5 @@
 // Interval analysis of an element-wise body (see elementwise_datapath.h).
-#include "plan/elementwise_datapath.h"
+#include "ir/elementwise_datapath.h"
 
 #include <algorithm>
 #include <iterator>
@@ -8,11 +8,11 @@
 
 #include "support/error.h"
 
-namespace st::plan {
+namespace st::ir {
 
 namespace {
 
-using Kind = ir::ScalarExpr::Kind;
+using Kind = ScalarExpr::Kind;
 using i128 = __int128;
 
 constexpr i128 kMin64 = std::numeric_limits<int64_t>::min();
@@ -40,10 +40,10 @@ i128 shiftRound(i128 x, int64_t s) {
 
 class Analyzer {
 public:
-  Analyzer(const std::string &name, const std::vector<ir::DType> &types)
+  Analyzer(const std::string &name, const std::vector<DType> &types)
       : module_(name), types_(types) {}
 
-  unsigned add(const ir::ScalarExpr &e) {
+  unsigned add(const ScalarExpr &e) {
     ElementwiseNode n;
     n.kind = e.kind;
     n.value = e.value;
@@ -60,9 +60,9 @@ public:
       if (e.value < 0 || static_cast<size_t>(e.value) >= types_.size())
         throw Error(where(), "body input in" + std::to_string(e.value),
                     "an input index below " + std::to_string(types_.size()));
-      const ir::DType t = types_[static_cast<size_t>(e.value)];
-      n.lo = ir::minValue(t);
-      n.hi = ir::maxValue(t);
+      const DType t = types_[static_cast<size_t>(e.value)];
+      n.lo = minValue(t);
+      n.hi = maxValue(t);
       break;
     }
     case Kind::Constant:
@@ -144,37 +144,36 @@ private:
   std::string where() const { return "elementwise module '" + module_ + "'"; }
 
   std::string module_;
-  const std::vector<ir::DType> &types_;
+  const std::vector<DType> &types_;
   std::vector<ElementwiseNode> nodes_;
 };
 
 } // namespace
 
-ElementwiseDatapath analyzeElementwise(const std::string &name, const ir::ScalarExpr &body,
-                                       const std::vector<ir::DType> &inputTypes,
-                                       ir::DType outputType) {
+ElementwiseDatapath analyzeElementwise(const std::string &name, const ScalarExpr &body,
+                                       const std::vector<DType> &inputTypes, DType outputType) {
   const std::string where = "elementwise module '" + name + "'";
   for (size_t i = 0; i < inputTypes.size(); ++i)
-    if (!ir::isInteger(inputTypes[i]))
+    if (!isInteger(inputTypes[i]))
       throw Error(where, "input " + std::to_string(i) + " type",
-                  "an integer type, got " + ir::toString(inputTypes[i]));
-  if (!ir::isInteger(outputType))
-    throw Error(where, "output type", "an integer type, got " + ir::toString(outputType));
+                  "an integer type, got " + toString(inputTypes[i]));
+  if (!isInteger(outputType))
+    throw Error(where, "output type", "an integer type, got " + toString(outputType));
   Analyzer analyzer(name, inputTypes);
   analyzer.add(body);
   ElementwiseDatapath d;
   d.nodes = analyzer.take();
   const ElementwiseNode &root = d.nodes.back();
-  d.clampHigh = root.hi > ir::maxValue(outputType);
-  d.clampLow = root.lo < ir::minValue(outputType);
+  d.clampHigh = root.hi > maxValue(outputType);
+  d.clampLow = root.lo < minValue(outputType);
   return d;
 }
 
-std::vector<unsigned> elementwiseInputsRead(const ir::ScalarExpr &body) {
+std::vector<unsigned> elementwiseInputsRead(const ScalarExpr &body) {
   std::set<unsigned> used;
-  std::vector<const ir::ScalarExpr *> stack{&body};
+  std::vector<const ScalarExpr *> stack{&body};
   while (!stack.empty()) {
-    const ir::ScalarExpr *e = stack.back();
+    const ScalarExpr *e = stack.back();
     stack.pop_back();
     if (e->kind == Kind::Input)
       used.insert(static_cast<unsigned>(e->value));
@@ -184,4 +183,4 @@ std::vector<unsigned> elementwiseInputsRead(const ir::ScalarExpr &body) {
   return {used.begin(), used.end()};
 }
 
-} // namespace st::plan
+} // namespace st::ir

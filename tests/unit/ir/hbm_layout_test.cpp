@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/dataflow_graph.h"
-#include "plan/hbm_layout.h"
+#include "ir/hbm_layout.h"
 #include "random_itensor.h"
 #include "support/error.h"
 
@@ -16,7 +16,7 @@ namespace {
 using namespace st;
 
 /// Word addresses of the DMA's iteration space in order.
-std::vector<int64_t> dmaWordAddresses(const plan::HbmTensorLayout &L) {
+std::vector<int64_t> dmaWordAddresses(const ir::HbmTensorLayout &L) {
   std::vector<int64_t> out;
   std::vector<int64_t> idx(L.loops.size(), 0);
   const int64_t total = L.wordsStreamed();
@@ -43,9 +43,9 @@ TEST(HbmLayout, DmaPlusUnpackerReproducesEveryRandomStream) {
     ir::ITensorType t = ir::random_types::randomTypeOver(rng, shape, dtype);
     SCOPED_TRACE(t.toString());
     for (int64_t wordBits : {512, 64}) {
-      plan::HbmTensorLayout L;
+      ir::HbmTensorLayout L;
       try {
-        L = plan::hbmLayoutOf(t, wordBits);
+        L = ir::hbmLayoutOf(t, wordBits);
       } catch (const Error &) {
         continue; // token wider than the word
       }
@@ -60,9 +60,9 @@ TEST(HbmLayout, DmaPlusUnpackerReproducesEveryRandomStream) {
         int64_t hi = isSigned ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
         v = std::uniform_int_distribution<int64_t>(lo, hi)(rng);
       }
-      std::vector<uint8_t> image = plan::packTensor(L, values);
+      std::vector<uint8_t> image = ir::packTensor(L, values);
       ASSERT_EQ(image.size(), static_cast<size_t>(L.bytes()));
-      EXPECT_EQ(plan::unpackTensor(L, image, isSigned), values);
+      EXPECT_EQ(ir::unpackTensor(L, image, isSigned), values);
       // Hardware path: words in DMA order, runs of wordsPerRun words, tokensPerRun tokens each.
       std::vector<int64_t> streamed;
       auto words = dmaWordAddresses(L);
@@ -96,7 +96,7 @@ TEST(HbmLayout, ReuseLoopRevisitsOneRunWithStrideZero) {
   // bias[8] broadcast over 4 row tiles, 4 lanes per token: a reuse loop outside a 2-token run.
   ir::ITensorType t =
       ir::parseITensorType("itensor<4xi8, iter_space: [4,2]*[2,4], iter_map: (d0,d1)->(d1)>");
-  plan::HbmTensorLayout L = plan::hbmLayoutOf(t);
+  ir::HbmTensorLayout L = ir::hbmLayoutOf(t);
   EXPECT_EQ(L.paddedTokenBits, 32);
   EXPECT_EQ(L.tokensPerRun, 2);
   EXPECT_EQ(L.wordsPerRun, 1);

@@ -13,7 +13,7 @@
 #include "ir/dataflow_graph.h"
 #include "ir/itensor_type.h"
 
-namespace st::plan {
+namespace st::ir {
 
 struct DmaLoop {
   int64_t tripCount = 1;
@@ -22,7 +22,7 @@ struct DmaLoop {
 
 struct HbmTensorLayout {
   /// The stream as the DMA delivers or takes it.
-  ir::ITensorType stream;
+  ITensorType stream;
   int64_t wordBits = 512;
   int64_t tokenBits = 0;       ///< elements per token x element bits
   int64_t paddedTokenBits = 0; ///< the power of two >= max(8, tokenBits) a token occupies in a word
@@ -43,12 +43,16 @@ struct HbmTensorLayout {
 
 /// The layout of `stream` behind a `wordBits`-wide AXI port. Throws st::Error if a token is
 /// wider than a word or the DMA would need more than 6 loops.
-HbmTensorLayout hbmLayoutOf(const ir::ITensorType &stream, int64_t wordBits = 512);
+HbmTensorLayout hbmLayoutOf(const ITensorType &stream, int64_t wordBits = 512);
+
+/// The attribute (DataflowNode::attributes) of a KV read or append DMA of a striped cache
+/// (llm/kv_striping.h): its slices, each a DMA of its own in the top, on its own pseudo-channel.
+inline constexpr const char *kAttrKvSlices = "kv_slices";
 
 /// Words a read DMA node streams from each pseudo-channel it reads: its stream's layout's, or,
-/// for a node whose tokens are joined from one DMA per slice (llm::kAttrKvSlices, a striped
-/// KV cache, llm/kv_striping.h), one bus word per token from each slice's channel.
-int64_t readDmaWordsPerChannel(const ir::DataflowNode &node);
+/// for a node whose tokens are joined from one DMA per slice (kAttrKvSlices, a striped KV
+/// cache), one bus word per token from each slice's channel.
+int64_t readDmaWordsPerChannel(const DataflowNode &node);
 
 /// The HBM bytes of a tensor (row-major element values, two's complement, each element
 /// `elementBits` wide) in `layout`.
@@ -58,4 +62,4 @@ std::vector<uint8_t> packTensor(const HbmTensorLayout &layout, const std::vector
 std::vector<int64_t> unpackTensor(const HbmTensorLayout &layout, const std::vector<uint8_t> &bytes,
                                   bool isSigned);
 
-} // namespace st::plan
+} // namespace st::ir
