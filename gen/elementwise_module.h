@@ -5,7 +5,7 @@
 // The module computes, for every output element of a tile, exactly ScalarExpr::evaluate (64-bit
 // integer arithmetic) followed by saturation to the output type, as ir::interpretGraph does. It
 // never builds 64-bit datapaths it does not need: the interval analysis of
-// plan/elementwise_datapath.h gives every node the width of its exact value range (at most 64 bits;
+// ir/elementwise_datapath.h gives every node the width of its exact value range (at most 64 bits;
 // a node whose range exceeds 64 bits wraps at 64 bits, as the C++ reference does). Interface
 // (valid/ready streams):
 //   clk_i, rst_ni (synchronous, active low),

@@ -12,10 +12,10 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "model/llm_kernel_params.h"
+#include "model/weight_stream.h"
 #include "numerics/embedding.h"
 #include "numerics/table_export.h"
-#include "numerics/weight_stream.h"
-#include "plan/kernel_params.h"
 #include "support/bulk_file.h"
 #include "support/error.h"
 #include "support/parallel.h"

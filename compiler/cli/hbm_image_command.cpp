@@ -144,7 +144,7 @@ one or with --random-weights, on N seeded random sequences of L tokens (default 
 (docs/numerics.md) and writes into DIR one hbm_pc<NN>.bin per used pseudo-channel, the RoPE
 tables and manifest.json (docs/hbm-image.md), with a KV cache of --max-context positions
 (default 2048, at most the model's). --lanes N lays the linear weight streams out for stages of
-N codes per vector token (plan::linearKernelParamsForLanes, the e2e lowering's rule); without it
+N codes per vector token (model::linearKernelParamsForLanes, the e2e lowering's rule); without it
 each linear gets the (Rows, KLanes) with the most weight bits per 512-bit word. Prints the buffers, bytes and the seconds of each phase.
 The layout is the per-op design's (`compile --engine per-op`, one buffer per op kind). A design
 on the GEMV engine (compile's default) reads its weights as per-channel engine streams and its

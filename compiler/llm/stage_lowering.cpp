@@ -11,7 +11,7 @@
 #include "llm/kv_striping.h"
 #include "model/linear_model.h"
 #include "model/llm_kernel_catalog.h"
-#include "plan/kernel_params.h"
+#include "model/llm_kernel_params.h"
 #include "support/error.h"
 
 namespace st::llm {
@@ -269,7 +269,7 @@ private:
     const unsigned outBits = bits(op.output.tensor);
     // Per lane: gamma s16, and for LayerNorm beta in output LSBs with 8 fraction bits, in a
     // power-of-two slot (the image's layout).
-    const int64_t slotBits = plan::normParamSlotBits(layerNorm, outBits);
+    const int64_t slotBits = model::normParamSlotBits(layerNorm, outBits);
     const ITensorType paramType = recordType(n, slotBits / 8, out_.lanes);
     const ir::NodeId k = addKernel(op, "st_norm",
                                    {param("LayerNorm", layerNorm), param("N", n),
@@ -302,7 +302,7 @@ private:
     }
     model::LinearParams p;
     try {
-      p = plan::linearKernelParamsForLanes(
+      p = model::linearKernelParamsForLanes(
           k, nOut, format.bits, bits(x),
           format.groupSize == static_cast<size_t>(k) ? 0 : static_cast<int64_t>(format.groupSize),
           bits(op.output.tensor), out_.lanes);

@@ -7,7 +7,7 @@
 // per-layer scales) are sidebands, not streams. The result is ready for insert-forks and
 // size-fifos, which give the stage's FIFO depths and predicted cycles. The widths come from the
 // quantizer's per-edge rule (frontend::outputCodeBits) and each linear's parameters from
-// plan::linearKernelParamsForLanes, the functions the QuantizedModel and the HBM image use.
+// model::linearKernelParamsForLanes, the functions the QuantizedModel and the HBM image use.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // Timing and resource model of st_linear (see linear_model.h).
 #include "model/linear_model.h"
 
-#include "numerics/weight_stream.h"
+#include "model/weight_stream.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -11,8 +11,8 @@ namespace st::model {
 
 namespace {
 
-constexpr int64_t kRowParamBits = numerics::kLinearRowRecordBits;
-constexpr int64_t kGroupScaleBits = numerics::kLinearGroupScaleBits;
+constexpr int64_t kRowParamBits = model::kLinearRowRecordBits;
+constexpr int64_t kGroupScaleBits = model::kLinearGroupScaleBits;
 
 int64_t ceilLog2(int64_t v) {
   int64_t bits = 0;
@@ -28,13 +28,13 @@ void require(bool ok, const std::string &what) {
 
 } // namespace
 
-// The stream layout has one implementation, numerics/weight_stream.
+// The stream layout has one implementation, model/weight_stream.
 int64_t linearWeightPayloadBits(const LinearParams &p) {
-  return numerics::linearStreamPayloadBits(p);
+  return model::linearStreamPayloadBits(p);
 }
 
 int64_t linearHeaderWords(const LinearParams &p) {
-  return numerics::linearStreamHeaderWords(p);
+  return model::linearStreamHeaderWords(p);
 }
 
 int64_t linearBlockWords(const LinearParams &p) {

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "quantization.h"
-#include "weight_stream.h"
+#include "stream_word.h"
 
 #include <cstdint>
 #include <optional>

@@ -8,10 +8,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include "llm/kv_striping.h"
+#include "model/llm_kernel_params.h"
+#include "model/weight_stream.h"
 #include "numerics/embedding.h"
 #include "numerics/gemv_stream.h"
-#include "numerics/weight_stream.h"
-#include "plan/kernel_params.h"
 #include "support/error.h"
 
 namespace st::plan {
@@ -49,9 +49,9 @@ double optionalYamlDouble(const YAML::Node &root, const std::string &key, const 
   }
 }
 
-/// Bits one norm parameter element occupies in HBM (kernel_params.h).
+/// Bits one norm parameter element occupies in HBM (model/llm_kernel_params.h).
 int64_t normSlotBits(const numerics::QuantizedNorm &n) {
-  return plan::normParamSlotBits(n.kind == numerics::NormKind::LayerNorm, n.outputBits);
+  return model::normParamSlotBits(n.kind == numerics::NormKind::LayerNorm, n.outputBits);
 }
 
 std::vector<uint8_t> normParamBytes(const numerics::QuantizedNorm &n, int64_t layerBytes) {
@@ -276,8 +276,8 @@ HbmBuffer linearBuffer(HbmBuffer b, const numerics::QuantizedLinear &l, const Qu
                        const std::map<std::string, int64_t> &stageLanes) {
   b.kind = "linear_weights";
   auto lanes = stageLanes.find(b.stage);
-  b.linearParams = lanes == stageLanes.end() ? plan::linearKernelParamsFor(l)
-                                             : plan::linearKernelParamsForLanes(l, lanes->second);
+  b.linearParams = lanes == stageLanes.end() ? model::linearKernelParamsFor(l)
+                                             : model::linearKernelParamsForLanes(l, lanes->second);
   const model::LinearParams p = b.linearParams;
   b.layerBytes = (p.nOut / p.rows) * model::linearBlockWords(p) * p.wordBits / 8;
   b.format = "st_linear weight stream (docs/weight-stream.md): W" + std::to_string(p.weightBits) +
@@ -286,7 +286,7 @@ HbmBuffer linearBuffer(HbmBuffer b, const numerics::QuantizedLinear &l, const Qu
              ", WordBits " + std::to_string(p.wordBits);
   const std::string stageName = b.stage, opName = b.op;
   b.contents = [m, stageName, opName, p](int64_t layer) {
-    return numerics::linearWeightStreamBytes(
+    return model::linearWeightStreamBytes(
         m->get<numerics::QuantizedLinear>(stageName, layer, opName), p);
   };
   b.name = b.stage + "/" + b.op + ".weights";

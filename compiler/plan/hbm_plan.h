@@ -116,8 +116,8 @@ struct HbmImagePlan {
 /// the first run of empty consecutive channels. Throws st::Error ("hbm image", naming the buffer
 /// and the sizes) when a buffer finds no room. The plan refers to `model` (contents).
 /// `stageLanes` (stage name -> codes per vector token, the e2e lowering's lane count): the
-/// linears of a stage listed there use plan::linearKernelParamsForLanes(layer, lanes), the others
-/// plan::linearKernelParamsFor(layer).
+/// linears of a stage listed there use model::linearKernelParamsForLanes(layer, lanes), the others
+/// model::linearKernelParamsFor(layer).
 /// With `engine` (a design whose linears run on the shared GEMV engine) the linears get no
 /// buffers of their own: pseudo-channel c holds buffer "engine/w<c>" at offset 0, the channel's
 /// words of every engine call of one decode step in program order (numerics/gemv_stream).

@@ -8,14 +8,14 @@
 //     code extremes so that outputs saturate, one in 8 with tiny codes so that small shifts and
 //     shift 0 occur) under four traffic phases of random backpressure on all three streams,
 //     every output token compared with st::numerics::linear.
-// The weight stream comes from numerics/weight_stream (the layout of docs/weight-stream.md).
+// The weight stream comes from model/weight_stream (the layout of docs/weight-stream.md).
 #include "config_dispatch.h"
 #include "harness.h"
 #include "linear_configs.h"
 #include "model/linear_model.h"
+#include "model/weight_stream.h"
 #include "numerics/golden_ops.h"
 #include "numerics/quantization.h"
-#include "numerics/weight_stream.h"
 #include "scoreboard.h"
 #include "stream_driver.h"
 #include "stream_sink.h"
@@ -180,10 +180,10 @@ std::vector<Bits> xTokens(const model::LinearParams &p, const std::vector<int32_
 }
 
 /// The weight stream of one invocation (docs/weight-stream.md), built by the one implementation
-/// of its layout, numerics::linearWeightStreamWords.
+/// of its layout, model::linearWeightStreamWords.
 std::vector<Bits> weightWords(const model::LinearParams &p, const num::QuantizedLinear &layer) {
   std::vector<Bits> words;
-  for (const num::StreamWord &w : num::linearWeightStreamWords(layer, p))
+  for (const num::StreamWord &w : model::linearWeightStreamWords(layer, p))
     words.push_back(Bits::fromWords(unsigned(p.wordBits), w.data()));
   return words;
 }

@@ -15,10 +15,10 @@
 #include "frontend/decode_builder.h"
 #include "frontend/quantized_model.h"
 #include "gen/hbm_image.h"
+#include "model/llm_kernel_params.h"
+#include "model/weight_stream.h"
 #include "numerics/embedding.h"
-#include "numerics/weight_stream.h"
 #include "plan/hbm_plan.h"
-#include "plan/kernel_params.h"
 #include "support/error.h"
 
 namespace st::gen {
@@ -101,9 +101,9 @@ void checkImage(const Quantized &m, const plan::HbmDevice &device, int64_t maxCo
       if (kind == "linear_weights") {
         const auto &layer = m.q.get<numerics::QuantizedLinear>(stage, l, op);
         const model::LinearParams params =
-            stageLanes.count(stage) ? plan::linearKernelParamsForLanes(layer, stageLanes.at(stage))
-                                    : plan::linearKernelParamsFor(layer);
-        expected = numerics::linearWeightStreamBytes(layer, params);
+            stageLanes.count(stage) ? model::linearKernelParamsForLanes(layer, stageLanes.at(stage))
+                                    : model::linearKernelParamsFor(layer);
+        expected = model::linearWeightStreamBytes(layer, params);
         EXPECT_EQ(b["linear_params"]["Rows"].get<int64_t>(), params.rows);
         EXPECT_EQ(b["linear_params"]["KLanes"].get<int64_t>(), params.kLanes);
         EXPECT_EQ(b["linear_params"]["WordBits"].get<int64_t>(), params.wordBits);
@@ -172,23 +172,23 @@ TEST(HbmImageTest, RoundTripWithStageLanes) {
 
 TEST(HbmImageTest, LanesRuleByHand) {
   // W4 g128, 8 lanes: 8 rows x (4 KLanes + 16) <= 512 -> KLanes 8, payload 384 -> 512-bit words.
-  model::LinearParams p = plan::linearKernelParamsForLanes(2048, 2048, 4, 8, 128, 16, 8);
+  model::LinearParams p = model::linearKernelParamsForLanes(2048, 2048, 4, 8, 128, 16, 8);
   EXPECT_EQ(p.rows, 8);
   EXPECT_EQ(p.lanes, 8);
   EXPECT_EQ(p.kLanes, 8);
   EXPECT_EQ(p.wordBits, 512);
   // W8 per channel, 4 lanes: 4 x 8 x KLanes <= 512 -> KLanes 16, payload 512.
-  p = plan::linearKernelParamsForLanes(2048, 896, 8, 16, 0, 16, 4);
+  p = model::linearKernelParamsForLanes(2048, 896, 8, 16, 0, 16, 4);
   EXPECT_EQ(p.kLanes, 16);
   EXPECT_EQ(p.wordBits, 512);
   // K = 48 per channel at W4, 4 lanes: KLanes 48 (768 bits) does not fit; KLanes 24 (384 bits,
   // one 512-bit header word + 2 weight words = 3 < 5) is too short; KLanes 16: 256 bits ->
   // 256-bit words, 2 header words + 3 weight words.
-  p = plan::linearKernelParamsForLanes(48, 48, 4, 8, 0, 16, 4);
+  p = model::linearKernelParamsForLanes(48, 48, 4, 8, 0, 16, 4);
   EXPECT_EQ(p.kLanes, 16);
   EXPECT_EQ(p.wordBits, 256);
   EXPECT_NO_THROW(model::checkLinearParams(p));
-  EXPECT_THROW(plan::linearKernelParamsForLanes(48, 44, 4, 8, 0, 16, 8),
+  EXPECT_THROW(model::linearKernelParamsForLanes(48, 44, 4, 8, 0, 16, 8),
                Error); // 8 does not divide 44
 }
 
@@ -224,7 +224,7 @@ TEST(HbmImageTest, LinearKernelParametersObeyTheKernelRules) {
        {numerics::Precision::W4A8, numerics::Precision::W8A8, numerics::Precision::W8A16}) {
     const auto layer = numerics::quantizeLinear(w, 256, 2048, frontend::weightFormatFor(p, 2048),
                                                 0.01, numerics::activationBitsOf(p), 0.01, 16);
-    const model::LinearParams params = plan::linearKernelParamsFor(layer);
+    const model::LinearParams params = model::linearKernelParamsFor(layer);
     EXPECT_NO_THROW(model::checkLinearParams(params));
     EXPECT_EQ(params.wordBits, 512);
     if (p != numerics::Precision::W4A8)

@@ -1,6 +1,6 @@
 // Stage lowering (compiler/llm/stage_lowering): every stage of the four fixtures lowers onto the
 // kernel templates, passes the dataflow verifier after insert-forks, and sizes its FIFOs with
-// the LP; each linear's weight-stream DMA streams exactly the bytes numerics/weight_stream
+// the LP; each linear's weight-stream DMA streams exactly the bytes model/weight_stream
 // produces for that kernel's parameters; stream widths follow docs/numerics.md §1 and equal the
 // quantizer's formats; bad requests name the op.
 #include "llm/stage_lowering.h"
@@ -16,7 +16,7 @@
 #include "gen/hbm_image.h"
 #include "ir/hbm_layout.h"
 #include "model/llm_kernel_catalog.h"
-#include "numerics/weight_stream.h"
+#include "model/weight_stream.h"
 #include "passes/pass_pipeline.h"
 #include "support/error.h"
 
@@ -117,7 +117,7 @@ TEST(StageLowering, WeightDmaStreamsTheWeightStreamImplementationsBytes) {
                                       static_cast<size_t>(p.groupSize ? p.groupSize : p.k)};
         const numerics::QuantizedLinear layer = numerics::quantizeLinear(
             w, p.nOut, p.k, format, 0.02, p.activationBits, 0.05, p.outputBits);
-        const std::vector<uint8_t> bytes = numerics::linearWeightStreamBytes(layer, p);
+        const std::vector<uint8_t> bytes = model::linearWeightStreamBytes(layer, p);
         // The DMA feeding port "w" streams one weight word per token, one word per bus beat.
         const ir::StreamId s = *df.streamInto({id, 1});
         const ir::ITensorType &type = df.srcPort(df.stream(s)).type;

@@ -1,7 +1,7 @@
-// Unit tests of numerics/weight_stream: the st_linear weight stream of docs/weight-stream.md,
+// Unit tests of model/weight_stream: the st_linear weight stream of docs/weight-stream.md,
 // checked field by field against hand-computed words, against the document's byte-run rule
 // (the weight field is the rows' packed byte runs back to back), and for its errors.
-#include "numerics/weight_stream.h"
+#include "model/weight_stream.h"
 
 #include "support/error.h"
 
@@ -9,15 +9,15 @@
 
 #include <random>
 
-namespace st::numerics {
+namespace st::model {
 namespace {
 
 /// Bit `bit` of a stream word.
-unsigned bitOf(const StreamWord &word, int64_t bit) {
+unsigned bitOf(const numerics::StreamWord &word, int64_t bit) {
   return (word[size_t(bit / 32)] >> (bit % 32)) & 1;
 }
 
-uint64_t field(const StreamWord &word, int64_t lo, int64_t width) {
+uint64_t field(const numerics::StreamWord &word, int64_t lo, int64_t width) {
   uint64_t v = 0;
   for (int64_t i = 0; i < width; ++i)
     v |= uint64_t(bitOf(word, lo + i)) << i;
@@ -25,8 +25,8 @@ uint64_t field(const StreamWord &word, int64_t lo, int64_t width) {
 }
 
 /// A layer with random codes, mantissas, bias and multipliers matching `p`.
-QuantizedLinear randomLayer(const model::LinearParams &p, std::mt19937_64 &rng, bool withBias) {
-  QuantizedLinear layer;
+numerics::QuantizedLinear randomLayer(const LinearParams &p, std::mt19937_64 &rng, bool withBias) {
+  numerics::QuantizedLinear layer;
   layer.rows = size_t(p.nOut);
   layer.cols = size_t(p.k);
   layer.weightBits = unsigned(p.weightBits);
@@ -36,7 +36,7 @@ QuantizedLinear randomLayer(const model::LinearParams &p, std::mt19937_64 &rng, 
   for (auto &c : codes)
     c = std::uniform_int_distribution<int32_t>(lo, hi)(rng);
   if (p.weightBits == 4)
-    layer.packedWeights = packInt4(codes);
+    layer.packedWeights = numerics::packInt4(codes);
   else
     for (int32_t c : codes)
       layer.packedWeights.push_back(uint8_t(c & 0xff));
@@ -46,7 +46,8 @@ QuantizedLinear randomLayer(const model::LinearParams &p, std::mt19937_64 &rng, 
     if (withBias)
       layer.bias.push_back(
           std::uniform_int_distribution<int64_t>(-(int64_t(1) << 47), (int64_t(1) << 47) - 1)(rng));
-    layer.outputScales.push_back(FixedScale{uint32_t(rng() & 0xffffff), uint8_t(rng() % 64)});
+    layer.outputScales.push_back(
+        numerics::FixedScale{uint32_t(rng() & 0xffffff), uint8_t(rng() % 64)});
   }
   return layer;
 }
@@ -54,16 +55,17 @@ QuantizedLinear randomLayer(const model::LinearParams &p, std::mt19937_64 &rng, 
 TEST(WeightStream, HandComputedW4Group) {
   // 2 x 4 layer, Rows 2, KLanes 2, group 2, WordBits 96: payload 2*2*4 + 2*16 = 48 bits,
   // header ceil(160/96) = 2 words, then 2 weight words.
-  model::LinearParams p;
+  LinearParams p;
   p.k = 4, p.nOut = 2, p.rows = 2, p.kLanes = 2, p.lanes = 2, p.weightBits = 4, p.groupSize = 2,
   p.wordBits = 96;
-  QuantizedLinear layer;
+  numerics::QuantizedLinear layer;
   layer.rows = 2, layer.cols = 4, layer.weightBits = 4, layer.groupSize = 2;
-  layer.packedWeights = packInt4({1, -2, 3, -8, 7, 0, -1, 5}); // row 0: 1 -2 3 -8; row 1: 7 0 -1 5
-  layer.groupScales = {0x1111, 0x2222, 0x3333, 0x4444};        // [row][group]
+  layer.packedWeights =
+      numerics::packInt4({1, -2, 3, -8, 7, 0, -1, 5});  // row 0: 1 -2 3 -8; row 1: 7 0 -1 5
+  layer.groupScales = {0x1111, 0x2222, 0x3333, 0x4444}; // [row][group]
   layer.bias = {-1, 5};
-  layer.outputScales = {FixedScale{0xabcdef, 17}, FixedScale{0x123456, 63}};
-  const std::vector<StreamWord> words = linearWeightStreamWords(layer, p);
+  layer.outputScales = {numerics::FixedScale{0xabcdef, 17}, numerics::FixedScale{0x123456, 63}};
+  const std::vector<numerics::StreamWord> words = linearWeightStreamWords(layer, p);
   ASSERT_EQ(words.size(), 4u);
   EXPECT_EQ(linearStreamHeaderWords(p), 2);
   // Header: row 0 at bits 0..79, row 1 at 80..159 of the two words' concatenation.
@@ -102,10 +104,10 @@ TEST(WeightStream, WeightFieldIsTheRowsPackedByteRuns) {
   std::mt19937_64 rng(7);
   for (int weightBits : {4, 8})
     for (int groupSize : {0, 32}) {
-      model::LinearParams p;
+      LinearParams p;
       p.k = 128, p.nOut = 12, p.rows = 3, p.kLanes = 16, p.lanes = 8, p.weightBits = weightBits,
       p.groupSize = groupSize, p.wordBits = 512;
-      const QuantizedLinear layer = randomLayer(p, rng, groupSize != 0);
+      const numerics::QuantizedLinear layer = randomLayer(p, rng, groupSize != 0);
       const std::vector<uint8_t> bytes = linearWeightStreamBytes(layer, p);
       const int64_t header = linearStreamHeaderWords(p), perRow = p.k / p.kLanes;
       ASSERT_EQ(int64_t(bytes.size()), (p.nOut / p.rows) * (header + perRow) * 64);
@@ -140,16 +142,16 @@ TEST(WeightStream, BytesAreTheWordsLittleEndian) {
     for (int groupSize : {0, 16, 64})
       for (int64_t rows : {1, 3, 8})
         for (int64_t wordBits : {int64_t(0), int64_t(96), int64_t(520), int64_t(1024)}) {
-          model::LinearParams p;
+          LinearParams p;
           p.k = 128, p.nOut = 24, p.rows = rows, p.kLanes = 16, p.lanes = 8,
           p.weightBits = weightBits, p.groupSize = groupSize;
           p.wordBits = wordBits ? wordBits : (linearStreamPayloadBits(p) + 7) / 8 * 8;
           if (p.wordBits < linearStreamPayloadBits(p))
             continue;
-          const QuantizedLinear layer = randomLayer(p, rng, rows != 3);
-          const std::vector<StreamWord> words = linearWeightStreamWords(layer, p);
+          const numerics::QuantizedLinear layer = randomLayer(p, rng, rows != 3);
+          const std::vector<numerics::StreamWord> words = linearWeightStreamWords(layer, p);
           std::vector<uint8_t> expected;
-          for (const StreamWord &word : words)
+          for (const numerics::StreamWord &word : words)
             for (int64_t i = 0; i < p.wordBits / 8; ++i)
               expected.push_back(uint8_t(word[size_t(i / 4)] >> (8 * (i % 4))));
           ASSERT_EQ(linearWeightStreamBytes(layer, p), expected)
@@ -162,12 +164,12 @@ TEST(WeightStream, BytesAreTheWordsLittleEndian) {
 
 TEST(WeightStream, RejectsMismatchedLayers) {
   std::mt19937_64 rng(3);
-  model::LinearParams p;
+  LinearParams p;
   p.k = 64, p.nOut = 8, p.rows = 4, p.kLanes = 16, p.lanes = 8, p.weightBits = 4, p.groupSize = 32,
   p.wordBits = 320;
-  const QuantizedLinear good = randomLayer(p, rng, true);
+  const numerics::QuantizedLinear good = randomLayer(p, rng, true);
   EXPECT_NO_THROW(linearWeightStreamWords(good, p));
-  QuantizedLinear bad = good;
+  numerics::QuantizedLinear bad = good;
   bad.outputScales.pop_back();
   EXPECT_THROW(linearWeightStreamWords(bad, p), Error);
   bad = good;
@@ -176,7 +178,7 @@ TEST(WeightStream, RejectsMismatchedLayers) {
   bad = good;
   bad.groupSize = 64;
   EXPECT_THROW(linearWeightStreamWords(bad, p), Error);
-  model::LinearParams narrow = p;
+  LinearParams narrow = p;
   narrow.wordBits = 300; // payload is 4*16*4 + 4*16 = 320
   try {
     linearWeightStreamWords(good, narrow);
@@ -184,10 +186,10 @@ TEST(WeightStream, RejectsMismatchedLayers) {
   } catch (const Error &e) {
     EXPECT_EQ(e.field(), "WordBits");
   }
-  model::LinearParams odd = p;
+  LinearParams odd = p;
   odd.wordBits = 321;
   EXPECT_THROW(linearWeightStreamBytes(good, odd), Error);
 }
 
 } // namespace
-} // namespace st::numerics
+} // namespace st::model

@@ -1,5 +1,5 @@
 // The weight stream of st_linear (see weight_stream.h and docs/weight-stream.md).
-#include "weight_stream.h"
+#include "model/weight_stream.h"
 
 #include "support/error.h"
 
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-namespace st::numerics {
+namespace st::model {
 
 namespace {
 
@@ -33,7 +33,7 @@ void placeBits(std::vector<uint32_t> &limbs, int64_t lo, int64_t width, uint64_t
   }
 }
 
-void checkLayer(const QuantizedLinear &layer, const model::LinearParams &p) {
+void checkLayer(const numerics::QuantizedLinear &layer, const LinearParams &p) {
   // The layout rules of docs/weight-stream.md (st_linear checks these and more with $fatal).
   require(p.weightBits == 4 || p.weightBits == 8, "WBits",
           "4 or 8, got " + std::to_string(p.weightBits));
@@ -80,21 +80,21 @@ void checkLayer(const QuantizedLinear &layer, const model::LinearParams &p) {
 
 } // namespace
 
-int64_t linearStreamPayloadBits(const model::LinearParams &p) {
+int64_t linearStreamPayloadBits(const LinearParams &p) {
   return p.rows * p.kLanes * p.weightBits + (p.groupSize != 0 ? p.rows * kLinearGroupScaleBits : 0);
 }
 
-int64_t linearStreamHeaderWords(const model::LinearParams &p) {
+int64_t linearStreamHeaderWords(const LinearParams &p) {
   return (p.rows * kLinearRowRecordBits + p.wordBits - 1) / p.wordBits;
 }
 
-std::vector<StreamWord> linearWeightStreamWords(const QuantizedLinear &layer,
-                                                const model::LinearParams &p) {
+std::vector<numerics::StreamWord> linearWeightStreamWords(const numerics::QuantizedLinear &layer,
+                                                          const LinearParams &p) {
   checkLayer(layer, p);
   const int64_t limbs = (p.wordBits + 31) / 32;
   const int64_t headerWords = linearStreamHeaderWords(p);
   const size_t groups = layer.groupsPerRow();
-  std::vector<StreamWord> words;
+  std::vector<numerics::StreamWord> words;
   words.reserve(size_t(p.nOut / p.rows * (headerWords + p.k / p.kLanes)));
   for (int64_t b = 0; b < p.nOut / p.rows; ++b) {
     // The header words form one headerWords*WordBits-bit value; row r owns bits [r*80, +80).
@@ -107,7 +107,7 @@ std::vector<StreamWord> linearWeightStreamWords(const QuantizedLinear &layer,
       placeBits(header, at + 72, 6, layer.outputScales[row].shift);
     }
     for (int64_t h = 0; h < headerWords; ++h) {
-      StreamWord word(size_t(limbs), 0);
+      numerics::StreamWord word(size_t(limbs), 0);
       for (int64_t bit = 0; bit < p.wordBits; ++bit) {
         const int64_t from = h * p.wordBits + bit;
         if ((header[size_t(from / 32)] >> (from % 32)) & 1)
@@ -116,7 +116,7 @@ std::vector<StreamWord> linearWeightStreamWords(const QuantizedLinear &layer,
       words.push_back(std::move(word));
     }
     for (int64_t j = 0; j < p.k / p.kLanes; ++j) {
-      StreamWord word(size_t(limbs), 0);
+      numerics::StreamWord word(size_t(limbs), 0);
       for (int64_t r = 0; r < p.rows; ++r) {
         const size_t row = size_t(b * p.rows + r);
         for (int64_t l = 0; l < p.kLanes; ++l)
@@ -160,8 +160,8 @@ inline void copyRun(uint8_t *to, const uint8_t *from, int64_t n) {
 
 } // namespace
 
-std::vector<uint8_t> linearWeightStreamBytes(const QuantizedLinear &layer,
-                                             const model::LinearParams &p) {
+std::vector<uint8_t> linearWeightStreamBytes(const numerics::QuantizedLinear &layer,
+                                             const LinearParams &p) {
   require(p.wordBits % 8 == 0, "WordBits",
           "a multiple of 8 for the HBM image, got " + std::to_string(p.wordBits));
   checkLayer(layer, p);
@@ -210,4 +210,4 @@ std::vector<uint8_t> linearWeightStreamBytes(const QuantizedLinear &layer,
   return bytes;
 }
 
-} // namespace st::numerics
+} // namespace st::model

@@ -1,16 +1,16 @@
-// Kernel parameters of quantized ops (see kernel_params.h).
-#include "plan/kernel_params.h"
+// Kernel parameters of quantized ops (see llm_kernel_params.h).
+#include "model/llm_kernel_params.h"
 
 #include <stdexcept>
 #include <string>
 
-#include "numerics/weight_stream.h"
+#include "model/weight_stream.h"
 #include "support/error.h"
 
-namespace st::plan {
+namespace st::model {
 
-model::LinearParams linearKernelParamsFor(const numerics::QuantizedLinear &layer) {
-  model::LinearParams best;
+LinearParams linearKernelParamsFor(const numerics::QuantizedLinear &layer) {
+  LinearParams best;
   int64_t bestBits = -1;
   const int64_t k = static_cast<int64_t>(layer.cols), n = static_cast<int64_t>(layer.rows);
   const int64_t wb = layer.weightBits;
@@ -22,7 +22,7 @@ model::LinearParams linearKernelParamsFor(const numerics::QuantizedLinear &layer
     for (int64_t rows = 1; rows * kLanes * wb <= kLinearStreamWordBits && rows <= n; ++rows) {
       if (n % rows != 0)
         continue;
-      model::LinearParams p;
+      LinearParams p;
       p.k = k;
       p.nOut = n;
       p.rows = rows;
@@ -54,10 +54,10 @@ model::LinearParams linearKernelParamsFor(const numerics::QuantizedLinear &layer
   return best;
 }
 
-model::LinearParams linearKernelParamsForLanes(int64_t k, int64_t nOut, int64_t weightBits,
-                                               int64_t activationBits, int64_t groupSize,
-                                               int64_t outputBits, int64_t lanes) {
-  model::LinearParams p;
+LinearParams linearKernelParamsForLanes(int64_t k, int64_t nOut, int64_t weightBits,
+                                        int64_t activationBits, int64_t groupSize,
+                                        int64_t outputBits, int64_t lanes) {
+  LinearParams p;
   p.k = k;
   p.nOut = nOut;
   p.rows = lanes;
@@ -72,7 +72,7 @@ model::LinearParams linearKernelParamsForLanes(int64_t k, int64_t nOut, int64_t 
           (groupSize != 0 && groupSize % kLanes != 0))
         continue;
       p.kLanes = kLanes;
-      const int64_t payload = numerics::linearStreamPayloadBits(p);
+      const int64_t payload = linearStreamPayloadBits(p);
       if (payload > kLinearStreamWordBits)
         continue;
       p.wordBits = 8;
@@ -90,8 +90,7 @@ model::LinearParams linearKernelParamsForLanes(int64_t k, int64_t nOut, int64_t 
                   std::to_string(kLinearStreamWordBits) + " bits");
 }
 
-model::LinearParams linearKernelParamsForLanes(const numerics::QuantizedLinear &layer,
-                                               int64_t lanes) {
+LinearParams linearKernelParamsForLanes(const numerics::QuantizedLinear &layer, int64_t lanes) {
   return linearKernelParamsForLanes(
       static_cast<int64_t>(layer.cols), static_cast<int64_t>(layer.rows), layer.weightBits,
       layer.activationBits, layer.perChannel() ? 0 : static_cast<int64_t>(layer.groupSize),
@@ -106,4 +105,4 @@ int64_t normParamSlotBits(bool layerNorm, unsigned outBits) {
   return slot;
 }
 
-} // namespace st::plan
+} // namespace st::model
