@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "llm/run_layout.h"
+#include "plan/run_regions.h"
 #include "support/error.h"
 
 namespace st::plan {
@@ -149,7 +150,7 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
           model.program.stages.at(static_cast<size_t>(call.stage)).name == tap.stage &&
           call.op == tap.op)
         tap.codes = call.nDeliver;
-  llm::addRunRegions(d.hbm, model.program, q, taps);
+  addRunRegions(d.hbm, model.program, q, taps);
   HbmBuffer prompt;
   prompt.name = kPromptBuffer;
   prompt.kind = "run_prompt";
