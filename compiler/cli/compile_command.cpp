@@ -19,13 +19,13 @@
 #include "frontend/quantized_model.h"
 #include "gen/design_writer.h"
 #include "gen/llm_design.h"
-#include "llm/attention_tile_choice.h"
 #include "llm/design_defaults.h"
-#include "llm/engine_fifo_choice.h"
-#include "llm/kv_step_choice.h"
 #include "llm/prediction_work.h"
 #include "passes/pass_pipeline.h"
+#include "plan/attention_tile_choice.h"
+#include "plan/engine_fifo_choice.h"
 #include "plan/graph_plan.h"
+#include "plan/kv_step_choice.h"
 #include "plan/llm_plan.h"
 #include "support/error.h"
 #include "support/parallel.h"
@@ -78,7 +78,7 @@ struct CompileOptions {
   /// chooseAttentionParallelism's.
   int64_t attentionPositionSlices = -1;
   int64_t enginePackedPairs = -1; ///< -1: chooseAttentionParallelism's (0 with --attention-kv-step)
-  int64_t engineFifoWords = 0;    ///< 0: llm::chooseEngineFifoWords among 4,096 and 8,192
+  int64_t engineFifoWords = 0;    ///< 0: plan::chooseEngineFifoWords among 4,096 and 8,192
   bool randomWeights = false;
   bool quiet = false;
   std::string timings;
@@ -175,10 +175,10 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
     accelerator.enginePackedPairs = std::max<int64_t>(o.enginePackedPairs, 0);
     accelerator.attentionBlockMajor =
         o.attentionWalk == "block" ||
-        (o.attentionWalk.empty() && llm::attentionBlockMajorApplies(model.program, accelerator));
+        (o.attentionWalk.empty() && plan::attentionBlockMajorApplies(model.program, accelerator));
   } else {
-    const llm::AttentionParallelism chosen =
-        llm::chooseAttentionParallelism(model.program, accelerator, budget);
+    const plan::AttentionParallelism chosen =
+        plan::chooseAttentionParallelism(model.program, accelerator, budget);
     chosen.applyTo(accelerator);
     // The command line's read step, packed pairs and walk override the choice; the choice's
     // position striping stands only without any of them.
@@ -187,8 +187,9 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
     if (o.enginePackedPairs >= 0)
       accelerator.enginePackedPairs = o.enginePackedPairs;
     accelerator.attentionBlockMajor =
-        o.attentionWalk == "block" || (o.attentionWalk.empty() && chosen.blockMajor &&
-                                       llm::attentionBlockMajorApplies(model.program, accelerator));
+        o.attentionWalk == "block" ||
+        (o.attentionWalk.empty() && chosen.blockMajor &&
+         plan::attentionBlockMajorApplies(model.program, accelerator));
     if (o.attentionPositionSlices >= 0 || o.attentionReadStep >= 0 || !o.attentionWalk.empty() ||
         chosen.positionSlices < 2)
       accelerator.attentionPositionSlices = 0;
@@ -212,14 +213,14 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
         // Beside the calibration: a step simulation per candidate (two passes, tiles of 64, 128
         // and 256 positions) where one pass applies.
         BesidePhase phase(&log, "attention pass");
-        accelerator.attentionTilePositions = llm::chooseAttentionTile(
-            model.program, accelerator, llm::kAttentionTileCandidates, budget);
+        accelerator.attentionTilePositions = plan::chooseAttentionTile(
+            model.program, accelerator, plan::kAttentionTileCandidates, budget);
       }
       if (o.engineFifoWords == 0) {
         // Beside the calibration: a few step simulations per candidate depth.
         BesidePhase phase(&log, "engine FIFO depth");
-        accelerator.engineFifoWords = llm::chooseEngineFifoWords(
-            model.program, accelerator, llm::kEngineFifoCandidates, budget);
+        accelerator.engineFifoWords = plan::chooseEngineFifoWords(
+            model.program, accelerator, plan::kEngineFifoCandidates, budget);
       }
       {
         BesidePhase phase(&log, "lowering + FIFO LP");

@@ -25,6 +25,7 @@
 #include "llm/run_check.h"
 #include "llm/run_layout.h"
 #include "llm/step_prediction.h"
+#include "plan/run_regions.h"
 #include "support/error.h"
 
 #ifndef ST_SOURCE_DIR
@@ -148,7 +149,7 @@ GoldenRun runGolden(const fs::path &dir, const nlohmann::json &design, const Llm
   GoldenRun g{llm::runGoldenTrace(model.program, q, o.prompt,
                                   steps.total - static_cast<int64_t>(o.prompt.size()) + 1,
                                   plan.maxContext, taps),
-              llm::runLayoutOf(plan, model.program, q, taps)};
+              plan::runLayoutOf(plan, model.program, q, taps)};
   return g;
 }
 

@@ -16,7 +16,7 @@ namespace st::llm {
 inline constexpr int64_t kDefaultMaxContext = 4096;
 
 /// The share of each of the device's resources up to which the automatic choices (heads in
-/// parallel, llm/kv_step_choice.h; the attention tile; the engine FIFO) let the design grow:
+/// parallel, plan/kv_step_choice.h; the attention tile; the engine FIFO) let the design grow:
 /// room left for placement and routing.
 inline constexpr double kResourceShare = 0.70;
 

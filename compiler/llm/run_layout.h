@@ -14,17 +14,16 @@
 //     row (t mod R) * runs + l; a run longer than R is checked on its last R steps.
 //     A row holds the op's output codes packed little endian at exactly `bits` bits each (8, 16
 //     or 32), zero padded to RowBytes (a multiple of 64).
-// The tap list is data (TapSpec), not code. addRunRegions places the tokens and tap buffers in
-// the image plan (plan::addRunBuffer); runLayoutOf reads every region back from a plan.
+// The tap list is data (TapSpec), not code. plan/run_regions places the tokens and tap buffers
+// in the image plan (plan::addRunRegions) and reads every region back from a plan
+// (plan::runLayoutOf).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "frontend/quantized_model.h"
 #include "ir/decode_program.h"
-#include "plan/hbm_plan.h"
 
 namespace st::llm {
 
@@ -116,19 +115,5 @@ struct RunLayout {
   std::vector<KvRegion> kv;               ///< in program order, K before V of each attention op
   std::vector<TapRegion> taps;
 };
-
-/// Adds the run buffers to `plan` (made by plan::planHbmImage for `program` / `model`): the
-/// tokens region "run/tokens" (kind run_tokens, plan.maxContext u32 ids) and one buffer
-/// "<stage>/<op>.tap" (kind run_tap) per tap, maxContext * runs rows, or a ring of the last
-/// 2^k steps when that exceeds `tapRingBytes`. Throws st::Error naming the tap for an unknown
-/// stage or op or a code width other than 8, 16 or 32.
-void addRunRegions(plan::HbmImagePlan &plan, const ir::DecodeProgram &program,
-                   const frontend::QuantizedModel &model, const std::vector<TapSpec> &taps,
-                   int64_t tapRingBytes = kTapRingBytes);
-
-/// Reads the run layout from a plan that addRunRegions has extended. Throws st::Error naming
-/// the buffer when the plan lacks the tokens region or a tap.
-RunLayout runLayoutOf(const plan::HbmImagePlan &plan, const ir::DecodeProgram &program,
-                      const frontend::QuantizedModel &model, const std::vector<TapSpec> &taps);
 
 } // namespace st::llm

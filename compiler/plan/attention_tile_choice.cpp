@@ -1,35 +1,36 @@
 // One-pass attention's tile, by prediction (see attention_tile_choice.h).
-#include "llm/attention_tile_choice.h"
+#include "plan/attention_tile_choice.h"
 
-#include "llm/engine_fifo_choice.h"
-#include "llm/kv_step_choice.h"
 #include "llm/kv_striping.h"
+#include "plan/engine_fifo_choice.h"
+#include "plan/kv_step_choice.h"
 #include "support/error.h"
 
-namespace st::llm {
+namespace st::plan {
 
 bool attentionOnePassAppliesTo(const ir::DecodeProgram &program,
-                               const AcceleratorOptions &options) {
+                               const llm::AcceleratorOptions &options) {
   const ir::AttentionAttrs *a = firstAttention(program);
-  if (options.engine != LinearEngine::Gemv || !a)
+  if (options.engine != llm::LinearEngine::Gemv || !a)
     return false;
   try {
-    const AttentionStripings s = attentionStripingsOf(
+    const llm::AttentionStripings s = llm::attentionStripingsOf(
         a->numKvHeads, a->headDim, options.attentionKvStep, options.attentionHeadSplit,
         options.attentionReadStep, options.attentionBlockMajor, options.attentionPositionSlices);
-    return attentionOnePassApplies(a->headDim, s.kernel.cacheLanes, s.reading.blockMajor());
+    return llm::attentionOnePassApplies(a->headDim, s.kernel.cacheLanes, s.reading.blockMajor());
   } catch (const Error &) {
     return false; // bad steps: the lowering names the op and what it expected
   }
 }
 
-int64_t chooseAttentionTile(const ir::DecodeProgram &program, const AcceleratorOptions &options,
+int64_t chooseAttentionTile(const ir::DecodeProgram &program,
+                            const llm::AcceleratorOptions &options,
                             const std::vector<int64_t> &tiles,
                             const model::ResourceEstimate &budget) {
   if (!attentionOnePassAppliesTo(program, options))
     return 0;
   const int64_t headDim = firstAttention(program)->headDim;
-  std::vector<AcceleratorOptions> designs;
+  std::vector<llm::AcceleratorOptions> designs;
   std::vector<int64_t> kept;
   for (int64_t tile : tiles) {
     // A tile shorter than its merge (headDim cycles and the pipeline's 12) stalls the value walk
@@ -47,4 +48,4 @@ int64_t chooseAttentionTile(const ir::DecodeProgram &program, const AcceleratorO
   return best < 0 ? 0 : kept[size_t(best)];
 }
 
-} // namespace st::llm
+} // namespace st::plan

@@ -1,5 +1,5 @@
 // Whether attention runs in one pass, and in tiles of how many positions
-// (AcceleratorOptions::attentionTilePositions), chosen per design by the step prediction. One
+// (llm::AcceleratorOptions::attentionTilePositions), chosen per design by the step prediction. One
 // pass reads K and V of a position together, the value walk a tile behind the score walk
 // (st_attention's OnePass, docs/accelerator.md §7): a block's cache is read in about one pass of
 // its positions instead of the two-pass form's block-major overlap of two. It applies to the
@@ -15,22 +15,24 @@
 #include "llm/accelerator_graph.h"
 #include "model/kernel_timing.h"
 
-namespace st::llm {
+namespace st::plan {
 
 /// Whether one pass applies to `options`' design: the GEMV engine, and the lowering's
-/// attention walks block-major over cache tokens of whole kv heads (attentionOnePassApplies).
-bool attentionOnePassAppliesTo(const ir::DecodeProgram &program, const AcceleratorOptions &options);
+/// attention walks block-major over cache tokens of whole kv heads (llm::attentionOnePassApplies).
+bool attentionOnePassAppliesTo(const ir::DecodeProgram &program,
+                               const llm::AcceleratorOptions &options);
 
 /// The tile among `tiles` (positions; 0: two passes), in order of preference, whose design fits
 /// `budget` and predicts the fewest cycles at the design's max context (fastestFittingDesign:
 /// the longest step it makes, where one pass gains most); tiles
 /// larger than the max context or shorter than a tile's merge (headDim + 12 cycles) are
 /// skipped. 0 when one pass does not apply or nothing fits.
-int64_t chooseAttentionTile(const ir::DecodeProgram &program, const AcceleratorOptions &options,
+int64_t chooseAttentionTile(const ir::DecodeProgram &program,
+                            const llm::AcceleratorOptions &options,
                             const std::vector<int64_t> &tiles,
                             const model::ResourceEstimate &budget);
 
 /// The tiles compile weighs by default: two passes, then one pass in tiles of 64, 128 and 256.
 inline const std::vector<int64_t> kAttentionTileCandidates = {0, 64, 128, 256};
 
-} // namespace st::llm
+} // namespace st::plan

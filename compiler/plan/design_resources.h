@@ -6,7 +6,7 @@
 // control slave (st_axi_lite_ctrl) with the DMA start/done sequencing. Views are wiring.
 // The report writes the total into report.json ("resource_estimate") and report.md beside the
 // device budget; synth.vitis_top.* compares it with Yosys (docs/vivado.md). The compiler's own
-// choices that weigh a design against the device (llm/kv_step_choice) use the same estimate, so
+// choices that weigh a design against the device (plan/kv_step_choice) use the same estimate, so
 // a choice and the report agree.
 #pragma once
 

@@ -1,31 +1,32 @@
 // The GEMV engine's prefetch FIFO depth, by prediction (see engine_fifo_choice.h).
-#include "llm/engine_fifo_choice.h"
+#include "plan/engine_fifo_choice.h"
 
 #include <algorithm>
 #include <limits>
 
 #include "llm/engine_step_prediction.h"
-#include "llm/kv_step_choice.h"
+#include "plan/kv_step_choice.h"
 #include "plan/llm_plan.h"
 #include "support/parallel.h"
 
-namespace st::llm {
+namespace st::plan {
 
 int64_t engineFifoChoiceContext(int64_t maxContext) {
   return std::max<int64_t>(2, std::min<int64_t>(512, maxContext));
 }
 
-int64_t choiceContextCycles(const ir::DecodeProgram &program, const AcceleratorOptions &options,
-                            const model::MemoryTiming &hbm, int64_t context) {
-  const AcceleratorGraph g = buildAcceleratorGraph(program, options);
-  EngineStepTimer timer(g, options, plan::layerWindowsOf(program), hbm);
+int64_t choiceContextCycles(const ir::DecodeProgram &program,
+                            const llm::AcceleratorOptions &options, const model::MemoryTiming &hbm,
+                            int64_t context) {
+  const llm::AcceleratorGraph g = llm::buildAcceleratorGraph(program, options);
+  llm::EngineStepTimer timer(g, options, layerWindowsOf(program), hbm);
   const int64_t positions = context > 0 ? std::min(context, options.maxContext)
                                         : engineFifoChoiceContext(options.maxContext);
   return timer.cyclesAt(std::max<int64_t>(2, positions) - 1);
 }
 
 int64_t fastestFittingDesign(const ir::DecodeProgram &program,
-                             const std::vector<AcceleratorOptions> &candidates,
+                             const std::vector<llm::AcceleratorOptions> &candidates,
                              const model::ResourceEstimate &budget, const model::MemoryTiming &hbm,
                              int64_t context) {
   std::vector<size_t> fitting;
@@ -50,13 +51,14 @@ int64_t fastestFittingDesign(const ir::DecodeProgram &program,
   return best;
 }
 
-int64_t chooseEngineFifoWords(const ir::DecodeProgram &program, const AcceleratorOptions &options,
+int64_t chooseEngineFifoWords(const ir::DecodeProgram &program,
+                              const llm::AcceleratorOptions &options,
                               const std::vector<int64_t> &candidates,
                               const model::ResourceEstimate &budget,
                               const model::MemoryTiming &hbm) {
-  if (options.engine != LinearEngine::Gemv)
+  if (options.engine != llm::LinearEngine::Gemv)
     return options.engineFifoWords;
-  std::vector<AcceleratorOptions> designs;
+  std::vector<llm::AcceleratorOptions> designs;
   for (int64_t words : candidates) {
     designs.push_back(options);
     designs.back().engineFifoWords = words;
@@ -65,4 +67,4 @@ int64_t chooseEngineFifoWords(const ir::DecodeProgram &program, const Accelerato
   return best < 0 ? options.engineFifoWords : candidates[size_t(best)];
 }
 
-} // namespace st::llm
+} // namespace st::plan

@@ -1,4 +1,4 @@
-// The depth of the GEMV engine's weight prefetch FIFOs (AcceleratorOptions::engineFifoWords),
+// The depth of the GEMV engine's weight prefetch FIFOs (llm::AcceleratorOptions::engineFifoWords),
 // chosen per design by the step prediction. A deeper FIFO lets each channel's weights stream on
 // longer while the engine waits (attention, norms, the step's boundary), but its refill also
 // shares the K/V slices' channels for longer during attention's passes: by prediction
@@ -17,15 +17,16 @@
 #include "model/kernel_timing.h"
 #include "model/memory_read_model.h"
 
-namespace st::llm {
+namespace st::plan {
 
 /// The context the choice weighs a design at: 512, or the max context when shorter (>= 2).
 int64_t engineFifoChoiceContext(int64_t maxContext);
 
 /// The predicted cycles of `options`' design at the step of a cache of `context` positions
-/// (0: engineFifoChoiceContext): one simulation of the unrolled step (EngineStepTimer), how
+/// (0: engineFifoChoiceContext): one simulation of the unrolled step (llm::EngineStepTimer), how
 /// compile weighs candidate designs.
-int64_t choiceContextCycles(const ir::DecodeProgram &program, const AcceleratorOptions &options,
+int64_t choiceContextCycles(const ir::DecodeProgram &program,
+                            const llm::AcceleratorOptions &options,
                             const model::MemoryTiming &hbm = {}, int64_t context = 0);
 
 /// Among `candidates` (designs, in order of preference), the index of the one within `budget`
@@ -33,7 +34,7 @@ int64_t choiceContextCycles(const ir::DecodeProgram &program, const AcceleratorO
 /// engineFifoChoiceContext; one simulation of the unrolled step each, side by side); ties go to
 /// the earlier candidate; -1 when none fits.
 int64_t fastestFittingDesign(const ir::DecodeProgram &program,
-                             const std::vector<AcceleratorOptions> &candidates,
+                             const std::vector<llm::AcceleratorOptions> &candidates,
                              const model::ResourceEstimate &budget,
                              const model::MemoryTiming &hbm = {}, int64_t context = 0);
 
@@ -43,11 +44,12 @@ inline const std::vector<int64_t> kEngineFifoCandidates = {4096, 8192};
 /// Among `candidates` (words per channel, in order of preference), the depth whose design (the
 /// GEMV engine, `options` otherwise) is within `budget` (designNeedsOf) and predicts the fewest
 /// cycles at the step of engineFifoChoiceContext (one simulation of the unrolled step,
-/// EngineStepTimer); ties go to the earlier candidate. `options.engineFifoWords` for a
+/// llm::EngineStepTimer); ties go to the earlier candidate. `options.engineFifoWords` for a
 /// per-op design or when no candidate fits.
-int64_t chooseEngineFifoWords(const ir::DecodeProgram &program, const AcceleratorOptions &options,
+int64_t chooseEngineFifoWords(const ir::DecodeProgram &program,
+                              const llm::AcceleratorOptions &options,
                               const std::vector<int64_t> &candidates,
                               const model::ResourceEstimate &budget,
                               const model::MemoryTiming &hbm = {});
 
-} // namespace st::llm
+} // namespace st::plan

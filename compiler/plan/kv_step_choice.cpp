@@ -1,22 +1,22 @@
 // The attention's heads in parallel (see kv_step_choice.h).
-#include "llm/kv_step_choice.h"
+#include "plan/kv_step_choice.h"
 
 #include <algorithm>
 #include <variant>
 #include <vector>
 
 #include "ir/hbm_layout.h"
-#include "llm/engine_fifo_choice.h"
 #include "llm/gemv_engine_join.h"
 #include "llm/kv_striping.h"
 #include "llm/stage_lowering.h"
 #include "numerics/gemv_stream.h"
 #include "plan/design_resources.h"
+#include "plan/engine_fifo_choice.h"
 #include "plan/llm_plan.h"
 #include "support/error.h"
 #include "support/parallel.h"
 
-namespace st::llm {
+namespace st::plan {
 
 namespace {
 
@@ -24,7 +24,8 @@ namespace {
 /// (plan/llm_top_interface.h).
 constexpr int64_t kScalarArgs = 3;
 constexpr int64_t kMaxAxiMasters = 64 - kScalarArgs;
-/// Most codes of a kv head whose positions can be striped (one bus word, kvPositionStripingOf).
+/// Most codes of a kv head whose positions can be striped (one bus word,
+/// llm::kvPositionStripingOf).
 constexpr int64_t kPositionStripedHeadCodes = 64;
 
 bool within(const model::ResourceEstimate &e, const model::ResourceEstimate &budget) {
@@ -42,8 +43,9 @@ const ir::AttentionAttrs *firstAttention(const ir::DecodeProgram &program) {
   return nullptr;
 }
 
-DesignNeeds designNeedsOf(const ir::DecodeProgram &program, const AcceleratorOptions &options) {
-  const AcceleratorGraph g = buildAcceleratorGraph(program, options);
+DesignNeeds designNeedsOf(const ir::DecodeProgram &program,
+                          const llm::AcceleratorOptions &options) {
+  const llm::AcceleratorGraph g = llm::buildAcceleratorGraph(program, options);
   DesignNeeds needs;
   for (ir::NodeId n : g.dataflow.nodes()) {
     const ir::DataflowNode &node = g.dataflow.node(n);
@@ -58,11 +60,11 @@ DesignNeeds designNeedsOf(const ir::DecodeProgram &program, const AcceleratorOpt
   }
   // The control's arguments as the LLM top has them (plan/llm_top_interface.h): the scalars and
   // a pointer per AXI master; the HBM plan that names their buffers comes later.
-  plan::TopInterface top;
+  TopInterface top;
   top.args.assign(static_cast<size_t>(kScalarArgs), {"", false, 0, -1});
   top.args.resize(static_cast<size_t>(kScalarArgs + needs.masters), {"", true, 0, 0});
-  plan::DesignResources estimate = plan::designResources(g.dataflow, &top);
-  plan::addLlmSequencers(estimate, g);
+  DesignResources estimate = designResources(g.dataflow, &top);
+  addLlmSequencers(estimate, g);
   needs.resources = estimate.total;
   return needs;
 }
@@ -72,7 +74,7 @@ int64_t attentionKvHeads(const ir::DecodeProgram &program) {
   return a ? a->numKvHeads : 0;
 }
 
-void AttentionParallelism::applyTo(AcceleratorOptions &options) const {
+void AttentionParallelism::applyTo(llm::AcceleratorOptions &options) const {
   options.attentionKvStep = kvStep;
   options.attentionHeadSplit = headSplit;
   options.attentionReadStep = readStep;
@@ -82,28 +84,28 @@ void AttentionParallelism::applyTo(AcceleratorOptions &options) const {
 }
 
 bool attentionBlockMajorApplies(const ir::DecodeProgram &program,
-                                const AcceleratorOptions &options) {
+                                const llm::AcceleratorOptions &options) {
   const ir::AttentionAttrs *a = firstAttention(program);
-  if (options.engine != LinearEngine::Gemv || !a)
+  if (options.engine != llm::LinearEngine::Gemv || !a)
     return false;
   try {
-    return kvBlockMajorApplies(a->numKvHeads, a->headDim, options.attentionKvStep,
-                               options.attentionHeadSplit, options.attentionReadStep);
+    return llm::kvBlockMajorApplies(a->numKvHeads, a->headDim, options.attentionKvStep,
+                                    options.attentionHeadSplit, options.attentionReadStep);
   } catch (const Error &) {
     return false; // bad steps: the lowering names the op and what it expected
   }
 }
 
 AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program,
-                                                const AcceleratorOptions &options,
+                                                const llm::AcceleratorOptions &options,
                                                 const model::ResourceEstimate &budget) {
   const int64_t kvHeads = attentionKvHeads(program);
-  if (options.engine != LinearEngine::Gemv || kvHeads == 0)
+  if (options.engine != llm::LinearEngine::Gemv || kvHeads == 0)
     return {};
-  AcceleratorOptions candidate = options;
+  llm::AcceleratorOptions candidate = options;
   candidate.attentionReadStep = 0;
   const numerics::GemvEngineShape shape =
-      gemvEngineShapeOf(program, options.precision, options.maxLanes, options.engineChannels);
+      llm::gemvEngineShapeOf(program, options.precision, options.maxLanes, options.engineChannels);
   const bool packable = numerics::gemvPairsPackable(shape);
   // The candidates from the widest cache token down: k whole kv heads (k dividing them), then
   // one head in f tokens (f dividing its bus-word parts, at least two parts per token).
@@ -112,7 +114,7 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
     if (kvHeads % k == 0)
       candidates.push_back({k, 1, 0, false, 0});
   const int64_t headDim = firstAttention(program)->headDim;
-  const int64_t headParts = kvHeadParts(headDim);
+  const int64_t headParts = llm::kvHeadParts(headDim);
   for (int64_t f = 2; headParts / f >= 2; ++f)
     if (headParts % f == 0)
       candidates.push_back({1, f, 0, false, 0});
@@ -123,7 +125,8 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
     candidate.attentionKvStep = c.kvStep;
     candidate.attentionHeadSplit = c.headSplit;
     candidate.enginePackedPairs = c.packedPairs;
-    const int64_t tokenCodes = kvStripingOf(kvHeads, headDim, c.kvStep, c.headSplit).cacheLanes;
+    const int64_t tokenCodes =
+        llm::kvStripingOf(kvHeads, headDim, c.kvStep, c.headSplit).cacheLanes;
     for (int64_t m = kvHeads; m * headDim > tokenCodes; --m) {
       if (kvHeads % m != 0 || m * headDim % tokenCodes != 0)
         continue;
@@ -135,7 +138,7 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
       }
     }
     candidate.attentionReadStep = c.readStep;
-    if (kvBlockMajorApplies(kvHeads, headDim, c.kvStep, c.headSplit, c.readStep)) {
+    if (llm::kvBlockMajorApplies(kvHeads, headDim, c.kvStep, c.headSplit, c.readStep)) {
       candidate.attentionBlockMajor = true;
       c.blockMajor = within(designNeedsOf(program, candidate).resources, budget);
       candidate.attentionBlockMajor = false;
@@ -143,8 +146,8 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
     candidate.attentionReadStep = 0;
     // One head per token walked position-major (no striped blocks to walk block-major): stripe
     // the positions over two slices instead, which walks block-major at a token a cycle
-    // (kvPositionStripingOf) if the design still fits.
-    const std::vector<int64_t> windows = plan::layerWindowsOf(program);
+    // (llm::kvPositionStripingOf) if the design still fits.
+    const std::vector<int64_t> windows = layerWindowsOf(program);
     const bool windowed =
         std::any_of(windows.begin(), windows.end(), [](int64_t w) { return w > 0; });
     if (c.kvStep == 1 && c.headSplit == 1 && !c.blockMajor && kvHeads >= 2 &&
@@ -168,7 +171,7 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
             const AttentionParallelism pair[2] = {c, fourSlices};
             int64_t cycles[2] = {0, 0};
             parallelFor(2, [&](size_t i) {
-              AcceleratorOptions withChoice = options;
+              llm::AcceleratorOptions withChoice = options;
               pair[i].applyTo(withChoice);
               cycles[i] = choiceContextCycles(program, withChoice);
             });
@@ -207,4 +210,4 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
   return {};
 }
 
-} // namespace st::llm
+} // namespace st::plan

@@ -13,18 +13,18 @@
 #include "llm/accelerator_graph.h"
 #include "model/kernel_timing.h"
 
-namespace st::llm {
+namespace st::plan {
 
 struct AttentionParallelism {
-  int64_t kvStep = 0;      ///< AcceleratorOptions::attentionKvStep
-  int64_t headSplit = 1;   ///< AcceleratorOptions::attentionHeadSplit
-  int64_t readStep = 0;    ///< AcceleratorOptions::attentionReadStep
-  bool blockMajor = false; ///< AcceleratorOptions::attentionBlockMajor
-  int64_t packedPairs = 0; ///< AcceleratorOptions::enginePackedPairs
-  /// AcceleratorOptions::attentionPositionSlices (with kvStep 1, blockMajor; readStep 0).
+  int64_t kvStep = 0;      ///< llm::AcceleratorOptions::attentionKvStep
+  int64_t headSplit = 1;   ///< llm::AcceleratorOptions::attentionHeadSplit
+  int64_t readStep = 0;    ///< llm::AcceleratorOptions::attentionReadStep
+  bool blockMajor = false; ///< llm::AcceleratorOptions::attentionBlockMajor
+  int64_t packedPairs = 0; ///< llm::AcceleratorOptions::enginePackedPairs
+  /// llm::AcceleratorOptions::attentionPositionSlices (with kvStep 1, blockMajor; readStep 0).
   int64_t positionSlices = 0;
   /// Sets the six options above to this choice (a caller's own overrides come after).
-  void applyTo(AcceleratorOptions &options) const;
+  void applyTo(llm::AcceleratorOptions &options) const;
 };
 
 /// The design of `options`: its estimated resources, the report's own estimate
@@ -36,7 +36,7 @@ struct DesignNeeds {
   model::ResourceEstimate resources;
   int64_t masters = 0;
 };
-DesignNeeds designNeedsOf(const ir::DecodeProgram &program, const AcceleratorOptions &options);
+DesignNeeds designNeedsOf(const ir::DecodeProgram &program, const llm::AcceleratorOptions &options);
 
 /// The program's first attention op's attributes (they agree), or none.
 const ir::AttentionAttrs *firstAttention(const ir::DecodeProgram &program);
@@ -45,9 +45,9 @@ const ir::AttentionAttrs *firstAttention(const ir::DecodeProgram &program);
 int64_t attentionKvHeads(const ir::DecodeProgram &program);
 
 /// Whether the program's attention can walk block-major with `options`' kv step, head split and
-/// read step (kvBlockMajorApplies; false with the per-op engine or no attention).
+/// read step (llm::kvBlockMajorApplies; false with the per-op engine or no attention).
 bool attentionBlockMajorApplies(const ir::DecodeProgram &program,
-                                const AcceleratorOptions &options);
+                                const llm::AcceleratorOptions &options);
 
 /// The widest cache token whose design (`options` with that attentionKvStep and
 /// attentionHeadSplit and as few packed engine channel pairs as its DSPs need) is estimated
@@ -57,18 +57,18 @@ bool attentionBlockMajorApplies(const ir::DecodeProgram &program,
 /// that fits; else, for a head wider than two bus words, the fewest tokens per head that fit
 /// (llm/kv_striping.h); then the widest cache read (readStep, kvReadStripingOf) that still fits
 /// with it, 0 when none wider does; st_attention's block-major walk (one kv-head block's value pass
-/// beside the next block's score pass) wherever it applies (kvBlockMajorApplies) and fits. kvStep 0
-/// (the unstriped cache, a bus word of a head per token: the fewest multipliers) when nothing fits,
-/// and for a per-op design. At one kv head per token where block-major does not apply (a head of
-/// one bus word, at least two kv heads, no sliding window), the positions striped over two slices
-/// instead (positionSlices 2, kvPositionStripingOf: block-major at a token a cycle) when that
-/// design still fits, and over four when that design fits too and its step at
+/// beside the next block's score pass) wherever it applies (llm::kvBlockMajorApplies) and fits.
+/// kvStep 0 (the unstriped cache, a bus word of a head per token: the fewest multipliers) when
+/// nothing fits, and for a per-op design. At one kv head per token where block-major does not apply
+/// (a head of one bus word, at least two kv heads, no sliding window), the positions striped over
+/// two slices instead (positionSlices 2, llm::kvPositionStripingOf: block-major at a token a cycle)
+/// when that design still fits, and over four when that design fits too and its step at
 /// engineFifoChoiceContext is shorter by prediction (TinyLlama-1.1B: 353,531 cycles at 512
 /// against 363,948 with two; Qwen2.5-0.5B's step grows). Builds the accelerator graph a few times
 /// per candidate (only shapes are read: milliseconds); the four-slice comparison simulates the
 /// step twice.
 AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program,
-                                                const AcceleratorOptions &options,
+                                                const llm::AcceleratorOptions &options,
                                                 const model::ResourceEstimate &budget);
 
-} // namespace st::llm
+} // namespace st::plan

@@ -22,6 +22,7 @@
 #include "llm/golden_trace.h"
 #include "llm/run_check.h"
 #include "llm/run_layout.h"
+#include "plan/run_regions.h"
 #include "support/error.h"
 
 namespace st::llm {
@@ -101,8 +102,8 @@ protected:
     const ir::DecodeProgram &program = model_->model.program;
     taps_ = defaultRunTaps(program);
     plan_ = plan::planHbmImage(program, model_->q, plan::HbmDevice{}, kContext);
-    addRunRegions(plan_, program, model_->q, taps_);
-    layout_ = runLayoutOf(plan_, program, model_->q, taps_);
+    plan::addRunRegions(plan_, program, model_->q, taps_);
+    layout_ = plan::runLayoutOf(plan_, program, model_->q, taps_);
     trace_ = runGoldenTrace(program, model_->q, {3, 1, 4}, 4, kContext, taps_);
     memory_ = RegionMemory(checkedRegions(layout_, trace_));
   }
@@ -147,8 +148,8 @@ protected:
     const std::string dir = ::testing::TempDir() + "/" + name;
     std::filesystem::remove_all(dir);
     gen::writeHbmImage(plan, dir);
-    return runLayoutOf(gen::readHbmManifest(dir + "/manifest.json"), model_->model.program,
-                       model_->q, taps_);
+    return plan::runLayoutOf(gen::readHbmManifest(dir + "/manifest.json"), model_->model.program,
+                             model_->q, taps_);
   }
 
   static constexpr int64_t kContext = 16;
@@ -231,7 +232,7 @@ TEST_F(RunCheckTest, LayoutFromTheWrittenManifestEqualsThePlans) {
     EXPECT_EQ(a.channels, b.channels) << a.name;
     EXPECT_EQ(a.linearParams.kLanes, b.linearParams.kLanes) << a.name;
   }
-  const RunLayout fromManifest = runLayoutOf(read, model_->model.program, model_->q, taps_);
+  const RunLayout fromManifest = plan::runLayoutOf(read, model_->model.program, model_->q, taps_);
   EXPECT_EQ(fromManifest.tokensAddress, layout_.tokensAddress);
   ASSERT_EQ(fromManifest.kv.size(), layout_.kv.size());
   ASSERT_EQ(fromManifest.taps.size(), layout_.taps.size());
@@ -262,8 +263,8 @@ TEST_F(RunCheckTest, StripedCacheSlicesHoldTheRowsParts) {
   const ir::DecodeProgram &program = model_->model.program;
   plan::HbmImagePlan striped =
       plan::planHbmImage(program, model_->q, plan::HbmDevice{}, kContext, {}, nullptr, 2);
-  addRunRegions(striped, program, model_->q, taps_);
-  const RunLayout layout = runLayoutOf(striped, program, model_->q, taps_);
+  plan::addRunRegions(striped, program, model_->q, taps_);
+  const RunLayout layout = plan::runLayoutOf(striped, program, model_->q, taps_);
   ASSERT_EQ(layout.kv.size(), 4u);
   std::set<int64_t> channels;
   for (const KvRegion &r : layout.kv) {
@@ -336,8 +337,8 @@ TEST_F(RunCheckTest, BlockMajorBlocksLieOnChannelsOfTheirOwn) {
   EXPECT_EQ(buffersOn.size(), 8u) << "2 slices x 2 blocks of K and of V";
   for (const auto &[channel, n] : buffersOn)
     EXPECT_EQ(n, 1) << "channel " << channel;
-  addRunRegions(spread, program, model_->q, taps_);
-  const RunLayout layout = runLayoutOf(spread, program, model_->q, taps_);
+  plan::addRunRegions(spread, program, model_->q, taps_);
+  const RunLayout layout = plan::runLayoutOf(spread, program, model_->q, taps_);
   ASSERT_EQ(layout.kv.size(), 8u);
   EXPECT_EQ(layout.kv[1].block, 1);
   EXPECT_EQ(layout.kv[1].address - layout.kv[0].address,
@@ -635,8 +636,8 @@ TEST_F(RunCheckTest, TapRingKeepsTheLastStepsAndChecksThem) {
   const ir::DecodeProgram &program = model_->model.program;
   const TapRegion &full = tap("logits");
   plan::HbmImagePlan plan = plan::planHbmImage(program, model_->q, plan::HbmDevice{}, kContext);
-  addRunRegions(plan, program, model_->q, taps_, 4 * int64_t(full.rowBytes));
-  const RunLayout ring = runLayoutOf(plan, program, model_->q, taps_);
+  plan::addRunRegions(plan, program, model_->q, taps_, 4 * int64_t(full.rowBytes));
+  const RunLayout ring = plan::runLayoutOf(plan, program, model_->q, taps_);
   const TapRegion *logits = nullptr;
   for (const TapRegion &r : ring.taps)
     if (r.op == "logits")
@@ -649,7 +650,7 @@ TEST_F(RunCheckTest, TapRingKeepsTheLastStepsAndChecksThem) {
   std::filesystem::remove_all(dir);
   gen::writeHbmImage(plan, dir);
   const RunLayout read =
-      runLayoutOf(gen::readHbmManifest(dir + "/manifest.json"), program, model_->q, taps_);
+      plan::runLayoutOf(gen::readHbmManifest(dir + "/manifest.json"), program, model_->q, taps_);
   for (const TapRegion &r : read.taps)
     if (r.op == "logits")
       EXPECT_EQ(r.maxSteps, 4);
@@ -685,13 +686,14 @@ TEST_F(RunCheckTest, BadRequestsAreOneError) {
     EXPECT_NE(std::string(e.what()).find("block/no_such_op"), std::string::npos) << e.what();
   }
   plan::HbmImagePlan bare = plan::planHbmImage(program, model_->q, plan::HbmDevice{}, kContext);
-  EXPECT_THROW(runLayoutOf(bare, program, model_->q, taps_), Error); // no run buffers added
-  EXPECT_THROW(addRunRegions(bare, program, model_->q, {{"epilogue", "next_token"}, {"x", "y"}}),
-               Error);
+  EXPECT_THROW(plan::runLayoutOf(bare, program, model_->q, taps_), Error); // no run buffers added
+  EXPECT_THROW(
+      plan::addRunRegions(bare, program, model_->q, {{"epilogue", "next_token"}, {"x", "y"}}),
+      Error);
   // A trace longer than a layout planned for 8 positions.
   plan::HbmImagePlan small = plan::planHbmImage(program, model_->q, plan::HbmDevice{}, 8);
-  addRunRegions(small, program, model_->q, taps_);
-  const RunLayout smallLayout = runLayoutOf(small, program, model_->q, taps_);
+  plan::addRunRegions(small, program, model_->q, taps_);
+  const RunLayout smallLayout = plan::runLayoutOf(small, program, model_->q, taps_);
   const GoldenTrace longer = runGoldenTrace(program, model_->q, {3, 1, 4}, 8, kContext, taps_);
   EXPECT_THROW(firstMismatch(longer, smallLayout, memory_.reader()), Error);
 }

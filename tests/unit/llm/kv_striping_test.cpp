@@ -9,10 +9,10 @@
 
 #include "frontend/decode_builder.h"
 #include "ir/hbm_layout.h"
-#include "llm/attention_tile_choice.h"
-#include "llm/engine_fifo_choice.h"
-#include "llm/kv_step_choice.h"
 #include "llm/stage_lowering.h"
+#include "plan/attention_tile_choice.h"
+#include "plan/engine_fifo_choice.h"
+#include "plan/kv_step_choice.h"
 #include "plan/llm_top_interface.h"
 
 #include <gtest/gtest.h>
@@ -193,12 +193,12 @@ frontend::LoadedModel configShapes(const std::string &name) {
 }
 
 /// The choice for a full-size config at its default context (4096 positions), within `budget`.
-AttentionParallelism chosenFor(const std::string &config,
-                               const model::ResourceEstimate &budget = u55cShare70()) {
+plan::AttentionParallelism chosenFor(const std::string &config,
+                                     const model::ResourceEstimate &budget = u55cShare70()) {
   const frontend::LoadedModel m = configShapes(config);
   AcceleratorOptions o;
   o.maxContext = 4096;
-  return chooseAttentionParallelism(m.program, o, budget);
+  return plan::chooseAttentionParallelism(m.program, o, budget);
 }
 
 /// Each st_width_converter of `g` with the KV read before it and the attention after it.
@@ -225,7 +225,7 @@ TEST(KvStepChoice, MostHeadsThatFitWithFewestPackedPairs) {
   // 70 % of the U55C's kernel resources: 8 of 16 heads (16 would need 78 kernel arguments),
   // within the DSPs unpacked (5,833 of 5,863).
   const model::ResourceEstimate budget = u55cShare70();
-  const AttentionParallelism chosen = chooseAttentionParallelism(m.program, o, budget);
+  const plan::AttentionParallelism chosen = plan::chooseAttentionParallelism(m.program, o, budget);
   EXPECT_EQ(chosen.kvStep, 8);
   EXPECT_EQ(chosen.packedPairs, 0);
   EXPECT_EQ(chosen.readStep, 0);  // 16 heads per read would need 78 kernel arguments
@@ -233,23 +233,23 @@ TEST(KvStepChoice, MostHeadsThatFitWithFewestPackedPairs) {
   // 100 DSPs fewer: one packed engine pair makes room.
   model::ResourceEstimate fewerDsps = budget;
   fewerDsps.dsp -= 100;
-  EXPECT_EQ(chooseAttentionParallelism(m.program, o, fewerDsps).kvStep, 8);
-  EXPECT_EQ(chooseAttentionParallelism(m.program, o, fewerDsps).packedPairs, 1);
+  EXPECT_EQ(plan::chooseAttentionParallelism(m.program, o, fewerDsps).kvStep, 8);
+  EXPECT_EQ(plan::chooseAttentionParallelism(m.program, o, fewerDsps).packedPairs, 1);
   // DSPs to spare: no packing.
   model::ResourceEstimate roomy = budget;
   roomy.dsp = 100000;
-  EXPECT_EQ(chooseAttentionParallelism(m.program, o, roomy).kvStep, 8);
-  EXPECT_EQ(chooseAttentionParallelism(m.program, o, roomy).packedPairs, 0);
+  EXPECT_EQ(plan::chooseAttentionParallelism(m.program, o, roomy).kvStep, 8);
+  EXPECT_EQ(plan::chooseAttentionParallelism(m.program, o, roomy).packedPairs, 0);
   // Fewer LUTs: fewer heads per token.
   model::ResourceEstimate narrow = roomy;
   narrow.lut = 700000;
-  EXPECT_LT(chooseAttentionParallelism(m.program, o, narrow).kvStep, 8);
+  EXPECT_LT(plan::chooseAttentionParallelism(m.program, o, narrow).kvStep, 8);
   // Nothing fits: the unstriped cache; and the per-op design keeps it.
   model::ResourceEstimate tiny = budget;
   tiny.dsp = 100;
-  EXPECT_EQ(chooseAttentionParallelism(m.program, o, tiny).kvStep, 0);
+  EXPECT_EQ(plan::chooseAttentionParallelism(m.program, o, tiny).kvStep, 0);
   o.engine = LinearEngine::PerOp;
-  EXPECT_EQ(chooseAttentionParallelism(m.program, o, roomy).kvStep, 0);
+  EXPECT_EQ(plan::chooseAttentionParallelism(m.program, o, roomy).kvStep, 0);
 }
 
 TEST(KvStepChoice, PricesTheDesignAsTheReportDoes) {
@@ -258,7 +258,7 @@ TEST(KvStepChoice, PricesTheDesignAsTheReportDoes) {
   // 802,368). Pricing every DMA as a generic two-loop stream of whole words put even 2 heads per
   // token 9,000 LUTs over; pricing a one-token-per-word DMA's token select as a multiplexer
   // (512 LUTs that Yosys does not find) left no room for the wider read (783,130 without it).
-  const AttentionParallelism chosen = chosenFor("llama-3.2-1b");
+  const plan::AttentionParallelism chosen = chosenFor("llama-3.2-1b");
   EXPECT_EQ(chosen.kvStep, 2);
   EXPECT_EQ(chosen.packedPairs, 3);
   EXPECT_EQ(chosen.readStep, 4);
@@ -267,7 +267,7 @@ TEST(KvStepChoice, PricesTheDesignAsTheReportDoes) {
 TEST(KvStepChoice, FourPositionSlicesWhereTheyFitAndPredictAShorterStep) {
   // TinyLlama-1.1B: four slices fit 70 % of the U55C and predict a shorter step at 512 than two
   // (each slice channel carries a quarter of a pass's rows beside the engine's refill, not half).
-  const AttentionParallelism tiny = chosenFor("tinyllama-1.1b");
+  const plan::AttentionParallelism tiny = chosenFor("tinyllama-1.1b");
   EXPECT_EQ(tiny.kvStep, 1);
   EXPECT_EQ(tiny.positionSlices, 4);
   EXPECT_EQ(tiny.readStep, 0);
@@ -278,18 +278,18 @@ TEST(KvStepChoice, FourPositionSlicesWhereTheyFitAndPredictAShorterStep) {
   o.maxContext = 4096;
   tiny.applyTo(o);
   model::ResourceEstimate tight = u55cShare70();
-  tight.lut = designNeedsOf(m.program, o).resources.lut - 1;
+  tight.lut = plan::designNeedsOf(m.program, o).resources.lut - 1;
   EXPECT_EQ(chosenFor("tinyllama-1.1b", tight).positionSlices, 2);
   // Qwen2.5-0.5B's four-slice design fits too, but its step is longer by prediction: two.
-  const AttentionParallelism qwen = chosenFor("qwen2.5-0.5b");
+  const plan::AttentionParallelism qwen = chosenFor("qwen2.5-0.5b");
   EXPECT_EQ(qwen.positionSlices, 2);
-  AttentionParallelism qwenFour = qwen;
+  plan::AttentionParallelism qwenFour = qwen;
   qwenFour.positionSlices = 4;
   AcceleratorOptions q;
   q.maxContext = 4096;
   qwenFour.applyTo(q);
   const model::ResourceEstimate qwenFourNeeds =
-      designNeedsOf(configShapes("qwen2.5-0.5b").program, q).resources;
+      plan::designNeedsOf(configShapes("qwen2.5-0.5b").program, q).resources;
   EXPECT_LE(qwenFourNeeds.lut, u55cShare70().lut);
   EXPECT_LE(qwenFourNeeds.dsp, u55cShare70().dsp);
 }
@@ -298,7 +298,7 @@ TEST(KvStepChoice, OneHeadPerTokenStripesItsPositionsWhereTheDmasFit) {
   // Qwen2.5-0.5B: two kv heads per token do not fit attention's LUTs; at one per token its
   // positions striped over two slices (two slice DMAs and a converter per cache) do, walked
   // block-major; the read two heads wide (wider reads) would fit too.
-  const AttentionParallelism chosen = chosenFor("qwen2.5-0.5b");
+  const plan::AttentionParallelism chosen = chosenFor("qwen2.5-0.5b");
   EXPECT_EQ(chosen.kvStep, 1);
   EXPECT_EQ(chosen.positionSlices, 2);
   EXPECT_EQ(chosen.readStep, 0);
@@ -351,7 +351,7 @@ TEST(KvStepChoice, OneHeadPerTokenStripesItsPositionsWhereTheDmasFit) {
 TEST(KvStepChoice, AWideHeadSplitsWhenAWholeOneDoesNotFit) {
   // Gemma 3 1B (one kv head of 256 codes): the whole head per token (four slices) needs about
   // 900 k LUTs; half a head per token (two slices) fits with the packed pairs its DSPs need.
-  const AttentionParallelism chosen = chosenFor("gemma-3-1b");
+  const plan::AttentionParallelism chosen = chosenFor("gemma-3-1b");
   EXPECT_EQ(chosen.kvStep, 1);
   EXPECT_EQ(chosen.headSplit, 2);
   EXPECT_GT(chosen.packedPairs, 0);
@@ -481,7 +481,7 @@ TEST(KvStriping, PositionsStripedOverSlicesReadSeveralPositionsOfOneBlockPerToke
 AcceleratorOptions chosenOptions(const frontend::LoadedModel &m, int64_t maxContext) {
   AcceleratorOptions o;
   o.maxContext = maxContext;
-  chooseAttentionParallelism(m.program, o, u55cShare70()).applyTo(o);
+  plan::chooseAttentionParallelism(m.program, o, u55cShare70()).applyTo(o);
   return o;
 }
 
@@ -490,17 +490,17 @@ TEST(EngineFifoChoice, TheDeeperFifoOnlyWhereItShortensTheStep) {
   // 181,251), within 70 % of the URAMs; with fewer URAMs, 4,096.
   const frontend::LoadedModel qwen = configShapes("qwen2.5-0.5b");
   const AcceleratorOptions q = chosenOptions(qwen, 4096);
-  EXPECT_EQ(chooseEngineFifoWords(qwen.program, q, {4096, 8192}, u55cShare70()), 8192);
+  EXPECT_EQ(plan::chooseEngineFifoWords(qwen.program, q, {4096, 8192}, u55cShare70()), 8192);
   model::ResourceEstimate fewUrams = u55cShare70();
   fewUrams.uram = 400;
-  EXPECT_EQ(chooseEngineFifoWords(qwen.program, q, {4096, 8192}, fewUrams), 4096);
+  EXPECT_EQ(plan::chooseEngineFifoWords(qwen.program, q, {4096, 8192}, fewUrams), 4096);
   // GPT-2 Medium: the deeper FIFO's refill slows its K/V passes (150,917 against 149,848).
   const frontend::LoadedModel gpt2 = configShapes("gpt2-medium");
-  EXPECT_EQ(
-      chooseEngineFifoWords(gpt2.program, chosenOptions(gpt2, 1024), {4096, 8192}, u55cShare70()),
-      4096);
-  EXPECT_EQ(engineFifoChoiceContext(4096), 512);
-  EXPECT_EQ(engineFifoChoiceContext(64), 64);
+  EXPECT_EQ(plan::chooseEngineFifoWords(gpt2.program, chosenOptions(gpt2, 1024), {4096, 8192},
+                                        u55cShare70()),
+            4096);
+  EXPECT_EQ(plan::engineFifoChoiceContext(4096), 512);
+  EXPECT_EQ(plan::engineFifoChoiceContext(64), 64);
 }
 
 TEST(AttentionTileChoice, OnePassWhereItAppliesFitsAndShortensTheStep) {
@@ -511,20 +511,21 @@ TEST(AttentionTileChoice, OnePassWhereItAppliesFitsAndShortensTheStep) {
   const frontend::LoadedModel gpt2 = configShapes("gpt2-medium");
   AcceleratorOptions g = chosenOptions(gpt2, 1024);
   ASSERT_TRUE(g.attentionBlockMajor);
-  EXPECT_TRUE(attentionOnePassAppliesTo(gpt2.program, g));
-  EXPECT_EQ(chooseAttentionTile(gpt2.program, g, {0, 64, 128, 256}, u55cShare70()), 128);
+  EXPECT_TRUE(plan::attentionOnePassAppliesTo(gpt2.program, g));
+  EXPECT_EQ(plan::chooseAttentionTile(gpt2.program, g, {0, 64, 128, 256}, u55cShare70()), 128);
   AcceleratorOptions onePass = g;
   onePass.attentionTilePositions = 128;
-  EXPECT_LT(choiceContextCycles(gpt2.program, onePass), choiceContextCycles(gpt2.program, g));
+  EXPECT_LT(plan::choiceContextCycles(gpt2.program, onePass),
+            plan::choiceContextCycles(gpt2.program, g));
   model::ResourceEstimate tight = u55cShare70();
-  tight.lut = designNeedsOf(gpt2.program, onePass).resources.lut - 1;
-  ASSERT_GE(tight.lut, designNeedsOf(gpt2.program, g).resources.lut);
-  EXPECT_EQ(chooseAttentionTile(gpt2.program, g, {0, 64, 128, 256}, tight), 0);
+  tight.lut = plan::designNeedsOf(gpt2.program, onePass).resources.lut - 1;
+  ASSERT_GE(tight.lut, plan::designNeedsOf(gpt2.program, g).resources.lut);
+  EXPECT_EQ(plan::chooseAttentionTile(gpt2.program, g, {0, 64, 128, 256}, tight), 0);
   // Llama-3.2-1B walks position-major (its reads are wider than attention's token): no one pass.
   const frontend::LoadedModel llama = configShapes("llama-3.2-1b");
   const AcceleratorOptions l = chosenOptions(llama, 4096);
-  EXPECT_FALSE(attentionOnePassAppliesTo(llama.program, l));
-  EXPECT_EQ(chooseAttentionTile(llama.program, l, {0, 64, 128, 256}, u55cShare70()), 0);
+  EXPECT_FALSE(plan::attentionOnePassAppliesTo(llama.program, l));
+  EXPECT_EQ(plan::chooseAttentionTile(llama.program, l, {0, 64, 128, 256}, u55cShare70()), 0);
 }
 
 } // namespace

@@ -12,11 +12,11 @@
 #include <filesystem>
 
 #include "frontend/decode_builder.h"
-#include "llm/attention_tile_choice.h"
 #include "llm/design_defaults.h"
-#include "llm/engine_fifo_choice.h"
-#include "llm/kv_step_choice.h"
 #include "passes/compile_state.h"
+#include "plan/attention_tile_choice.h"
+#include "plan/engine_fifo_choice.h"
+#include "plan/kv_step_choice.h"
 #include "plan/llm_plan.h"
 
 namespace st::llm {
@@ -43,9 +43,11 @@ ConfigWork choicesAndPrediction(const std::string &config) {
   AcceleratorOptions o;
   o.maxContext = defaultMaxContext(m.program);
   const PredictionWork before = predictionWork();
-  chooseAttentionParallelism(m.program, o, budget).applyTo(o);
-  o.attentionTilePositions = chooseAttentionTile(m.program, o, kAttentionTileCandidates, budget);
-  o.engineFifoWords = chooseEngineFifoWords(m.program, o, kEngineFifoCandidates, budget);
+  plan::chooseAttentionParallelism(m.program, o, budget).applyTo(o);
+  o.attentionTilePositions =
+      plan::chooseAttentionTile(m.program, o, plan::kAttentionTileCandidates, budget);
+  o.engineFifoWords =
+      plan::chooseEngineFifoWords(m.program, o, plan::kEngineFifoCandidates, budget);
   const plan::LlmStepPrediction p = plan::predictLlmSteps(plan::lowerLlmDesign(m.program, o), o);
   return {predictionWork().since(before), p.stepCycles.back()};
 }

@@ -5,8 +5,8 @@
 // the same reads share (each channel's refill runs ahead of the K/V channels' by its FIFO).
 #include "llm/engine_channel_groups.h"
 #include "llm/engine_step_prediction.h"
-#include "llm/kv_step_choice.h"
 #include "llm/step_prediction.h"
+#include "plan/kv_step_choice.h"
 
 #include <gtest/gtest.h>
 
@@ -283,7 +283,7 @@ TEST(StepPrediction, EngineStepTableEqualsTheSimulationOnEveryFixture) {
     o.maxContext = m.program.maxPositions;
     // Every kv head per cache token (striped when a token outgrows a bus word), as compile
     // chooses for the fixtures.
-    o.attentionKvStep = attentionKvHeads(m.program);
+    o.attentionKvStep = plan::attentionKvHeads(m.program);
     const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
     expectEngineStepsMatchSimulation(g, o, plan::layerWindowsOf(m.program), 24);
   }
