@@ -33,11 +33,20 @@ int64_t argmaxLengthBits(const ArgmaxParams &p) {
   return ceilLog2(p.maxLen + 1);
 }
 
+// Registered levels of the lane tree below its root (st_argmax's TreeStages).
+int64_t argmaxTreeStages(const ArgmaxParams &p) {
+  const int64_t levels = ceilLog2(p.lanes);
+  return levels > 1 ? levels - 1 : 0;
+}
+
 KernelTiming argmaxTiming(const ArgmaxParams &p) {
   const int64_t tokens = (vectorLength(p) + p.lanes - 1) / p.lanes;
+  // Stage 0 (the token registered), the tree's registered levels, stage 1 (the token's best
+  // lane), then the running best into the output slice.
+  const int64_t delay = tokens + 3 + argmaxTreeStages(p);
   KernelTiming t;
-  t.firstOutputDelay = tokens + 2;
-  t.totalLatency = tokens + 2;
+  t.firstOutputDelay = delay;
+  t.totalLatency = delay;
   t.ii = std::max<int64_t>(tokens, 2);
   t.outputTokens = 1;
   t.inputTokens = {1, tokens};
@@ -59,9 +68,26 @@ ResourceEstimate argmaxResources(const ArgmaxParams &p) {
   const int64_t counterLuts = 2 * lenBits + indexBits + p.lanes * 2 + 2 * indexBits;
   ResourceEstimate r;
   r.lut = treeLuts + bestLuts + counterLuts;
-  // Registers: config length, remaining, base, stage-1 (value, lane, base, flags), best value
-  // and index, the output slice (two copies of the index), control.
-  r.ff = 2 * lenBits + indexBits + (p.elemBits + laneBits + indexBits + 3) +
+  // Registers: config length, remaining, base, stage 0 (the token, its lane-valid bits, base,
+  // flags), the tree's registered nodes (every internal node but the root) and the flags and base
+  // beside them, stage 1 (value, lane, base, flags), best value and index, the output slice
+  // (two copies of the index), control.
+  const int64_t stage0 = p.lanes * p.elemBits + p.lanes + indexBits + 3;
+  // A registered node at depth d (1 .. levels-1) covers 2^(levels-d) lanes: its lane index has
+  // levels-d varying bits (the rest are constants synthesis drops).
+  const int64_t levels = ceilLog2(leaves);
+  int64_t treeRegs = 0;
+  for (int64_t d = 1; d < levels; ++d)
+    treeRegs += (int64_t(1) << d) * (p.elemBits + (levels - d) + 1);
+  // The flags and base beside the tree: the valid bit resets (flip-flops); the others are a
+  // plain delay line, which synthesis maps to one SRL16E a bit (a LUT) from three stages on.
+  const int64_t stages = argmaxTreeStages(p);
+  treeRegs += stages;
+  if (stages >= 3)
+    r.lut += indexBits + 2;
+  else
+    treeRegs += stages * (indexBits + 2);
+  r.ff = 2 * lenBits + indexBits + stage0 + treeRegs + (p.elemBits + laneBits + indexBits + 3) +
          (p.elemBits + indexBits) + 2 * indexBits + 6;
   return r;
 }

@@ -23,8 +23,10 @@ int64_t argmaxLengthBits(const ArgmaxParams &params);
 
 /// Inputs: port 0 = config (one token, the length), port 1 = data (T = ceil(n/Lanes) tokens).
 /// With the config handshake at cycle 0, data tokens arrive in cycles 1..T (one per cycle), one
-/// cycle in the lane-reduction register, one in the output register slice: the single output
-/// token leaves at D = L = T + 2. ii is the interval between the outputs of back-to-back
+/// cycle in the input register, one in each registered tree level (ceil(log2(Lanes)) - 1 of
+/// them, none for one or two lanes), one in the lane-reduction register, one in the output
+/// register slice: the single output token leaves at D = L = T + 3 + tree levels (T + 5 at
+/// eight lanes). ii is the interval between the outputs of back-to-back
 /// invocations of this length: T, but at least 2 (the config register takes the next length
 /// one cycle after the current one is consumed).
 KernelTiming argmaxTiming(const ArgmaxParams &params);

@@ -10,12 +10,15 @@
 //     not be a multiple of Lanes: the lanes beyond n in the last token are ignored.
 //   out (valid_o/ready_i/data_o): one token per vector, the index (IndexBits bits).
 //
-// State is O(Lanes): a lane-reduction tree (lower lane wins ties) registered once, then a
-// running best (value, index) that a later token replaces only when strictly larger. Vectors of
-// any length up to MaxLen stream through at one token per cycle; back-to-back vectors need no
-// gap once their length is at least two tokens. Timing (st::model::argmaxTiming): with the
-// config handshake at cycle 0 and T = ceil(n / Lanes), data tokens in cycles 1..T and the result
-// handshake at cycle T + 2. The result leaves through a register slice (st_skid_buffer).
+// State is O(Lanes): the token and its lane-valid bits registered (stage 0), a lane-reduction
+// tree (lower lane wins ties) with a register after every level but the root (so a path crosses
+// one compare-and-select: docs/logic-depth.md), the root registered (stage 1), then a running
+// best (value, index) that a later token replaces only when strictly larger. Vectors of any
+// length up to MaxLen stream through at one token per cycle; back-to-back vectors need no gap
+// once their length is at least two tokens. Timing (st::model::argmaxTiming): with the config
+// handshake at cycle 0 and T = ceil(n / Lanes), data tokens in cycles 1..T and the result
+// handshake at cycle T + 3 + TreeStages, TreeStages = max(0, ceil(log2(Lanes)) - 1) registered
+// tree levels. The result leaves through a register slice (st_skid_buffer).
 `default_nettype none
 
 module st_argmax #(
@@ -61,11 +64,10 @@ module st_argmax #(
   end
 
   // Lane tree: Leaves = Lanes rounded up to a power of two, nodes in heap order (node k has
-  // children 2k+1 and 2k+2; leaves Leaves-1 .. 2*Leaves-2 hold lanes 0 .. Leaves-1), so a left
-  // child always covers lower lanes than its sibling.
+  // children 2k+1 and 2k+2; positions Leaves-1 .. 2*Leaves-2 are the leaves, lanes 0 ..
+  // Leaves-1), so a left child always covers lower lanes than its sibling.
   localparam int unsigned LaneBits = (Lanes > 1) ? $clog2(Lanes) : 1;
   localparam int unsigned Leaves = 1 << $clog2(Lanes);
-  localparam int unsigned Nodes = 2 * Leaves - 1;
 
   // ---- config register ----------------------------------------------------------------------
   logic               cfg_full_q;
@@ -105,31 +107,124 @@ module st_argmax #(
     end
   end
 
-  // ---- lane reduction tree (combinational) --------------------------------------------------
-  // split_var: Verilator otherwise sees each array as one signal feeding itself (UNOPTFLAT).
-  logic [ElemBits-1:0] node_value[Nodes]  /* verilator split_var */;
-  logic [LaneBits-1:0] node_lane [Nodes]  /* verilator split_var */;
-  logic                node_valid[Nodes]  /* verilator split_var */;
+  // ---- stage 0: the token, its lane-valid bits and its place in the vector ------------------
+  logic                      s0_valid_q, s0_first_q, s0_last_q;
+  logic [IndexBits-1:0]      s0_base_q;
+  logic [Lanes*ElemBits-1:0] s0_data_q;
+  logic [Lanes-1:0]          s0_lane_valid_q;
 
-  for (genvar i = 0; i < Leaves; i++) begin : gen_leaf
-    if (i < Lanes) begin : gen_lane
-      assign node_value[Leaves-1+i] = data_i[i*ElemBits+:ElemBits];
-      assign node_lane[Leaves-1+i]  = LaneBits'(i);
-      assign node_valid[Leaves-1+i] = LenBits'(i) < token_remaining;
-    end else begin : gen_pad
-      assign node_value[Leaves-1+i] = '0;
-      assign node_lane[Leaves-1+i]  = '0;
-      assign node_valid[Leaves-1+i] = 1'b0;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) s0_valid_q <= 1'b0;
+    else if (advance) s0_valid_q <= accept;
+  end
+  always_ff @(posedge clk_i) begin
+    if (advance) begin
+      s0_first_q <= first_token;
+      s0_last_q  <= token_last;
+      s0_base_q  <= token_base;
+      s0_data_q  <= data_i;
+      for (int i = 0; i < Lanes; i++) s0_lane_valid_q[i] <= LenBits'(i) < token_remaining;
     end
   end
 
-  for (genvar k = 0; k < Leaves - 1; k++) begin : gen_node
-    // The right (higher-lane) child wins only when valid and strictly larger.
-    wire right_wins = node_valid[2*k+2] &&
-        (!node_valid[2*k+1] || $signed(node_value[2*k+2]) > $signed(node_value[2*k+1]));
-    assign node_value[k] = right_wins ? node_value[2*k+2] : node_value[2*k+1];
-    assign node_lane[k]  = right_wins ? node_lane[2*k+2] : node_lane[2*k+1];
-    assign node_valid[k] = node_valid[2*k+1] || node_valid[2*k+2];
+  // ---- lane reduction tree ------------------------------------------------------------------
+  // Internal nodes below the root are registered (node_q_*): one compare-and-select per cycle.
+  // split_var: Verilator otherwise sees each array as one signal feeding itself (UNOPTFLAT).
+  localparam int unsigned TreeStages = (Leaves > 2) ? $clog2(Leaves) - 1 : 0;
+  localparam int unsigned InnerNodes = (Leaves > 1) ? Leaves - 1 : 1;
+  logic [ElemBits-1:0] leaf_value[Leaves];
+  // The root's valid (and, with one lane, the leaf's) is implied by an accepted token.
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic                leaf_valid[Leaves];
+  logic [ElemBits-1:0] node_value  [InnerNodes]  /* verilator split_var */;
+  logic [LaneBits-1:0] node_lane   [InnerNodes]  /* verilator split_var */;
+  logic                node_valid  [InnerNodes]  /* verilator split_var */;
+  // With one or two lanes no node is registered.
+  logic [ElemBits-1:0] node_q_value[InnerNodes]  /* verilator split_var */;
+  logic [LaneBits-1:0] node_q_lane [InnerNodes]  /* verilator split_var */;
+  logic                node_q_valid[InnerNodes]  /* verilator split_var */;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [ElemBits-1:0] root_value;
+  logic [LaneBits-1:0] root_lane;
+
+  for (genvar i = 0; i < Leaves; i++) begin : gen_leaf
+    if (i < Lanes) begin : gen_lane
+      assign leaf_value[i] = s0_data_q[i*ElemBits+:ElemBits];
+      assign leaf_valid[i] = s0_lane_valid_q[i];
+    end else begin : gen_pad
+      assign leaf_value[i] = '0;
+      assign leaf_valid[i] = 1'b0;
+    end
+  end
+
+  if (Leaves == 1) begin : gen_single_lane
+    assign root_value = leaf_value[0];
+    assign root_lane  = '0;
+  end else begin : gen_tree
+    for (genvar k = 0; k < Leaves - 1; k++) begin : gen_node
+      // Leaves is a power of two: both children are leaves or both internal nodes.
+      logic [ElemBits-1:0] l_value, r_value;
+      logic [LaneBits-1:0] l_lane, r_lane;
+      logic                l_valid, r_valid;
+      if (2 * k + 1 >= Leaves - 1) begin : gen_leaf_children
+        assign l_value = leaf_value[2*k+1-(Leaves-1)];
+        assign r_value = leaf_value[2*k+2-(Leaves-1)];
+        assign l_lane  = LaneBits'(2 * k + 1 - (Leaves - 1));
+        assign r_lane  = LaneBits'(2 * k + 2 - (Leaves - 1));
+        assign l_valid = leaf_valid[2*k+1-(Leaves-1)];
+        assign r_valid = leaf_valid[2*k+2-(Leaves-1)];
+      end else begin : gen_node_children
+        assign l_value = node_q_value[2*k+1];
+        assign r_value = node_q_value[2*k+2];
+        assign l_lane  = node_q_lane[2*k+1];
+        assign r_lane  = node_q_lane[2*k+2];
+        assign l_valid = node_q_valid[2*k+1];
+        assign r_valid = node_q_valid[2*k+2];
+      end
+      // The right (higher-lane) child wins only when valid and strictly larger.
+      wire right_wins = r_valid && (!l_valid || $signed(r_value) > $signed(l_value));
+      assign node_value[k] = right_wins ? r_value : l_value;
+      assign node_lane[k]  = right_wins ? r_lane : l_lane;
+      assign node_valid[k] = l_valid || r_valid;
+      if (k > 0) begin : gen_reg
+        always_ff @(posedge clk_i) begin
+          if (advance) begin
+            node_q_value[k] <= node_value[k];
+            node_q_lane[k]  <= node_lane[k];
+            node_q_valid[k] <= node_valid[k];
+          end
+        end
+      end else begin : gen_root
+        assign node_q_value[0] = '0;
+        assign node_q_lane[0]  = '0;
+        assign node_q_valid[0] = 1'b0;
+      end
+    end
+    assign root_value = node_value[0];
+    assign root_lane  = node_lane[0];
+  end
+
+  // The token's flags and base follow it through the registered tree levels.
+  logic                 tree_valid[TreeStages+1];
+  logic                 tree_first[TreeStages+1];
+  logic                 tree_last [TreeStages+1];
+  logic [IndexBits-1:0] tree_base [TreeStages+1];
+  assign tree_valid[0] = s0_valid_q;
+  assign tree_first[0] = s0_first_q;
+  assign tree_last[0]  = s0_last_q;
+  assign tree_base[0]  = s0_base_q;
+  for (genvar t = 0; t < TreeStages; t++) begin : gen_tree_stage
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) tree_valid[t+1] <= 1'b0;
+      else if (advance) tree_valid[t+1] <= tree_valid[t];
+    end
+    always_ff @(posedge clk_i) begin
+      if (advance) begin
+        tree_first[t+1] <= tree_first[t];
+        tree_last[t+1]  <= tree_last[t];
+        tree_base[t+1]  <= tree_base[t];
+      end
+    end
   end
 
   // ---- stage 1: the token's best lane -------------------------------------------------------
@@ -140,15 +235,15 @@ module st_argmax #(
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) s1_valid_q <= 1'b0;
-    else if (advance) s1_valid_q <= accept;
+    else if (advance) s1_valid_q <= tree_valid[TreeStages];
   end
   always_ff @(posedge clk_i) begin
     if (advance) begin
-      s1_first_q <= first_token;
-      s1_last_q  <= token_last;
-      s1_value_q <= node_value[0];
-      s1_lane_q  <= node_lane[0];
-      s1_base_q  <= token_base;
+      s1_first_q <= tree_first[TreeStages];
+      s1_last_q  <= tree_last[TreeStages];
+      s1_value_q <= root_value;
+      s1_lane_q  <= root_lane;
+      s1_base_q  <= tree_base[TreeStages];
     end
   end
 
@@ -193,7 +288,7 @@ module st_argmax #(
   end
   // Every accepted token holds at least one element of the vector.
   always_ff @(posedge clk_i) begin
-    if (rst_ni && accept) assert (node_valid[0]);
+    if (rst_ni && accept) assert (token_remaining != '0);
   end
 `endif
 
