@@ -14,7 +14,7 @@ multiplier's input and output registers are packed into the DSP by Vivado; the l
 after a DSP is reported in its own columns). One LUT, MUXF7/8/9 or LUTRAM read is one level;
 Yosys 0.23 maps carry chains to CARRY4 where Vivado uses CARRY8, so a CARRY4 continuing a chain
 from another CARRY4's CO counts half a level (a chain of n CARRY4 counts ceil(n/2), the CARRY8s
-Vivado places). Yosys's own `ltp -noff` runs too, after the sequential cells are deleted (it
+Vivado places), and a CARRY4 whose S and DI are all constant counts none (Vivado folds it). Yosys's own `ltp -noff` runs too, after the sequential cells are deleted (it
 treats FDRE as logic otherwise, -noff knowing only Yosys's internal flip-flops); its length (in
 cells, CARRY4 counted whole) is printed beside the figure as a cross-check, and is never smaller.
 
@@ -128,8 +128,17 @@ class Netlist:
         if t in ("GND", "VCC", "BUFG", "IBUF", "OBUF", "INV"):
             return 0.0 if t != "INV" else 1.0
         if t == "CARRY4":
+            if self.constant_carry(cell):
+                return 0.0
             return 0.5 if port_from_cell == "CI_CARRY4" else 1.0
         return 1.0
+
+    def constant_carry(self, cell):
+        """A CARRY4 whose S and DI are all constants only passes or replaces its carry: the
+        upper part of the 32-bit index arithmetic Yosys leaves for `a[i] <= x` and similar,
+        which Vivado's constant propagation removes."""
+        c = self.cells[cell]["connections"]
+        return all(not isinstance(b, int) for p in ("S", "DI") for b in c.get(p, []))
 
     def arrival(self, bit):
         """(from_reg, from_in, from_dsp) depth at a bit: the levels of the deepest path from a
