@@ -95,9 +95,14 @@ module st_channel_claim #(
   for (genvar k = 0; k < Channels; k++) begin : g_channel
     wire up = issue && ar_in_range && ar_tag == TagWidth'(k);
     wire down = retire && retire_claimed && retire_tag == TagWidth'(k);
+    // The step (+1, -1 or none) selects between increment and decrement computed beside it,
+    // not two adders after the tag compares (docs/logic-depth.md).
+    wire [CountWidth-1:0] inflight_inc = inflight_q[k] + 1'b1;
+    wire [CountWidth-1:0] inflight_dec = inflight_q[k] - 1'b1;
     always_ff @(posedge clk_i) begin
       if (!rst_ni) inflight_q[k] <= '0;
-      else inflight_q[k] <= inflight_q[k] + CountWidth'(up) - CountWidth'(down);
+      else if (up && !down) inflight_q[k] <= inflight_inc;
+      else if (down && !up) inflight_q[k] <= inflight_dec;
     end
     assign claim_o[k] = inflight_q[k] != '0 || (ar_valid_i && ar_in_range && ar_tag == TagWidth'(k));
   end

@@ -140,8 +140,12 @@ module st_fifo #(
       // count_q moves by at most one per cycle and never exceeds max_count_q, so the
       // high-water mark rises exactly when a push without a pop happens at the mark.
       if (push && !pop && count_q == max_count_q) max_count_q <= count_d;
-      // Full at Depth tokens, or at limit_i in a search build.
-      full_q <= LimitPort != 0 ? count_d >= limit_i : count_d == FullCount;
+      // Full at Depth tokens, or at limit_i in a search build. Without the limit, full_q is
+      // count_q == FullCount decided from count_q, not from count_d: the compare runs beside
+      // the counter's adder instead of after it (docs/logic-depth.md), same cycle for cycle.
+      if (LimitPort != 0) full_q <= count_d >= limit_i;
+      else if (push && !pop) full_q <= count_q == FullCount - 1'b1;
+      else if (pop && !push) full_q <= 1'b0;
     end
   end
 
