@@ -118,10 +118,7 @@ nlohmann::json reportJson(const plan::LlmPlan &d, const plan::LlmStepPrediction 
   j["layers"] = d.graph.layers;
   j["lanes"] = d.graph.lanes;
   j["max_context"] = d.accelerator.maxContext;
-  const plan::StepHbmBound bound =
-      plan::stepHbmBound(d.hbm, d.layerWindows, static_cast<int64_t>(prediction.stepCycles.size()),
-                         static_cast<double>(d.device.kernelClockMhz));
-  j["step_prediction"] = stepPredictionJson(d, prediction, bound);
+  j["step_prediction"] = stepPredictionJson(d, prediction, d.stepBound);
   j["kernel_clock_mhz"] = d.device.kernelClockMhz;
   j["headline"] = headlineJson(j["step_prediction"], d.accelerator.maxContext,
                                static_cast<double>(d.device.kernelClockMhz));
@@ -185,21 +182,9 @@ nlohmann::json reportJson(const plan::LlmPlan &d, const plan::LlmStepPrediction 
                                 {"hbm_channels", channels},
                                 {"arg_offset", p.argOffset}});
   }
-  // Resource estimate of the whole top (plan/design_resources.h: kernels, DMAs, forks, FIFOs and
-  // the LLM control) beside the device budget; synth.vitis_top.<fixture> compares it with Yosys.
-  // Beside the graph's nodes the LLM top holds one st_step_sequencer per DMA and one
-  // st_vector_counter per kernel whose sidebands follow the step or the layer.
-  plan::DesignResources res = plan::designResources(d.graph.dataflow, &d.top.top);
-  plan::addLlmSequencers(res, d.graph);
-  for (const auto &[n, cfg] : d.kernels)
-    if (plan::sidebandsFollowStepOrLayer(cfg)) {
-      const ir::DataflowNode &node = d.graph.dataflow.node(n);
-      const model::ResourceEstimate e = plan::llmVectorCounterResources(
-          node.inputs.at(0).type.numTokens(), d.graph.nodes.at(n).layers);
-      res.total += e;
-      res.parts.push_back({node.name + " counter", "st_vector_counter", e});
-    }
-  addResourceEstimate(res, j);
+  // Resource estimate of the whole top (LlmPlan::resources: kernels, DMAs, forks, FIFOs and the
+  // LLM control) beside the device budget; synth.vitis_top.<fixture> compares it with Yosys.
+  addResourceEstimate(d.resources, j);
   const passes::DeviceConstraints &device = d.device;
   j["resource_budget"] = {{"lut", device.availableLut},
                           {"ff", device.availableFf},
@@ -347,8 +332,7 @@ nlohmann::json llmRunManifest(const plan::LlmPlan &d) {
         j["token_port"] = pin;
       if (port.role == AcceleratorRole::Tap && d.graph.nodes.at(port.node).layers == 1) {
         j["step_port"] = pin;
-        j["step_words"] =
-            ir::hbmLayoutOf(d.graph.dataflow.node(port.node).inputs[0].type).wordsStreamed();
+        j["step_words"] = port.rowLayout.wordsStreamed(); // the planned layout of a step's row
       }
       ++pin;
     }

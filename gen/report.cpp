@@ -95,10 +95,9 @@ nlohmann::json reportJson(const plan::GraphPlan &plan) {
       entry["deadlock"] = k.deadlock;
     report["kernel_cycle_prediction"].push_back(entry);
   }
-  // Resource estimate of the whole top (plan/design_resources.h) beside the device budget.
-  const plan::DesignResources res = plan::designResources(df);
+  // Resource estimate of the whole top (GraphPlan::resources) beside the device budget.
   const passes::DeviceConstraints &dev = plan.device;
-  addResourceEstimate(res, report);
+  addResourceEstimate(plan.resources, report);
   report["resources_available"] = {{"lut", dev.availableLut},
                                    {"ff", dev.availableFf},
                                    {"bram36", dev.availableBram36},

@@ -46,6 +46,7 @@ GraphPlan planGraphDesign(const passes::CompileState &state, const std::string &
   p.searchedMinDepths = state.searchedMinDepths;
   for (const passes::CompileState::KernelCyclePrediction &k : state.kernelCycles)
     p.kernelCycles.push_back({k.memory, k.timing, k.prediction.cycles, k.prediction.deadlock});
+  p.resources = designResources(p.dataflow);
   return p;
 }
 

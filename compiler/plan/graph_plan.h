@@ -16,6 +16,7 @@
 #include "ir/tensor_graph.h"
 #include "model/memory_read_model.h"
 #include "passes/compile_state.h"
+#include "plan/design_resources.h"
 #include "plan/top_interface.h"
 
 namespace st::plan {
@@ -54,6 +55,9 @@ struct GraphPlan {
   int64_t deepFifoCycles = 0;
   std::vector<int64_t> searchedMinDepths; ///< per stream of dataflow.streams() (0: not searched)
   std::vector<KernelCyclePrediction> kernelCycles;
+  /// The whole top's resource estimate (design_resources.h), which the report prints beside the
+  /// device budget.
+  DesignResources resources;
 };
 
 /// Plans the design of a compiled graph; converter table parameters name their files as

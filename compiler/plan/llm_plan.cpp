@@ -94,6 +94,22 @@ std::map<ir::NodeId, LlmKernelConfig> kernelConfigs(const llm::AcceleratorGraph 
   return configs;
 }
 
+/// The estimate of the LLM top (LlmPlan::resources): the graph's nodes, the step sequencers, and
+/// a vector counter per kernel whose sidebands follow the step or the layer.
+DesignResources llmDesignResources(const LlmPlan &d) {
+  DesignResources res = designResources(d.graph.dataflow, &d.top.top);
+  addLlmSequencers(res, d.graph);
+  for (const auto &[n, cfg] : d.kernels)
+    if (sidebandsFollowStepOrLayer(cfg)) {
+      const ir::DataflowNode &node = d.graph.dataflow.node(n);
+      const model::ResourceEstimate e =
+          llmVectorCounterResources(node.inputs.at(0).type.numTokens(), d.graph.nodes.at(n).layers);
+      res.total += e;
+      res.parts.push_back({node.name + " counter", "st_vector_counter", e});
+    }
+  return res;
+}
+
 } // namespace
 
 const ir::DecodeStage &decodeStageOf(const llm::AcceleratorGraph &g, ir::NodeId n) {
@@ -183,6 +199,10 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
   d.top.pseudoChannelBytes = d.hbm.device.pseudoChannelBytes;
   d.kernels = kernelConfigs(d.graph, q, options.tablePrefix, d.tables);
   d.layerWindows = layerWindowsOf(model.program);
+  d.resources = llmDesignResources(d);
+  d.floorplan = planFloorplan(d, d.device, options.slrBudget);
+  d.stepBound = stepHbmBound(d.hbm, d.layerWindows, options.accelerator.maxContext,
+                             static_cast<double>(d.device.kernelClockMhz));
   return d;
 }
 

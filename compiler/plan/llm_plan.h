@@ -18,9 +18,12 @@
 #include "llm/step_prediction.h"
 #include "model/memory_read_model.h"
 #include "passes/compile_state.h"
+#include "plan/design_resources.h"
+#include "plan/floorplan.h"
 #include "plan/hbm_plan.h"
 #include "plan/llm_kernel_bindings.h"
 #include "plan/llm_top_interface.h"
+#include "plan/step_hbm_bound.h"
 
 namespace st::plan {
 
@@ -32,6 +35,8 @@ struct LlmPlanOptions {
   /// What the kernels' table-file parameters start with (the $readmemh paths: the final
   /// directory's rtl/tables/).
   std::string tablePrefix;
+  /// The share of each SLR the floorplan may fill (--slr-budget).
+  double slrBudget = kDefaultSlrBudget;
 };
 
 /// The planned design: nothing is decided after it.
@@ -53,6 +58,16 @@ struct LlmPlan {
   std::vector<KernelTable> tables;
   /// Per layer, the sliding window of the block's attention (0: none).
   std::vector<int64_t> layerWindows;
+  /// The whole top's resource estimate (design_resources.h: kernels, DMAs, forks, FIFOs, one
+  /// st_step_sequencer per DMA and one st_vector_counter per kernel whose sidebands follow the
+  /// step or the layer), which the report prints beside the device budget.
+  DesignResources resources;
+  /// Per step (0 .. max context - 1), the bytes it reads from HBM and their cycles at HBM's peak
+  /// rate (step_hbm_bound.h): the bound the report's headline sets the step prediction beside.
+  StepHbmBound stepBound;
+  /// Which SLR every instance of the top goes to (floorplan.h): the pblocks of
+  /// vivado/floorplan.xdc, the report's per-SLR table.
+  Floorplan floorplan;
 };
 
 /// The cycles of every step the design can run (0 .. max context - 1) under the testbench
