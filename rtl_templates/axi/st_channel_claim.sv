@@ -84,8 +84,13 @@ module st_channel_claim #(
       tail_q <= '0;
     end else begin
       if (issue) begin
-        tags_q[tail_q] <= ar_tag;
-        claimed_q[tail_q] <= ar_in_range;
+        // A decoded write: Yosys turns `tags_q[tail_q] <=` into 32-bit index arithmetic.
+        for (int i = 0; i < MaxOutstanding; i++) begin
+          if (tail_q == PtrWidth'(i)) begin
+            tags_q[i] <= ar_tag;
+            claimed_q[i] <= ar_in_range;
+          end
+        end
         tail_q <= tail_next;
       end
       if (retire) head_q <= head_next;
