@@ -3,16 +3,20 @@
 // kernel (docs/numerics.md §6) run on integer codes with the descriptors of a QuantizedModel;
 // the KV cache is integer state (s8 codes per stage, run and name). It can record every op's
 // output codes per step under "stage/run/op" (taps), from which the e2e simulation reports the
-// first tensor, step and index where the RTL differs.
+// first tensor, step and index where the RTL differs. A prefill runs the prompt's positions
+// layer-major instead (every op over a block of rows at once, the linear layers as one batched
+// integer matmul, the rows split over the cores) with the same per-row arithmetic: each row's
+// codes, KV appends and argmax are the step's.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "frontend/quantized_model.h"
 #include "frontend/greedy_decode.h"
+#include "frontend/quantized_model.h"
 #include "ir/decode_program.h"
 
 namespace st::frontend {
@@ -32,6 +36,18 @@ public:
   };
   /// Runs the step for `token` at position `pos` (positions must be fed 0, 1, 2, ...).
   StepResult step(int64_t token, int64_t pos);
+  /// What prefill keeps per row.
+  struct PrefillOptions {
+    /// With recordTaps(true): the "stage/run/op" keys to record (empty: every op).
+    std::function<bool(const std::string &)> keepTap;
+    bool logits = true;      ///< keep logitCodes and logits (else only nextToken)
+    int64_t blockRows = 256; ///< rows run layer-major at a time (bounds the memory; >= 1)
+  };
+  /// Runs the steps of `tokens` at positions 0 .. P-1 on a fresh executor (after construction or
+  /// reset()), as step(tokens[t], t) for t = 0 .. P-1 does: the same StepResult per row (taps
+  /// as kept by `options`) and the same KV cache afterwards, so step(token, P) continues it.
+  std::vector<StepResult> prefill(const std::vector<int64_t> &tokens,
+                                  const PrefillOptions &options);
   void reset() { state_.clear(); }
   void recordTaps(bool on) { recordTaps_ = on; }
 
@@ -41,6 +57,12 @@ private:
   int64_t stateRows_;
   bool recordTaps_ = false;
   std::map<std::string, std::vector<int32_t>> state_; ///< "stage/run/name" -> [rows x width]
+
+  /// The cache of state tensor t of `stage`'s run `run`, zero-filled on first use.
+  std::vector<int32_t> &stateOf(const ir::DecodeStage &stage, int64_t run, ir::TensorId t);
+  /// Rows [first, first + rows) of the prompt, layer-major, into results[first ..].
+  void prefillBlock(const std::vector<int64_t> &tokens, int64_t first, int64_t rows,
+                    const PrefillOptions &options, std::vector<StepResult> &results);
 };
 
 } // namespace st::frontend

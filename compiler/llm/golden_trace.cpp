@@ -1,5 +1,5 @@
-// Golden trace of a decode run (see golden_trace.h): the golden executor stepped as the
-// accelerator steps, keeping the codes the run check compares.
+// Golden trace of a decode run (see golden_trace.h): the golden executor's prefill of the prompt,
+// then stepped as the accelerator steps, keeping the codes the run check compares.
 #include "llm/golden_trace.h"
 
 #include <set>
@@ -73,10 +73,18 @@ GoldenTrace runGoldenTrace(const ir::DecodeProgram &program, const frontend::Qua
   trace.prompt = prompt;
   frontend::GoldenExecutor golden(program, model, maxContext);
   golden.recordTaps(true);
+  // The prompt's steps layer-major (GoldenExecutor::prefill, the same codes as step by step),
+  // then one step per generated id, each feeding the previous argmax.
+  frontend::GoldenExecutor::PrefillOptions prefill;
+  prefill.keepTap = [&keep](const std::string &key) { return keep.count(key) > 0; };
+  prefill.logits = false;
+  std::vector<frontend::GoldenExecutor::StepResult> prefilled = golden.prefill(prompt, prefill);
   for (int64_t t = 0; t < steps; ++t) {
     GoldenStep step;
     step.token = t < promptLength ? prompt[static_cast<size_t>(t)] : trace.steps.back().argmax;
-    frontend::GoldenExecutor::StepResult r = golden.step(step.token, t);
+    frontend::GoldenExecutor::StepResult r = t < promptLength
+                                                 ? std::move(prefilled[static_cast<size_t>(t)])
+                                                 : golden.step(step.token, t);
     step.argmax = r.nextToken;
     for (auto &[key, codes] : r.taps)
       if (keep.count(key))
