@@ -260,6 +260,11 @@ class Netlist:
         for k, v in fig.items():
             if v is not None:
                 fig[k] = int(math.ceil(v))
+        # Vivado packs the registers next to a multiply into the DSP (AREG/BREG, MREG/PREG):
+        # the paths into and out of a DSP are register paths too, and count in the figure.
+        fig["reg_to_reg_only"] = fig["reg_to_reg"]
+        fig["reg_to_reg"] = max((fig[k] for k in ("reg_to_reg", "reg_to_dsp", "dsp_to_reg")
+                                 if fig[k] is not None), default=None)
         fig["path"] = self.trace(worst_bit) if worst_bit is not None else []
         return fig
 
