@@ -19,6 +19,7 @@
 #include "gen/stream_probes.h"
 #include "gen/vitis_writer.h"
 #include "ir/hbm_layout.h"
+#include "llm/accelerator_options_json.h"
 #include "plan/design_resources.h"
 #include "plan/llm_kernel_bindings.h"
 #include "plan/step_hbm_bound.h"
@@ -41,10 +42,11 @@ void writeText(const fs::path &path, const std::string &text) {
     throw Error(path.string(), "file", "a writable file");
 }
 
-/// report.json's step_prediction (llm/step_prediction.h): the cycles of every step the design
-/// can run (0 .. max context - 1) under the default testbench memory; a run of P prompt and N
-/// generated tokens takes steps 0 .. P + N - 2. Beside them, indexed alike, each step's HBM bytes
-/// and its bound (plan/step_hbm_bound.h: those bytes at HBM's peak rate, in cycles).
+/// report.json's step_prediction (llm/step_prediction.h): the cycles of the reported steps (step
+/// c - 1 of each reference context c, llm::reportedSteps) under the default testbench memory,
+/// each one exact timing simulation; sim predicts the steps of its own run the same way. Beside
+/// them, indexed alike, each step's HBM bytes and its bound (plan/step_hbm_bound.h: those bytes
+/// at HBM's peak rate, in cycles).
 nlohmann::json stepPredictionJson(const plan::LlmPlan &d, const plan::LlmStepPrediction &p,
                                   const plan::StepHbmBound &bound) {
   nlohmann::json j;
@@ -52,17 +54,19 @@ nlohmann::json stepPredictionJson(const plan::LlmPlan &d, const plan::LlmStepPre
   j["hbm_read_latency_jitter"] = p.hbm.readLatencyJitter;
   j["hbm_ready_probability"] = p.hbm.readyProbability;
   j["layer_windows"] = d.layerWindows;
+  j["steps"] = p.steps;
+  std::vector<int64_t> contexts, bytes, boundCycles;
+  for (int64_t t : p.steps) {
+    contexts.push_back(t + 1);
+    bytes.push_back(bound.bytes.at(static_cast<size_t>(t)));
+    if (!bound.cycles.empty())
+      boundCycles.push_back(std::llround(bound.cycles.at(static_cast<size_t>(t))));
+  }
+  j["contexts"] = contexts;
   j["step_cycles"] = p.stepCycles;
-  j["step_hbm_bytes"] = bound.bytes;
+  j["step_hbm_bytes"] = bytes;
   j["hbm_peak_gbps"] = d.hbm.device.totalPeakGBps;
-  std::vector<int64_t> boundCycles;
-  for (double c : bound.cycles)
-    boundCycles.push_back(std::llround(c));
   j["bound_cycles"] = boundCycles;
-  // The block's cycles were simulated at these cache lengths; steps between them take the chord.
-  j["block_cycles_simulated"] = nlohmann::json::array();
-  for (const auto &[rows, cycles] : p.block.samples)
-    j["block_cycles_simulated"].push_back({{"cache_length", rows}, {"cycles", cycles}});
   // What compile's design choices and this prediction simulated (llm/prediction_work.h).
   j["work"] = {{"step_simulations", p.work.stepSimulations},
                {"block_simulations", p.work.blockSimulations},
@@ -80,27 +84,29 @@ std::vector<int64_t> referenceContexts(int64_t maxContext) {
 }
 
 /// report.json's headline: per reference context c, the step that decodes with c tokens in the
-/// context (step c - 1 of step_prediction), its bound and their ratio, ms per token at the
-/// kernel clock.
+/// context (step c - 1 of step_prediction), its HBM bytes and bound and their ratio, ms per token
+/// at the kernel clock.
 nlohmann::json headlineJson(const nlohmann::json &prediction, int64_t maxContext,
                             double kernelClockMhz) {
   nlohmann::json rows = nlohmann::json::array();
-  const nlohmann::json &steps = prediction.at("step_cycles");
+  const std::vector<int64_t> steps = prediction.at("steps").get<std::vector<int64_t>>();
+  const nlohmann::json &cycles = prediction.at("step_cycles");
   const nlohmann::json &bounds = prediction.at("bound_cycles");
   for (int64_t c : referenceContexts(maxContext)) {
-    const size_t step = static_cast<size_t>(c - 1);
-    if (step >= steps.size())
+    const auto at = std::find(steps.begin(), steps.end(), c - 1);
+    if (at == steps.end())
       continue;
+    const size_t i = static_cast<size_t>(at - steps.begin());
     nlohmann::json row;
     row["context"] = c;
-    row["step"] = step;
-    const int64_t cycles = steps[step].get<int64_t>();
-    row["cycles"] = cycles;
+    row["step"] = c - 1;
+    row["cycles"] = cycles[i];
+    row["hbm_bytes"] = prediction.at("step_hbm_bytes")[i];
     if (kernelClockMhz > 0)
-      row["ms_per_token"] = static_cast<double>(cycles) / (kernelClockMhz * 1e3);
-    if (step < bounds.size() && bounds[step].get<int64_t>() > 0) {
-      row["bound_cycles"] = bounds[step];
-      row["x_bound"] = static_cast<double>(cycles) / bounds[step].get<double>();
+      row["ms_per_token"] = cycles[i].get<double>() / (kernelClockMhz * 1e3);
+    if (i < bounds.size() && bounds[i].get<int64_t>() > 0) {
+      row["bound_cycles"] = bounds[i];
+      row["x_bound"] = cycles[i].get<double>() / bounds[i].get<double>();
     }
     rows.push_back(row);
   }
@@ -207,8 +213,7 @@ void headlineMarkdown(std::ostringstream &os, const nlohmann::json &j) {
       char ratio[32];
       std::snprintf(ratio, sizeof ratio, "%.2f", row["x_bound"].get<double>());
       os << ", **" << ratio << "x** its HBM bound of " << row["bound_cycles"]
-         << " cycles (the step's "
-         << j["step_prediction"]["step_hbm_bytes"][row["step"].get<size_t>()] << " HBM bytes at "
+         << " cycles (the step's " << row["hbm_bytes"] << " HBM bytes at "
          << j["step_prediction"]["hbm_peak_gbps"] << " GB/s)";
     }
     os << "\n";
@@ -475,6 +480,7 @@ void writeLlmDesign(const plan::LlmPlan &d, const plan::LlmStepPrediction &predi
   design["vocab_size"] = d.program->vocabSize;
   design["max_lanes"] = d.accelerator.maxLanes;
   design["attention_tile_positions"] = d.accelerator.attentionTilePositions;
+  design["accelerator"] = llm::acceleratorOptionsJson(d.accelerator);
   design["streams"] = streamProbesJson(probes);
   for (const plan::TopInterface::KernelArg &a : d.top.top.args) {
     nlohmann::json arg = {{"name", a.name}, {"offset", a.offset}, {"pointer", a.isPointer}};

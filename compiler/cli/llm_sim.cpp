@@ -21,10 +21,12 @@
 #include "frontend/model_config.h"
 #include "frontend/quantized_model.h"
 #include "gen/hbm_image.h"
+#include "llm/accelerator_options_json.h"
 #include "llm/golden_trace.h"
 #include "llm/run_check.h"
 #include "llm/run_layout.h"
 #include "llm/step_prediction.h"
+#include "plan/llm_plan.h"
 #include "plan/run_regions.h"
 #include "support/error.h"
 
@@ -203,29 +205,39 @@ void writePreloadFile(const fs::path &file, const GoldenRun &g, int64_t firstSte
     throw Error(file.string(), "file", "a writable file for the KV prefill");
 }
 
-/// The step prediction of report.json (llm/step_prediction.h) for this run, into `result`:
-/// predicted_step_cycles and predicted prompt / generated cycles per token (a design compiled
-/// before the step prediction keeps only its stage sum, predicted_cycles_per_step). Returns the
-/// text sim prints.
-std::string addStepPrediction(const fs::path &dir, const LlmSimOptions &o, nlohmann::json &result) {
-  const nlohmann::json report = readJson(dir / "report.json");
-  if (!report.contains("step_prediction"))
-    return "";
-  const nlohmann::json &table = report.at("step_prediction");
+/// The step prediction of the run's steps S .. T-1 (llm/step_prediction.h): each step one timing
+/// simulation of the design as compile lowered it, from design.json's accelerator options and the
+/// model's shapes, under the testbench memory's default behaviour.
+std::vector<int64_t> predictRunSteps(const fs::path &designFile, const nlohmann::json &design,
+                                     const LlmSimOptions &o) {
+  const llm::AcceleratorOptions options = llm::acceleratorOptionsFromJson(
+      design.contains("accelerator") ? design.at("accelerator") : nlohmann::json(),
+      designFile.string());
+  const frontend::LoadedModel model = frontend::loadModel(design.at("model_dir").get<std::string>(),
+                                                          frontend::WeightSource::ShapeOnly);
+  const llm::AcceleratorGraph graph = plan::lowerLlmDesign(model.program, options);
   const RunSteps steps = runStepsOf(o);
-  const llm::RunPrediction p = llm::predictRun(table.at("step_cycles").get<std::vector<int64_t>>(),
-                                               steps.designPrompt(), o.newTokens, steps.first);
+  return plan::predictLlmSteps(graph, options,
+                               llm::runSteps(steps.designPrompt(), o.newTokens, steps.first))
+      .stepCycles;
+}
+
+/// The run's step prediction into `result`: predicted_step_cycles and predicted prompt /
+/// generated cycles per token. Returns the text sim prints.
+std::string addStepPrediction(const std::vector<int64_t> &runCycles, const LlmSimOptions &o,
+                              nlohmann::json &result) {
+  const RunSteps steps = runStepsOf(o);
+  const llm::RunPrediction p = llm::predictRun(runCycles, steps.designPrompt(), o.newTokens);
   result["predicted_step_cycles"] = p.stepCycles;
   result["predicted_prompt_cycles_per_token"] = p.promptCyclesPerToken;
   result["predicted_cycles_per_token"] = p.generatedCyclesPerToken;
+  const model::MemoryTiming hbm;
   std::ostringstream os;
-  os << "  predicted (HBM latency " << table.value("hbm_read_latency", 0.0) << " + jitter "
-     << table.value("hbm_read_latency_jitter", 0.0) << ", ready "
-     << table.value("hbm_ready_probability", 0.0) << "): prompt " << p.promptCyclesPerToken
+  os << "  predicted (HBM latency " << hbm.readLatency << " + jitter " << hbm.readLatencyJitter
+     << ", ready " << hbm.readyProbability << "): prompt " << p.promptCyclesPerToken
      << ", generated " << p.generatedCyclesPerToken;
-  if (o.latency != table.value("hbm_read_latency", 0.0) ||
-      o.jitter != table.value("hbm_read_latency_jitter", 0.0) ||
-      o.readyProbability != table.value("hbm_ready_probability", 0.0))
+  if (o.latency != hbm.readLatency || o.jitter != hbm.readLatencyJitter ||
+      o.readyProbability != hbm.readyProbability)
     os << " (this run's HBM timing differs)";
   if (result.contains("generated_cycles_per_token") && p.generatedCyclesPerToken > 0)
     os << "; measured / predicted "
@@ -234,28 +246,10 @@ std::string addStepPrediction(const fs::path &dir, const LlmSimOptions &o, nlohm
   return os.str();
 }
 
-/// The cycles report.json predicts for the run's steps S .. T-1 (its step table, or the one
-/// figure per step of an older design).
-double predictedRunCycles(const fs::path &dir, const LlmSimOptions &o) {
-  const nlohmann::json report = readJson(dir / "report.json");
-  const RunSteps steps = runStepsOf(o);
-  double predicted = 0;
-  if (report.contains("step_prediction")) {
-    const std::vector<int64_t> table =
-        report.at("step_prediction").at("step_cycles").get<std::vector<int64_t>>();
-    for (int64_t t = steps.first; t < steps.total && t < static_cast<int64_t>(table.size()); ++t)
-      predicted += static_cast<double>(table[static_cast<size_t>(t)]);
-  } else {
-    predicted =
-        report.value("predicted_cycles_per_step", 0.0) * static_cast<double>(steps.designSteps());
-  }
-  return predicted;
-}
-
 /// The run's cycle budget when --timeout is 0: kBudgetFactor x its predicted cycles, plus
 /// kBudgetSlack for the AXI-Lite programming and the poll.
-uint64_t runBudgetCycles(const fs::path &dir, const LlmSimOptions &o) {
-  return static_cast<uint64_t>(predictedRunCycles(dir, o)) * kBudgetFactor + kBudgetSlack;
+uint64_t runBudgetCycles(double predictedCycles) {
+  return static_cast<uint64_t>(predictedCycles) * kBudgetFactor + kBudgetSlack;
 }
 
 /// A run predicted at this many cycles or more gets the optimized, multithreaded model by
@@ -267,7 +261,7 @@ constexpr double kLongRunCycles = 1e6;
 /// How the testbench's model is built: the options, or by the run's length. A design written
 /// before its testbench took ST_TB_OPT builds at -O1 single-threaded whatever is asked (a note
 /// says so), and the result reports that.
-ModelBuild modelBuildFor(const fs::path &dir, const LlmSimOptions &o) {
+ModelBuild modelBuildFor(const fs::path &dir, const LlmSimOptions &o, double predictedCycles) {
   std::ifstream cmakeLists(dir / "tb" / "CMakeLists.txt");
   const std::string text((std::istreambuf_iterator<char>(cmakeLists)),
                          std::istreambuf_iterator<char>());
@@ -277,7 +271,7 @@ ModelBuild modelBuildFor(const fs::path &dir, const LlmSimOptions &o) {
                  "(compile the design again for --model-opt and --model-threads)\n";
     return {};
   }
-  const bool longRun = predictedRunCycles(dir, o) >= kLongRunCycles;
+  const bool longRun = predictedCycles >= kLongRunCycles;
   ModelBuild m;
   m.opt = o.modelOpt > 0 ? o.modelOpt : longRun ? 2 : 1;
   m.threads = o.modelThreads > 0                                    ? o.modelThreads
@@ -418,7 +412,11 @@ int runLlmSim(const LlmSimOptions &o) {
       return std::chrono::duration<double>(Clock::now() - t).count();
     };
     const Clock::time_point buildStart = Clock::now();
-    const ModelBuild model = modelBuildFor(dir, o);
+    const std::vector<int64_t> runCycles = predictRunSteps(dir / "design.json", design, o);
+    double predictedCycles = 0;
+    for (int64_t c : runCycles)
+      predictedCycles += static_cast<double>(c);
+    const ModelBuild model = modelBuildFor(dir, o, predictedCycles);
     if (!buildTestbench(tb.string(), log, trace, model)) {
       std::cerr << log;
       throw Error(o.design, "testbench build", "the generated testbench to build (log above)");
@@ -440,7 +438,7 @@ int runLlmSim(const LlmSimOptions &o) {
     fs::remove(preload);
     if (steps.first > 0)
       writePreloadFile(preload, golden, steps.first);
-    const uint64_t budget = o.timeout > 0 ? o.timeout : runBudgetCycles(dir, o);
+    const uint64_t budget = o.timeout > 0 ? o.timeout : runBudgetCycles(predictedCycles);
     std::string out;
     const Clock::time_point runStart = Clock::now();
     const int rc = runCapture(
@@ -478,10 +476,6 @@ int runLlmSim(const LlmSimOptions &o) {
     GoldenCheck check;
     if (!timedOut)
       check = checkAgainstGolden(golden, manifest, o, dump);
-    // A design compiled before the step prediction has only its stage sum (addStepPrediction
-    // replaces it with the step prediction where report.json has one).
-    const double predictedPerStep =
-        readJson(dir / "report.json").value("predicted_cycles_per_step", 0.0);
     result["tokens"] = check.tokens;
     result["golden_tokens"] = check.golden;
     const bool exact = !deadlock && !timedOut && !run.contains("error") && !check.mismatch;
@@ -490,8 +484,7 @@ int runLlmSim(const LlmSimOptions &o) {
       result["first_mismatch"] = check.mismatch->toString();
     const std::vector<uint64_t> ends = run.value("step_end_cycles", std::vector<uint64_t>{});
     addStepCycles(result, ends, steps, timedOut);
-    result["predicted_cycles_per_token"] = predictedPerStep;
-    const std::string predicted = addStepPrediction(dir, o, result);
+    const std::string predicted = addStepPrediction(runCycles, o, result);
     const uint64_t cycles = run.value("cycles", uint64_t{0});
     const uint64_t bytes =
         run.value("hbm_bytes_read", uint64_t{0}) + run.value("hbm_bytes_written", uint64_t{0});

@@ -208,9 +208,16 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
 
 LlmStepPrediction predictLlmSteps(const llm::AcceleratorGraph &graph,
                                   const llm::AcceleratorOptions &options) {
+  return predictLlmSteps(graph, options, llm::reportedSteps(options.maxContext));
+}
+
+LlmStepPrediction predictLlmSteps(const llm::AcceleratorGraph &graph,
+                                  const llm::AcceleratorOptions &options,
+                                  const std::vector<int64_t> &steps) {
   LlmStepPrediction p;
-  p.stepCycles = llm::predictStepCycles(graph, options, layerWindowsOf(*graph.program),
-                                        options.maxContext, p.hbm, &p.block);
+  p.steps = steps;
+  p.stepCycles =
+      llm::predictStepCycles(graph, options, layerWindowsOf(*graph.program), p.steps, p.hbm);
   return p;
 }
 

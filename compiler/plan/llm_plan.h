@@ -70,13 +70,13 @@ struct LlmPlan {
   Floorplan floorplan;
 };
 
-/// The cycles of every step the design can run (0 .. max context - 1) under the testbench
-/// memory's mean behaviour (llm/step_prediction.h).
+/// The cycles of the design's reported steps (llm::reportedSteps: step c - 1 of each reference
+/// context c) under the testbench memory's mean behaviour (llm/step_prediction.h), each an exact
+/// timing simulation.
 struct LlmStepPrediction {
   model::MemoryTiming hbm;
-  std::vector<int64_t> stepCycles;
-  /// The block's cycles at the cache lengths it was simulated at (chords in between).
-  llm::CacheLengthCurve block;
+  std::vector<int64_t> steps;      ///< ascending
+  std::vector<int64_t> stepCycles; ///< per entry of steps
   /// What compile's design choices and this prediction simulated (set by compile).
   llm::PredictionWork work;
 };
@@ -99,6 +99,10 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
 /// beside calibration and quantization).
 LlmStepPrediction predictLlmSteps(const llm::AcceleratorGraph &graph,
                                   const llm::AcceleratorOptions &options);
+/// The same prediction at `steps` (each below the max context; sim: the steps of its run).
+LlmStepPrediction predictLlmSteps(const llm::AcceleratorGraph &graph,
+                                  const llm::AcceleratorOptions &options,
+                                  const std::vector<int64_t> &steps);
 
 /// Per layer, the sliding window of the block's attention (0: none).
 std::vector<int64_t> layerWindowsOf(const ir::DecodeProgram &program);

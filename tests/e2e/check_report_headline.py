@@ -3,6 +3,9 @@
 
 Compiles a full-size config of configs/ with seeded random weights and checks the design's
 reports:
+  - report.json's step_prediction predicts step c - 1 of each reported context c (64, 512, 1024,
+    2048, 4096 below the max context, and the max), with step_cycles, step_hbm_bytes and
+    bound_cycles indexed like its steps;
   - report.json's headline holds the reference contexts, 64 and the max context, and each row's
     cycles, bound and ratio are step_prediction's step_cycles, bound_cycles at step context - 1
     and their quotient;
@@ -36,11 +39,19 @@ def fail(message):
 
 def check(report, report_md, manifest):
     prediction = report["step_prediction"]
-    steps, bounds = prediction["step_cycles"], prediction["bound_cycles"]
     max_context = report["max_context"]
-    if len(steps) != max_context or len(bounds) != len(steps):
-        fail(f"step_cycles has {len(steps)} and bound_cycles {len(bounds)} entries, expected "
-             f"max_context = {max_context} each")
+    reported = [c for c in (64, 512, 1024, 2048, 4096) if c < max_context] + [max_context]
+    if prediction["steps"] != [c - 1 for c in reported]:
+        fail(f"step_prediction predicts steps {prediction['steps']}, expected step c - 1 of each "
+             f"of the contexts {reported}")
+    for key in ("contexts", "step_cycles", "step_hbm_bytes", "bound_cycles"):
+        if len(prediction[key]) != len(reported):
+            fail(f"step_prediction.{key} has {len(prediction[key])} entries, expected "
+                 f"{len(reported)} (one per predicted step)")
+    index = {t: i for i, t in enumerate(prediction["steps"])}
+    steps = {t: prediction["step_cycles"][i] for t, i in index.items()}
+    bounds = {t: prediction["bound_cycles"][i] for t, i in index.items()}
+    step_bytes_of = {t: prediction["step_hbm_bytes"][i] for t, i in index.items()}
     if "predicted_cycles_per_step" in report:
         fail("report.json still has predicted_cycles_per_step (the stage sum, not the step)")
     if "fifo_sizing_stage_sum" not in report:
@@ -62,8 +73,8 @@ def check(report, report_md, manifest):
         if abs(row["x_bound"] - steps[step] / bounds[step]) > 1e-9:
             fail(f"headline ratio {row['x_bound']} != {steps[step]} / {bounds[step]}")
         nbytes = step_bytes(manifest, windows, step) + embedding_row_bytes(manifest)
-        if prediction["step_hbm_bytes"][step] != nbytes:
-            fail(f"step {step}: {prediction['step_hbm_bytes'][step]} HBM bytes in report.json, "
+        if step_bytes_of[step] != nbytes:
+            fail(f"step {step}: {step_bytes_of[step]} HBM bytes in report.json, "
                  f"{nbytes} as decode_bench counts them")
         if bounds[step] != round(nbytes / bytes_per_cycle):
             fail(f"step {step}: bound {bounds[step]} cycles, expected {nbytes} / "

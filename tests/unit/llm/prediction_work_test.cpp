@@ -23,11 +23,12 @@ namespace st::llm {
 namespace {
 
 /// Step simulations and cycles simulated (in steps at the max context) a config's choices and
-/// prediction may take: today's work with a fifth to spare (2026-11-28: 21-62 simulations,
-/// 11.5-49.5 steps at the max context; docs/decisions.md), so that the prediction cannot grow
-/// unnoticed.
-constexpr int64_t kSimulationBudget = 76;
-constexpr int64_t kMaxContextStepsBudget = 60;
+/// prediction may take: one simulation per candidate of the choices (at most 2 + 4 + 2) and per
+/// reported step (at most 5), so 13, with one to spare; the cycles: today's most (9.3 steps at
+/// the max context, TinyLlama-1.1B) with a fifth to spare. A change that makes the prediction
+/// simulate more (e.g. a step per context length) fails them.
+constexpr int64_t kSimulationBudget = 14;
+constexpr int64_t kMaxContextStepsBudget = 11;
 
 struct ConfigWork {
   PredictionWork work;
@@ -49,7 +50,7 @@ ConfigWork choicesAndPrediction(const std::string &config) {
   o.engineFifoWords =
       plan::chooseEngineFifoWords(m.program, o, plan::kEngineFifoCandidates, budget);
   const plan::LlmStepPrediction p = plan::predictLlmSteps(plan::lowerLlmDesign(m.program, o), o);
-  return {predictionWork().since(before), p.stepCycles.back()};
+  return {predictionWork().since(before), p.stepCycles.back()}; // the last: the max context
 }
 
 TEST(PredictionWork, ChoicesAndPredictionOfEveryConfigStayWithinBudget) {

@@ -1,8 +1,9 @@
 // Step prediction (compiler/llm/step_prediction): the HBM read DMA's memory and DMA stages under
-// the testbench memory's mean behaviour, the cached-row rule, the per-step table of a fixture
-// (grows with the cache, stops growing on a sliding-window layer, slower memory is slower) and the
-// per-run means sim prints beside the measured cycles; the engine's channels folded into groups
-// the same reads share (each channel's refill runs ahead of the K/V channels' by its FIFO).
+// the testbench memory's mean behaviour, the cached-row rule, the steps of a fixture (grow with
+// the cache, stop growing on a sliding-window layer, slower memory is slower), a step as its
+// stages' or its whole simulation, the steps compile reports and the per-run means sim prints
+// beside the measured cycles; the engine's channels folded into groups the same reads share (each
+// channel's refill runs ahead of the K/V channels' by its FIFO).
 #include "llm/engine_channel_groups.h"
 #include "llm/engine_step_prediction.h"
 #include "llm/step_prediction.h"
@@ -149,14 +150,15 @@ TEST(StepPrediction, StepTableGrowsWithTheCacheAndStopsAtTheWindow) {
     o.maxContext = 24;
     const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
     const model::MemoryTiming hbm;
-    const std::vector<int64_t> full = predictStepCycles(g, o, {}, 12, hbm);
+    const std::vector<int64_t> first12 = runSteps(12, 1);
+    const std::vector<int64_t> full = predictStepCycles(g, o, {}, first12, hbm);
     ASSERT_EQ(full.size(), 12u);
     EXPECT_EQ(full[0], full[1]); // step 0 reads no row, simulated as 1
     for (size_t t = 2; t < full.size(); ++t)
       EXPECT_GT(full[t], full[t - 1]) << "step " << t;
     // Every layer on a window of 4: from step 3 on each layer reads 3 rows.
     const std::vector<int64_t> windowed =
-        predictStepCycles(g, o, std::vector<int64_t>(g.layers, 4), 12, hbm);
+        predictStepCycles(g, o, std::vector<int64_t>(g.layers, 4), first12, hbm);
     for (size_t t = 0; t < 4; ++t)
       EXPECT_EQ(windowed[t], full[t]);
     for (size_t t = 4; t < windowed.size(); ++t)
@@ -165,56 +167,10 @@ TEST(StepPrediction, StepTableGrowsWithTheCacheAndStopsAtTheWindow) {
     model::MemoryTiming slow = hbm;
     slow.readLatency = 200;
     slow.readyProbability = 0.1;
-    EXPECT_GT(predictStepCycles(g, o, {}, 4, slow)[3], full[3]);
-    EXPECT_THROW(predictStepCycles(g, o, {}, o.maxContext + 1, hbm), Error);
-    EXPECT_THROW(predictStepCycles(g, o, {0}, 4, hbm), Error);
-  }
-}
-
-/// The block's sampled curve against a fresh cycle-level simulation at `lengths` cache lengths
-/// spread over 1 .. longest (both ends, the sampled ones and lengths between samples).
-void expectCurveMatchesSimulation(const AcceleratorGraph &g, const AcceleratorOptions &o,
-                                  int64_t longest, int lengths) {
-  const model::MemoryTiming hbm;
-  StageTimer sampled(g, o, 1, hbm);
-  const CacheLengthCurve curve =
-      sampleCacheLengthCurve([&](int64_t c) { return sampled.cyclesAt(c); }, 1, longest,
-                             cacheCurveTolerance(sampled.cyclesAt(longest)));
-  StageTimer fresh(g, o, 1, hbm);
-  double worst = 0;
-  int between = 0;
-  for (int i = 0; i < lengths; ++i) {
-    // An odd stride so that most lengths fall between samples.
-    const int64_t c = 1 + (int64_t(i) * 7919) % longest;
-    bool isSample = false;
-    for (const auto &[length, cycles] : curve.samples)
-      isSample = isSample || length == c;
-    between += isSample ? 0 : 1;
-    const int64_t exact = fresh.cyclesAt(c);
-    const int64_t predicted = curve.at(c);
-    if (isSample) {
-      EXPECT_EQ(predicted, exact) << "sampled cache length " << c;
-    }
-    const double error = std::abs(double(predicted - exact)) / double(exact);
-    worst = std::max(worst, error);
-    EXPECT_LE(error, 0.005) << "cache length " << c << ": curve " << predicted << ", simulation "
-                            << exact;
-  }
-  EXPECT_GE(between, lengths / 2) << "most checked lengths must lie between samples";
-  std::printf("block curve: %zu samples over 1..%lld; %d lengths checked (%d between samples), "
-              "largest error %.4f %%\n",
-              curve.samples.size(), (long long)longest, lengths, between, 100 * worst);
-}
-
-TEST(StepPrediction, SampledBlockCurveEqualsTheSimulationOnEveryFixture) {
-  for (const char *fixture : {"gpt2_tiny", "llama_tiny_gqa", "qwen2_tiny_mqa", "gemma3_tiny"}) {
-    SCOPED_TRACE(fixture);
-    const frontend::LoadedModel m = loadFixture(fixture);
-    AcceleratorOptions o;
-    o.engine = LinearEngine::PerOp; // the v1 design's block (the engine's steps: below)
-    o.maxContext = m.program.maxPositions;
-    const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
-    expectCurveMatchesSimulation(g, o, o.maxContext - 1, 24);
+    EXPECT_GT(predictStepCycles(g, o, {}, {3}, slow)[0], full[3]);
+    EXPECT_THROW(predictStepCycles(g, o, {}, {o.maxContext}, hbm), Error);
+    EXPECT_THROW(predictStepCycles(g, o, {}, {-1}, hbm), Error);
+    EXPECT_THROW(predictStepCycles(g, o, {0}, {3}, hbm), Error);
   }
 }
 
@@ -223,59 +179,31 @@ frontend::LoadedModel configShapes(const std::string &config) {
   return frontend::loadModel(std::string(ST_CONFIG_DIR) + "/" + config,
                              frontend::WeightSource::ShapeOnly);
 }
-/// Full-size GPT-2 Medium (shapes only), and the options of its design at context 1024.
-frontend::LoadedModel gpt2MediumShapes() {
-  return configShapes("gpt2-medium");
-}
-AcceleratorOptions fullSizeOptions(LinearEngine engine) {
+
+TEST(StepPrediction, AStepOfAPerOpDesignIsItsStagesSimulatedAtEachLayersRows) {
+  // gemma3_tiny: sliding-window and global layers read different rows at the same step.
+  const frontend::LoadedModel m = loadFixture("gemma3_tiny");
   AcceleratorOptions o;
-  o.engine = engine;
-  o.maxContext = 1024;
-  return o;
-}
-
-TEST(StepPrediction, SampledBlockCurveEqualsTheSimulationAtFullSize) {
-  // A 175 k-cycle block over 1023 cache lengths.
-  const frontend::LoadedModel m = gpt2MediumShapes();
-  const AcceleratorOptions o = fullSizeOptions(LinearEngine::PerOp);
-  expectCurveMatchesSimulation(buildAcceleratorGraph(m.program, o), o, o.maxContext - 1, 20);
-}
-
-/// A GEMV-engine design's step table (predictStepCycles: sampled steps, chords between) against
-/// a fresh timing simulation of the whole step at `steps` steps spread over the context.
-void expectEngineStepsMatchSimulation(const AcceleratorGraph &g, const AcceleratorOptions &o,
-                                      const std::vector<int64_t> &windows, int steps) {
+  o.engine = LinearEngine::PerOp;
+  o.maxContext = m.program.maxPositions;
+  const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
+  const std::vector<int64_t> windows = plan::layerWindowsOf(m.program);
   const model::MemoryTiming hbm;
-  CacheLengthCurve curve;
-  const std::vector<int64_t> table = predictStepCycles(g, o, windows, o.maxContext, hbm, &curve);
-  ASSERT_EQ(static_cast<int64_t>(table.size()), o.maxContext);
-  EngineStepTimer fresh(g, o, windows, hbm);
-  double worst = 0;
-  int between = 0;
-  for (int i = 0; i < steps; ++i) {
-    // Step 0 and 1 (both ends of the curve's flat first piece), then an odd stride.
-    const int64_t t = i < 2 ? i : (int64_t(i) * 7919) % o.maxContext;
-    bool isSample = false;
-    for (const auto &[step, cycles] : curve.samples)
-      isSample = isSample || step == t;
-    between += isSample ? 0 : 1;
-    const int64_t exact = fresh.cyclesAt(t);
-    if (isSample) {
-      EXPECT_EQ(table[size_t(t)], exact) << "sampled step " << t;
-    }
-    const double error = std::abs(double(table[size_t(t)] - exact)) / double(exact);
-    worst = std::max(worst, error);
-    EXPECT_LE(error, 0.005) << "step " << t << ": table " << table[size_t(t)] << ", simulation "
-                            << exact;
+  const std::vector<int64_t> steps = {0, 1, 5, o.maxContext / 2, o.maxContext - 1};
+  const std::vector<int64_t> predicted = predictStepCycles(g, o, windows, steps, hbm);
+  ASSERT_EQ(predicted.size(), steps.size());
+  StageTimer prologue(g, o, 0, hbm), block(g, o, 1, hbm), epilogue(g, o, 2, hbm);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    int64_t expected = prologue.cyclesAt(1) + epilogue.cyclesAt(1);
+    for (int64_t l = 0; l < g.layers; ++l)
+      expected += block.cyclesAt(std::max<int64_t>(1, cachedRowsAt(windows[size_t(l)], steps[i])));
+    EXPECT_EQ(predicted[i], expected) << "step " << steps[i];
   }
-  EXPECT_GE(between, steps / 2) << "most checked steps must lie between samples";
-  std::printf("engine steps: %zu samples over 0..%lld; %d steps checked (%d between samples), "
-              "largest error %.4f %%\n",
-              curve.samples.size(), (long long)(o.maxContext - 1), steps, between, 100 * worst);
 }
 
-TEST(StepPrediction, EngineStepTableEqualsTheSimulationOnEveryFixture) {
-  for (const char *fixture : {"gpt2_tiny", "llama_tiny_gqa", "qwen2_tiny_mqa", "gemma3_tiny"}) {
+TEST(StepPrediction, EngineStepsPredictedTogetherEqualEachAlone) {
+  // The steps of one call run side by side on one timer; each must be its own simulation.
+  for (const char *fixture : {"llama_tiny_gqa", "gemma3_tiny"}) {
     SCOPED_TRACE(fixture);
     const frontend::LoadedModel m = loadFixture(fixture);
     AcceleratorOptions o;
@@ -285,17 +213,26 @@ TEST(StepPrediction, EngineStepTableEqualsTheSimulationOnEveryFixture) {
     // chooses for the fixtures.
     o.attentionKvStep = plan::attentionKvHeads(m.program);
     const AcceleratorGraph g = buildAcceleratorGraph(m.program, o);
-    expectEngineStepsMatchSimulation(g, o, plan::layerWindowsOf(m.program), 24);
+    const std::vector<int64_t> windows = plan::layerWindowsOf(m.program);
+    const model::MemoryTiming hbm;
+    const std::vector<int64_t> steps = {o.maxContext - 1, 0, 1, 7, o.maxContext / 2, 7};
+    const std::vector<int64_t> together = predictStepCycles(g, o, windows, steps, hbm);
+    ASSERT_EQ(together.size(), steps.size());
+    for (size_t i = 0; i < steps.size(); ++i)
+      EXPECT_EQ(together[i],
+                EngineStepTimer(g, o, windows, hbm).cyclesAt(std::max<int64_t>(1, steps[i])))
+          << "step " << steps[i];
+    EXPECT_EQ(together[1], together[2]); // step 0 reads no row: simulated as step 1
+    EXPECT_LT(together[2], together[0]);
   }
 }
 
-TEST(StepPrediction, EngineStepTableEqualsTheSimulationAtFullSize) {
-  // On the engine, 8 heads per cache token over 8 pseudo-channels: 118 k cycles at step 0,
-  // 259 k at step 1023.
-  const frontend::LoadedModel m = gpt2MediumShapes();
-  AcceleratorOptions o = fullSizeOptions(LinearEngine::Gemv);
-  o.attentionKvStep = 8;
-  expectEngineStepsMatchSimulation(buildAcceleratorGraph(m.program, o), o, {}, 20);
+TEST(StepPrediction, CompileReportsTheStepOfEachReferenceContext) {
+  EXPECT_EQ(reportedSteps(4096), (std::vector<int64_t>{63, 511, 1023, 2047, 4095}));
+  EXPECT_EQ(reportedSteps(2048), (std::vector<int64_t>{63, 511, 1023, 2047}));
+  EXPECT_EQ(reportedSteps(1000), (std::vector<int64_t>{63, 511, 999}));
+  EXPECT_EQ(reportedSteps(64), (std::vector<int64_t>{63}));
+  EXPECT_EQ(reportedSteps(24), (std::vector<int64_t>{23}));
 }
 
 TEST(StepPrediction, TheEnginePrefetchFifoStreamsTheWeightsOnThroughAttention) {
@@ -394,52 +331,20 @@ TEST(StepPrediction, EngineChannelsGroupByTheReadsThatShareThem) {
   EXPECT_EQ(engineChannelGroups({}, 4), std::vector<std::vector<int>>({{0, 1, 2, 3}}));
 }
 
-TEST(StepPrediction, SandwichSamplingFindsTheKinkOfAConcaveBlock) {
-  // A full-size block's shape: 33 cycles a row up to 64 rows, 17 after (GPT-2 Medium).
-  auto kinked = [](int64_t c) { return 222004 + std::min(33 * c, 17 * c + 1024); };
-  int64_t calls = 0;
-  const CacheLengthCurve curve = sampleCacheLengthCurve(
-      [&](int64_t c) {
-        ++calls;
-        return kinked(c);
-      },
-      1, 4095, 12);
-  // Both ends with their neighbours, then the pair at the tangents' crossing.
-  EXPECT_EQ(curve.samples.size(), 6u);
-  EXPECT_EQ(calls, 6);
-  for (int64_t c = 1; c <= 4095; ++c)
-    ASSERT_EQ(curve.at(c), kinked(c)) << "cache length " << c;
-}
-
-TEST(StepPrediction, SandwichSamplingBoundsTheChordsOfCurvedBlocks) {
-  // Curved throughout (no affine piece): every chord within the tolerance, both shapes.
-  const int64_t tolerance = 10;
-  for (int sign : {1, -1}) {
-    auto curved = [sign](int64_t c) { return 500000 + sign * (c * c / 64); };
-    const CacheLengthCurve curve = sampleCacheLengthCurve(curved, 1, 3000, tolerance);
-    EXPECT_LT(curve.samples.size(), 300u); // a tenth of the lengths
-    // + 1: the integer division makes the curve convex (concave) only up to a cycle.
-    for (int64_t c = 1; c <= 3000; ++c)
-      ASSERT_LE(std::llabs(curve.at(c) - curved(c)), tolerance + 1)
-          << "cache length " << c << ", sign " << sign;
-  }
-}
-
 TEST(StepPrediction, RunMeansSplitPromptAndGeneratedSteps) {
-  const std::vector<int64_t> table = {10, 20, 30, 40, 50, 60};
-  const RunPrediction r = predictRun(table, 2, 4); // steps 0 .. 4
+  EXPECT_EQ(runSteps(2, 4), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  const RunPrediction r = predictRun({10, 20, 30, 40, 50}, 2, 4); // steps 0 .. 4
   EXPECT_EQ(r.stepCycles, (std::vector<int64_t>{10, 20, 30, 40, 50}));
   EXPECT_DOUBLE_EQ(r.promptCyclesPerToken, 15);
   EXPECT_DOUBLE_EQ(r.generatedCyclesPerToken, 40);
-  EXPECT_DOUBLE_EQ(predictRun(table, 3, 1).generatedCyclesPerToken, 0);
-  EXPECT_THROW(predictRun(table, 3, 5), Error); // 7 steps
-  EXPECT_THROW(predictRun(table, 0, 2), Error);
+  EXPECT_DOUBLE_EQ(predictRun({10, 20, 30}, 3, 1).generatedCyclesPerToken, 0);
+  EXPECT_THROW(predictRun({10, 20, 30, 40, 50}, 3, 4), Error); // 6 steps
+  EXPECT_THROW(predictRun({}, 0, 1), Error);
   // A run resuming at step 3 (a prefilled KV cache): steps 3 .. 5, one prompt step.
-  const RunPrediction resumed = predictRun(table, 1, 3, 3);
-  EXPECT_EQ(resumed.stepCycles, (std::vector<int64_t>{40, 50, 60}));
+  EXPECT_EQ(runSteps(1, 3, 3), (std::vector<int64_t>{3, 4, 5}));
+  const RunPrediction resumed = predictRun({40, 50, 60}, 1, 3);
   EXPECT_DOUBLE_EQ(resumed.promptCyclesPerToken, 40);
   EXPECT_DOUBLE_EQ(resumed.generatedCyclesPerToken, 55);
-  EXPECT_THROW(predictRun(table, 1, 4, 3), Error); // step 6 is beyond the table
 }
 
 } // namespace
