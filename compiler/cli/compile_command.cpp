@@ -135,9 +135,69 @@ std::map<std::string, int64_t> parseFifoDepths(const std::vector<std::string> &o
   return depths;
 }
 
+/// The accelerator's attention parallelism, attention tile and engine FIFO depth: the command
+/// line's where it gives them, else compile's choices (plan/kv_step_choice,
+/// plan/attention_tile_choice, plan/engine_fifo_choice), which simulate the step of each weighed
+/// candidate into `steps`.
+void chooseDesign(const CompileOptions &o, const ir::DecodeProgram &program,
+                  const model::ResourceEstimate &budget, PhaseLog &log, llm::StepCache &steps,
+                  llm::AcceleratorOptions &accelerator) {
+  {
+    BesidePhase phase(&log, "attention parallelism");
+    if (o.attentionKvStep >= 0 || o.attentionHeadSplit > 0) {
+      accelerator.attentionKvStep = o.attentionKvStep >= 0 ? o.attentionKvStep : 1;
+      accelerator.attentionHeadSplit = std::max<int64_t>(o.attentionHeadSplit, 1);
+      accelerator.attentionReadStep = std::max<int64_t>(o.attentionReadStep, 0);
+      accelerator.enginePackedPairs = std::max<int64_t>(o.enginePackedPairs, 0);
+      accelerator.attentionBlockMajor =
+          o.attentionWalk == "block" ||
+          (o.attentionWalk.empty() && plan::attentionBlockMajorApplies(program, accelerator));
+    } else {
+      const plan::AttentionParallelism chosen =
+          plan::chooseAttentionParallelism(program, accelerator, budget, &steps);
+      chosen.applyTo(accelerator);
+      // The command line's read step, packed pairs and walk override the choice; the choice's
+      // position striping stands only without any of them.
+      if (o.attentionReadStep >= 0)
+        accelerator.attentionReadStep = o.attentionReadStep;
+      if (o.enginePackedPairs >= 0)
+        accelerator.enginePackedPairs = o.enginePackedPairs;
+      accelerator.attentionBlockMajor =
+          o.attentionWalk == "block" || (o.attentionWalk.empty() && chosen.blockMajor &&
+                                         plan::attentionBlockMajorApplies(program, accelerator));
+      if (o.attentionPositionSlices >= 0 || o.attentionReadStep >= 0 || !o.attentionWalk.empty() ||
+          chosen.positionSlices < 2)
+        accelerator.attentionPositionSlices = 0;
+    }
+    if (o.attentionPositionSlices >= 2) {
+      // Positions striped: attention at one kv head per token, block-major (kvPositionStripingOf).
+      accelerator.attentionPositionSlices = o.attentionPositionSlices;
+      accelerator.attentionKvStep = 1;
+      accelerator.attentionHeadSplit = 1;
+      accelerator.attentionReadStep = 0;
+      accelerator.attentionBlockMajor = true;
+    }
+    if (o.attentionTile >= 0)
+      accelerator.attentionTilePositions = o.attentionTile;
+  }
+  if (o.attentionTile < 0) {
+    // A step simulation per candidate (two passes, tiles of 64, 128 and 256 positions) where
+    // one pass applies.
+    BesidePhase phase(&log, "attention pass");
+    accelerator.attentionTilePositions = plan::chooseAttentionTile(
+        program, accelerator, plan::kAttentionTileCandidates, budget, &steps);
+  }
+  if (o.engineFifoWords == 0) {
+    // A step simulation per candidate depth.
+    BesidePhase phase(&log, "engine FIFO depth");
+    accelerator.engineFifoWords = plan::chooseEngineFifoWords(
+        program, accelerator, plan::kEngineFifoCandidates, budget, {}, &steps);
+  }
+}
+
 /// The LLM accelerator of a Hugging Face model directory (docs/accelerator.md,
-/// docs/architecture.md): load -> calibrate -> quantize (lower, size and predict beside) -> plan
-// -> emit.
+/// docs/architecture.md): load -> calibrate -> quantize (choose, lower, size and predict beside)
+/// -> plan -> emit.
 void compileModel(const CompileOptions &o, const std::string &finalDir, const fs::path &staging,
                   PhaseLog &log) {
   const numerics::Precision precision = frontend::parsePrecision(o.precision, "--precision");
@@ -167,67 +227,23 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   const passes::DeviceConstraints device = passes::loadDeviceConstraints(o.device);
   // What the design choices and the step prediction simulate (report.json step_prediction.work).
   const llm::PredictionWork workBefore = llm::predictionWork();
+  // The steps the choices simulate, so that the prediction of the kept design reuses them.
+  llm::StepCache steps;
   const model::ResourceEstimate budget = llm::designBudget(device);
-  if (o.attentionKvStep >= 0 || o.attentionHeadSplit > 0) {
-    accelerator.attentionKvStep = o.attentionKvStep >= 0 ? o.attentionKvStep : 1;
-    accelerator.attentionHeadSplit = std::max<int64_t>(o.attentionHeadSplit, 1);
-    accelerator.attentionReadStep = std::max<int64_t>(o.attentionReadStep, 0);
-    accelerator.enginePackedPairs = std::max<int64_t>(o.enginePackedPairs, 0);
-    accelerator.attentionBlockMajor =
-        o.attentionWalk == "block" ||
-        (o.attentionWalk.empty() && plan::attentionBlockMajorApplies(model.program, accelerator));
-  } else {
-    const plan::AttentionParallelism chosen =
-        plan::chooseAttentionParallelism(model.program, accelerator, budget);
-    chosen.applyTo(accelerator);
-    // The command line's read step, packed pairs and walk override the choice; the choice's
-    // position striping stands only without any of them.
-    if (o.attentionReadStep >= 0)
-      accelerator.attentionReadStep = o.attentionReadStep;
-    if (o.enginePackedPairs >= 0)
-      accelerator.enginePackedPairs = o.enginePackedPairs;
-    accelerator.attentionBlockMajor =
-        o.attentionWalk == "block" ||
-        (o.attentionWalk.empty() && chosen.blockMajor &&
-         plan::attentionBlockMajorApplies(model.program, accelerator));
-    if (o.attentionPositionSlices >= 0 || o.attentionReadStep >= 0 || !o.attentionWalk.empty() ||
-        chosen.positionSlices < 2)
-      accelerator.attentionPositionSlices = 0;
-  }
-  if (o.attentionPositionSlices >= 2) {
-    // Positions striped: attention at one kv head per token, block-major (kvPositionStripingOf).
-    accelerator.attentionPositionSlices = o.attentionPositionSlices;
-    accelerator.attentionKvStep = 1;
-    accelerator.attentionHeadSplit = 1;
-    accelerator.attentionReadStep = 0;
-    accelerator.attentionBlockMajor = true;
-  }
-  if (o.attentionTile >= 0)
-    accelerator.attentionTilePositions = o.attentionTile;
   std::optional<frontend::QuantizedModel> quantized;
   std::optional<llm::AcceleratorGraph> lowered;
   plan::LlmStepPrediction predicted;
   parallelFor(2, [&](size_t item) {
     if (item == 1) {
-      if (o.attentionTile < 0) {
-        // Beside the calibration: a step simulation per candidate (two passes, tiles of 64, 128
-        // and 256 positions) where one pass applies.
-        BesidePhase phase(&log, "attention pass");
-        accelerator.attentionTilePositions = plan::chooseAttentionTile(
-            model.program, accelerator, plan::kAttentionTileCandidates, budget);
-      }
-      if (o.engineFifoWords == 0) {
-        // Beside the calibration: a few step simulations per candidate depth.
-        BesidePhase phase(&log, "engine FIFO depth");
-        accelerator.engineFifoWords = plan::chooseEngineFifoWords(
-            model.program, accelerator, plan::kEngineFifoCandidates, budget);
-      }
+      // Beside the calibration: the design choices (a step simulation per weighed candidate),
+      // the lowering and the step prediction.
+      chooseDesign(o, model.program, budget, log, steps, accelerator);
       {
         BesidePhase phase(&log, "lowering + FIFO LP");
         lowered = plan::lowerLlmDesign(model.program, accelerator);
       }
       BesidePhase phase(&log, "step prediction");
-      predicted = plan::predictLlmSteps(*lowered, accelerator);
+      predicted = plan::predictLlmSteps(*lowered, accelerator, &steps);
       predicted.work = llm::predictionWork().since(workBefore);
       return;
     }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ir/hbm_layout.h"
+#include "llm/accelerator_options_json.h"
 #include "llm/engine_step_prediction.h"
 #include "llm/prediction_work.h"
 #include "model/dma_stream_model.h"
@@ -111,6 +112,30 @@ std::vector<int64_t> reportedSteps(int64_t maxContext) {
   return steps;
 }
 
+std::string StepCache::keyOf(const AcceleratorOptions &options, const model::MemoryTiming &hbm) {
+  nlohmann::json key = acceleratorOptionsJson(options);
+  key["hbm"] = {hbm.readLatency,    hbm.readLatencyJitter, hbm.readyProbability,
+                hbm.kernelClockMhz, hbm.channelPeakGBps,   hbm.wordBytes};
+  return key.dump();
+}
+
+std::optional<int64_t> StepCache::find(const AcceleratorOptions &options,
+                                       const model::MemoryTiming &hbm, int64_t step) const {
+  const std::string key = keyOf(options, hbm);
+  const std::lock_guard<std::mutex> lock(mutex_);
+  auto it = cycles_.find({key, step});
+  if (it == cycles_.end())
+    return std::nullopt;
+  return it->second;
+}
+
+void StepCache::add(const AcceleratorOptions &options, const model::MemoryTiming &hbm, int64_t step,
+                    int64_t cycles) {
+  const std::string key = keyOf(options, hbm);
+  const std::lock_guard<std::mutex> lock(mutex_);
+  cycles_[{key, step}] = cycles;
+}
+
 namespace {
 
 /// The distinct values of `values`, ascending.
@@ -124,18 +149,31 @@ std::vector<int64_t> distinct(std::vector<int64_t> values) {
 std::vector<int64_t> engineStepCycles(const AcceleratorGraph &g, const AcceleratorOptions &options,
                                       const std::vector<int64_t> &layerWindows,
                                       const std::vector<int64_t> &steps,
-                                      const model::MemoryTiming &hbm) {
+                                      const model::MemoryTiming &hbm, StepCache *cache) {
   EngineStepTimer timer(g, options, layerWindows, hbm);
   auto simulated = [](int64_t t) { return std::max<int64_t>(t, 1); };
-  std::vector<int64_t> unique;
+  std::map<int64_t, int64_t> known;
+  std::vector<int64_t> missing;
+  for (int64_t t : steps) {
+    const std::optional<int64_t> hit =
+        cache ? cache->find(options, hbm, simulated(t)) : std::nullopt;
+    if (hit)
+      known[simulated(t)] = *hit;
+    else
+      missing.push_back(simulated(t));
+  }
+  missing = distinct(missing);
+  std::vector<int64_t> cycles(missing.size());
+  parallelFor(missing.size(), [&](size_t i) { cycles[i] = timer.cyclesAt(missing[i]); });
+  for (size_t i = 0; i < missing.size(); ++i) {
+    known[missing[i]] = cycles[i];
+    if (cache)
+      cache->add(options, hbm, missing[i], cycles[i]);
+  }
+  std::vector<int64_t> result;
   for (int64_t t : steps)
-    unique.push_back(simulated(t));
-  unique = distinct(unique);
-  parallelFor(unique.size(), [&](size_t i) { timer.cyclesAt(unique[i]); });
-  std::vector<int64_t> cycles;
-  for (int64_t t : steps)
-    cycles.push_back(timer.cyclesAt(simulated(t)));
-  return cycles;
+    result.push_back(known.at(simulated(t)));
+  return result;
 }
 
 /// A per-op design's steps: the prologue and epilogue once, the block once per distinct row count
@@ -179,7 +217,7 @@ std::vector<int64_t> perOpStepCycles(const AcceleratorGraph &g, const Accelerato
 std::vector<int64_t> predictStepCycles(const AcceleratorGraph &g, const AcceleratorOptions &options,
                                        const std::vector<int64_t> &layerWindows,
                                        const std::vector<int64_t> &steps,
-                                       const model::MemoryTiming &hbm) {
+                                       const model::MemoryTiming &hbm, StepCache *cache) {
   for (int64_t t : steps)
     if (t < 0 || t >= options.maxContext)
       throw Error("step prediction", "step " + std::to_string(t),
@@ -191,7 +229,7 @@ std::vector<int64_t> predictStepCycles(const AcceleratorGraph &g, const Accelera
   if (steps.empty())
     return {};
   return g.engine.calls.empty() ? perOpStepCycles(g, options, layerWindows, steps, hbm)
-                                : engineStepCycles(g, options, layerWindows, steps, hbm);
+                                : engineStepCycles(g, options, layerWindows, steps, hbm, cache);
 }
 
 } // namespace st::llm

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,23 @@ std::vector<int64_t> reportedSteps(int64_t maxContext);
 /// The contexts reportedSteps predicts below the max context.
 inline const std::vector<int64_t> kReportedContexts = {64, 512, 1024, 2048, 4096};
 
+/// Steps of GEMV-engine designs already simulated, by design (its options, acceleratorOptionsJson),
+/// memory timing and step. Compile's design choices and its step prediction share one, so that a
+/// step the choices simulated on the design compile keeps is not simulated again. One cache
+/// serves one program. Safe to use from several threads.
+class StepCache {
+public:
+  std::optional<int64_t> find(const AcceleratorOptions &options, const model::MemoryTiming &hbm,
+                              int64_t step) const;
+  void add(const AcceleratorOptions &options, const model::MemoryTiming &hbm, int64_t step,
+           int64_t cycles);
+
+private:
+  static std::string keyOf(const AcceleratorOptions &options, const model::MemoryTiming &hbm);
+  mutable std::mutex mutex_;
+  std::map<std::pair<std::string, int64_t>, int64_t> cycles_;
+};
+
 /// Predicted cycles of each of `steps` (each in 0 .. max context - 1), in the same order. Every
 /// figure is one exact timing simulation, nothing is interpolated:
 ///  - a GEMV-engine design: the whole step (EngineStepTimer), once per distinct step;
@@ -69,11 +87,13 @@ inline const std::vector<int64_t> kReportedContexts = {64, 512, 1024, 2048, 4096
 ///    simulated once per distinct row count (StageTimer).
 /// Step 0 reads no row and is simulated as step 1 (one row). `layerWindows` holds each layer's
 /// attention sliding window (0: none; empty: no layer has one). The simulations run in parallel.
-/// Throws st::Error for a step outside the context or windows that are not one per layer.
+/// With `cache` (an engine design), steps found there are not simulated again and the simulated
+/// ones are added. Throws st::Error for a step outside the
+/// context or windows that are not one per layer.
 std::vector<int64_t> predictStepCycles(const AcceleratorGraph &g, const AcceleratorOptions &options,
                                        const std::vector<int64_t> &layerWindows,
                                        const std::vector<int64_t> &steps,
-                                       const model::MemoryTiming &hbm);
+                                       const model::MemoryTiming &hbm, StepCache *cache = nullptr);
 
 /// Cached rows attention reads at step t with sliding window `window` (0: none): as
 /// frontend::cacheRowsAt.

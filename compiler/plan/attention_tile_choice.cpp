@@ -26,7 +26,7 @@ bool attentionOnePassAppliesTo(const ir::DecodeProgram &program,
 int64_t chooseAttentionTile(const ir::DecodeProgram &program,
                             const llm::AcceleratorOptions &options,
                             const std::vector<int64_t> &tiles,
-                            const model::ResourceEstimate &budget) {
+                            const model::ResourceEstimate &budget, llm::StepCache *cache) {
   if (!attentionOnePassAppliesTo(program, options))
     return 0;
   const int64_t headDim = firstAttention(program)->headDim;
@@ -44,7 +44,8 @@ int64_t chooseAttentionTile(const ir::DecodeProgram &program,
   }
   // One pass saves a pass of the cache and costs a tile's lag and a merge per block: its gain
   // grows with the cache, so the tiles are weighed at the longest step the design makes.
-  const int64_t best = fastestFittingDesign(program, designs, budget, {}, options.maxContext);
+  const int64_t best =
+      fastestFittingDesign(program, designs, budget, {}, options.maxContext, cache);
   return best < 0 ? 0 : kept[size_t(best)];
 }
 

@@ -13,6 +13,7 @@
 
 #include "ir/decode_program.h"
 #include "llm/accelerator_graph.h"
+#include "llm/step_prediction.h"
 #include "model/kernel_timing.h"
 
 namespace st::plan {
@@ -26,11 +27,11 @@ bool attentionOnePassAppliesTo(const ir::DecodeProgram &program,
 /// `budget` and predicts the fewest cycles at the design's max context (fastestFittingDesign:
 /// the longest step it makes, where one pass gains most); tiles
 /// larger than the max context or shorter than a tile's merge (headDim + 12 cycles) are
-/// skipped. 0 when one pass does not apply or nothing fits.
+/// skipped. 0 when one pass does not apply or nothing fits. `cache`: as choiceContextCycles.
 int64_t chooseAttentionTile(const ir::DecodeProgram &program,
                             const llm::AcceleratorOptions &options,
                             const std::vector<int64_t> &tiles,
-                            const model::ResourceEstimate &budget);
+                            const model::ResourceEstimate &budget, llm::StepCache *cache = nullptr);
 
 /// The tiles compile weighs by default: two passes, then one pass in tiles of 64, 128 and 256.
 inline const std::vector<int64_t> kAttentionTileCandidates = {0, 64, 128, 256};

@@ -14,6 +14,7 @@
 
 #include "ir/decode_program.h"
 #include "llm/accelerator_graph.h"
+#include "llm/step_prediction.h"
 #include "model/kernel_timing.h"
 #include "model/memory_read_model.h"
 
@@ -24,10 +25,12 @@ int64_t engineFifoChoiceContext(int64_t maxContext);
 
 /// The predicted cycles of `options`' design at the step of a cache of `context` positions
 /// (0: engineFifoChoiceContext): one simulation of the unrolled step (llm::EngineStepTimer), how
-/// compile weighs candidate designs.
+/// compile weighs candidate designs. With `cache`, a step simulated before is not simulated
+/// again (llm::StepCache; so are the steps the later prediction of the kept design needs).
 int64_t choiceContextCycles(const ir::DecodeProgram &program,
                             const llm::AcceleratorOptions &options,
-                            const model::MemoryTiming &hbm = {}, int64_t context = 0);
+                            const model::MemoryTiming &hbm = {}, int64_t context = 0,
+                            llm::StepCache *cache = nullptr);
 
 /// Among `candidates` (designs, in order of preference), the index of the one within `budget`
 /// (designNeedsOf) that predicts the fewest cycles at the step of `context` (0:
@@ -36,7 +39,8 @@ int64_t choiceContextCycles(const ir::DecodeProgram &program,
 int64_t fastestFittingDesign(const ir::DecodeProgram &program,
                              const std::vector<llm::AcceleratorOptions> &candidates,
                              const model::ResourceEstimate &budget,
-                             const model::MemoryTiming &hbm = {}, int64_t context = 0);
+                             const model::MemoryTiming &hbm = {}, int64_t context = 0,
+                             llm::StepCache *cache = nullptr);
 
 /// The depths compile weighs by default (words per channel, in order of preference).
 inline const std::vector<int64_t> kEngineFifoCandidates = {4096, 8192};
@@ -50,6 +54,6 @@ int64_t chooseEngineFifoWords(const ir::DecodeProgram &program,
                               const llm::AcceleratorOptions &options,
                               const std::vector<int64_t> &candidates,
                               const model::ResourceEstimate &budget,
-                              const model::MemoryTiming &hbm = {});
+                              const model::MemoryTiming &hbm = {}, llm::StepCache *cache = nullptr);
 
 } // namespace st::plan

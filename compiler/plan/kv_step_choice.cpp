@@ -98,7 +98,8 @@ bool attentionBlockMajorApplies(const ir::DecodeProgram &program,
 
 AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program,
                                                 const llm::AcceleratorOptions &options,
-                                                const model::ResourceEstimate &budget) {
+                                                const model::ResourceEstimate &budget,
+                                                llm::StepCache *cache) {
   const int64_t kvHeads = attentionKvHeads(program);
   if (options.engine != llm::LinearEngine::Gemv || kvHeads == 0)
     return {};
@@ -173,7 +174,7 @@ AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program
             parallelFor(2, [&](size_t i) {
               llm::AcceleratorOptions withChoice = options;
               pair[i].applyTo(withChoice);
-              cycles[i] = choiceContextCycles(program, withChoice);
+              cycles[i] = choiceContextCycles(program, withChoice, {}, 0, cache);
             });
             if (cycles[1] < cycles[0])
               c = fourSlices;

@@ -11,6 +11,7 @@
 
 #include "ir/decode_program.h"
 #include "llm/accelerator_graph.h"
+#include "llm/step_prediction.h"
 #include "model/kernel_timing.h"
 
 namespace st::plan {
@@ -66,9 +67,10 @@ bool attentionBlockMajorApplies(const ir::DecodeProgram &program,
 /// engineFifoChoiceContext is shorter by prediction (TinyLlama-1.1B: 353,531 cycles at 512
 /// against 363,948 with two; Qwen2.5-0.5B's step grows). Builds the accelerator graph a few times
 /// per candidate (only shapes are read: milliseconds); the four-slice comparison simulates the
-/// step twice.
+/// step twice (`cache`: as choiceContextCycles).
 AttentionParallelism chooseAttentionParallelism(const ir::DecodeProgram &program,
                                                 const llm::AcceleratorOptions &options,
-                                                const model::ResourceEstimate &budget);
+                                                const model::ResourceEstimate &budget,
+                                                llm::StepCache *cache = nullptr);
 
 } // namespace st::plan

@@ -207,17 +207,17 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
 }
 
 LlmStepPrediction predictLlmSteps(const llm::AcceleratorGraph &graph,
-                                  const llm::AcceleratorOptions &options) {
-  return predictLlmSteps(graph, options, llm::reportedSteps(options.maxContext));
+                                  const llm::AcceleratorOptions &options, llm::StepCache *cache) {
+  return predictLlmSteps(graph, options, llm::reportedSteps(options.maxContext), cache);
 }
 
 LlmStepPrediction predictLlmSteps(const llm::AcceleratorGraph &graph,
                                   const llm::AcceleratorOptions &options,
-                                  const std::vector<int64_t> &steps) {
+                                  const std::vector<int64_t> &steps, llm::StepCache *cache) {
   LlmStepPrediction p;
   p.steps = steps;
   p.stepCycles =
-      llm::predictStepCycles(graph, options, layerWindowsOf(*graph.program), p.steps, p.hbm);
+      llm::predictStepCycles(graph, options, layerWindowsOf(*graph.program), p.steps, p.hbm, cache);
   return p;
 }
 

@@ -97,12 +97,15 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
 /// The step prediction of a lowered design (timing simulations of its stages: seconds at full
 /// size; it reads only the lowered graph and the program's attention windows, so it may run
 /// beside calibration and quantization).
+/// With `cache`, the steps the design choices simulated on this design are not simulated again.
 LlmStepPrediction predictLlmSteps(const llm::AcceleratorGraph &graph,
-                                  const llm::AcceleratorOptions &options);
+                                  const llm::AcceleratorOptions &options,
+                                  llm::StepCache *cache = nullptr);
 /// The same prediction at `steps` (each below the max context; sim: the steps of its run).
 LlmStepPrediction predictLlmSteps(const llm::AcceleratorGraph &graph,
                                   const llm::AcceleratorOptions &options,
-                                  const std::vector<int64_t> &steps);
+                                  const std::vector<int64_t> &steps,
+                                  llm::StepCache *cache = nullptr);
 
 /// Per layer, the sliding window of the block's attention (0: none).
 std::vector<int64_t> layerWindowsOf(const ir::DecodeProgram &program);
