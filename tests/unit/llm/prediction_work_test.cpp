@@ -27,7 +27,7 @@ namespace {
 /// reported step (at most 5), less those the prediction reuses from the choices, so at most 13
 /// (2026-11-29: 6-11); the cycles: today's most (8.2 steps at the max context, Qwen2.5-0.5B) with
 /// a fifth to spare. A change that makes the prediction simulate more (e.g. a step per context
-/// length, or the choices' steps simulated again) fails them.
+/// length) fails them.
 constexpr int64_t kSimulationBudget = 13;
 constexpr int64_t kMaxContextStepsBudget = 10;
 
