@@ -5,6 +5,7 @@
 // and an existing path is replaced only when it is a design directory this tool wrote.
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <optional>
 
@@ -195,6 +196,62 @@ void chooseDesign(const CompileOptions &o, const ir::DecodeProgram &program,
   }
 }
 
+/// The plan options of compile's LLM design: its name (the model directory's and the
+/// precision's), the device, the accelerator options and where its tables go.
+plan::LlmPlanOptions llmPlanOptions(const CompileOptions &o, const std::string &finalDir,
+                                    const llm::AcceleratorOptions &accelerator) {
+  plan::LlmPlanOptions po;
+  po.designName = fs::path(o.input).lexically_normal().filename().string();
+  if (po.designName.empty())
+    po.designName = fs::path(o.input).lexically_normal().parent_path().filename().string();
+  po.designName += "_" + frontend::precisionName(accelerator.precision);
+  po.devicePath = o.device;
+  po.accelerator = accelerator;
+  po.tablePrefix = fs::absolute(fs::path(finalDir) / "rtl" / "tables").string() + "/";
+  return po;
+}
+
+/// compile's emitting item: calibrates and quantizes `model`, then, once the choices and the
+/// lowering are done (`choices`), plans the design and writes its HBM image while the step
+/// prediction runs, then (`prediction`) its RTL and reports.
+void emitLlmDesign(const CompileOptions &o, const std::string &finalDir, const fs::path &staging,
+                   PhaseLog &log, frontend::LoadedModel &model, std::future<void> choices,
+                   std::future<void> prediction,
+                   const std::optional<llm::AcceleratorGraph> &lowered,
+                   const llm::AcceleratorOptions &accelerator,
+                   const plan::LlmStepPrediction &predicted) {
+  log.begin("calibration");
+  const frontend::Calibration calibration =
+      frontend::calibrate(model.program, model.weights,
+                          frontend::calibrationSetOf(o.input, model.program.vocabSize,
+                                                     model.program.maxPositions, o.randomWeights));
+  log.begin("quantization");
+  frontend::QuantizedModel quantized =
+      frontend::quantizeModel(model.program, model.weights, accelerator.precision, calibration);
+  // The design is made from the program and the quantized model alone: a checkpoint's fp32
+  // weights go, so the HBM image and the rest run beside the quantized model only (peak RSS;
+  // random weights are streamed and were never held).
+  model.weights = frontend::WeightStore();
+  log.begin("waiting for the choices");
+  choices.get();
+  // The golden model computes attention as the design does (one pass in its tiles, or two).
+  frontend::applyAttentionTiles(quantized, accelerator.attentionTilePositions);
+  log.begin("planning");
+  const plan::LlmPlan design =
+      plan::planLlmDesign(model, quantized, *lowered, llmPlanOptions(o, finalDir, accelerator));
+  log.begin("HBM image");
+  gen::writeLlmHbmImage(design, staging.string());
+  log.begin("waiting for the prediction");
+  prediction.get();
+  log.begin("RTL + reports");
+  gen::LlmWriteOptions w;
+  w.sourceDir = ST_SOURCE_DIR;
+  w.modelDir = o.input;
+  w.randomWeights = o.randomWeights;
+  gen::writeLlmDesign(design, predicted, w, staging.string());
+  log.end();
+}
+
 /// The LLM accelerator of a Hugging Face model directory (docs/accelerator.md,
 /// docs/architecture.md): load -> calibrate -> quantize (choose, lower, size and predict beside)
 /// -> plan -> emit.
@@ -213,9 +270,10 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
                 "2 .. " + std::to_string(model.program.maxPositions) +
                     " (the model's max_position_embeddings)");
   // plan: the top's interface, kernel bindings and HBM plan need the quantized model; the
-  // lowering, FIFO sizing and step prediction read only the program's shapes, so they run beside
-  // calibration and quantization: two items of one parallelFor, so that both take their threads
-  // out of the one budget (support/parallel.h). The calling thread calibrates and quantizes.
+  // design choices, lowering, FIFO sizing and step prediction read only the program's shapes, so
+  // they run beside calibration and quantization: two items of one parallelFor, so that both
+  // take their threads out of the one budget (support/parallel.h). The other item calibrates,
+  // quantizes, then plans the design and writes its HBM image beside the prediction.
   llm::AcceleratorOptions accelerator;
   accelerator.precision = precision;
   accelerator.maxContext = maxContext;
@@ -230,57 +288,38 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   // The steps the choices simulate, so that the prediction of the kept design reuses them.
   llm::StepCache steps;
   const model::ResourceEstimate budget = llm::designBudget(device);
-  std::optional<frontend::QuantizedModel> quantized;
   std::optional<llm::AcceleratorGraph> lowered;
   plan::LlmStepPrediction predicted;
+  std::promise<void> loweredReady;   // set once `lowered` and `accelerator` are final
+  std::promise<void> predictedReady; // set once `predicted` is
+  // Item 0 is the beside work, so that on a single thread (support/parallel.h runs the items in
+  // order) it is done before the emitting item waits for it.
   parallelFor(2, [&](size_t item) {
-    if (item == 1) {
-      // Beside the calibration: the design choices (a step simulation per weighed candidate),
-      // the lowering and the step prediction.
-      chooseDesign(o, model.program, budget, log, steps, accelerator);
-      {
-        BesidePhase phase(&log, "lowering + FIFO LP");
-        lowered = plan::lowerLlmDesign(model.program, accelerator);
+    if (item == 0) {
+      std::promise<void> *pending = &loweredReady;
+      try {
+        // Beside the calibration: the design choices (a step simulation per weighed
+        // candidate), the lowering and the step prediction.
+        chooseDesign(o, model.program, budget, log, steps, accelerator);
+        {
+          BesidePhase phase(&log, "lowering + FIFO LP");
+          lowered = plan::lowerLlmDesign(model.program, accelerator);
+        }
+        loweredReady.set_value();
+        pending = &predictedReady;
+        BesidePhase phase(&log, "step prediction");
+        predicted = plan::predictLlmSteps(*lowered, accelerator, &steps);
+        predicted.work = llm::predictionWork().since(workBefore);
+      } catch (...) {
+        pending->set_exception(std::current_exception());
+        throw;
       }
-      BesidePhase phase(&log, "step prediction");
-      predicted = plan::predictLlmSteps(*lowered, accelerator, &steps);
-      predicted.work = llm::predictionWork().since(workBefore);
+      predictedReady.set_value();
       return;
     }
-    log.begin("calibration");
-    const frontend::Calibration calibration = frontend::calibrate(
-        model.program, model.weights,
-        frontend::calibrationSetOf(o.input, model.program.vocabSize, model.program.maxPositions,
-                                   o.randomWeights));
-    log.begin("quantization");
-    quantized = frontend::quantizeModel(model.program, model.weights, precision, calibration);
-    // The design is made from the program and the quantized model alone: a checkpoint's fp32
-    // weights go, so the HBM image and the rest run beside the quantized model only (peak RSS;
-    // random weights are streamed and were never held).
-    model.weights = frontend::WeightStore();
-    log.begin("waiting for the prediction");
+    emitLlmDesign(o, finalDir, staging, log, model, loweredReady.get_future(),
+                  predictedReady.get_future(), lowered, accelerator, predicted);
   });
-  // The golden model computes attention as the design does (one pass in its tiles, or two).
-  frontend::applyAttentionTiles(*quantized, accelerator.attentionTilePositions);
-  log.begin("planning");
-  plan::LlmPlanOptions po;
-  po.designName = fs::path(o.input).lexically_normal().filename().string();
-  if (po.designName.empty())
-    po.designName = fs::path(o.input).lexically_normal().parent_path().filename().string();
-  po.designName += "_" + frontend::precisionName(precision);
-  po.devicePath = o.device;
-  po.accelerator = accelerator;
-  po.tablePrefix = fs::absolute(fs::path(finalDir) / "rtl" / "tables").string() + "/";
-  const plan::LlmPlan design = plan::planLlmDesign(model, *quantized, std::move(*lowered), po);
-  log.begin("HBM image");
-  gen::writeLlmHbmImage(design, staging.string());
-  log.begin("RTL + reports");
-  gen::LlmWriteOptions w;
-  w.sourceDir = ST_SOURCE_DIR;
-  w.modelDir = o.input;
-  w.randomWeights = o.randomWeights;
-  gen::writeLlmDesign(design, predicted, w, staging.string());
-  log.end();
 }
 
 int runCompile(const CompileOptions &o) {
