@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gen/design_writer.h"
+#include "gen/floorplan_writer.h"
 #include "gen/hbm_image.h"
 #include "gen/kernel_tables.h"
 #include "gen/llm_top_emitter.h"
@@ -197,6 +198,9 @@ nlohmann::json reportJson(const plan::LlmPlan &d, const plan::LlmStepPrediction 
                           {"bram36", device.availableBram36},
                           {"dsp", device.availableDsp},
                           {"uram", device.availableUram}};
+  // Which SLR each instance goes to (LlmPlan::floorplan).
+  if (d.floorplan)
+    j["floorplan"] = floorplanJson(*d.floorplan);
   return j;
 }
 
@@ -248,6 +252,8 @@ std::string llmReportMarkdown(const nlohmann::json &j) {
     }
     os << "\n";
   }
+  if (j.contains("floorplan"))
+    os << floorplanMarkdown(j["floorplan"]);
   os << "\n## AXI masters\n\n| port | role | buffer | HBM channel | register "
         "|\n|---|---|---|---|---|\n";
   for (const auto &m : j["axi_masters"])
@@ -466,7 +472,21 @@ void writeLlmDesign(const plan::LlmPlan &d, const plan::LlmStepPrediction &predi
   writeText(dir / "tb" / "llm_run.json", runManifest.dump(2) + "\n");
   writeText(dir / "tb" / "probes.vlt", probeVerilatorConfig(probes, d.top.top.module));
   // ---- AMD tools: kernel header (shared with tb_main.cpp), Vitis kernel, Vivado, XRT host ----
-  writeVitisDeliverables(llmVitisDesign(d, rtlFiles), options.sourceDir, dir.string());
+  VitisDesign vitis = llmVitisDesign(d, rtlFiles);
+  // The floorplan: one SLR pinned in link.cfg when the whole design fits it, else the pblocks
+  // (vivado/floorplan.xdc for the standalone flow, the pre-placement hook for v++).
+  if (d.floorplan) {
+    const plan::Floorplan &fp = *d.floorplan;
+    writeFloorplan(d.graph.dataflow, fp, d.top.top.module, d.designName, dir.string());
+    vitis.slr = fp.singleSlr ? std::optional<std::string>(fp.slrs[size_t(*fp.singleSlr)].name)
+                             : std::nullopt;
+    vitis.floorplanXdc = "floorplan.xdc";
+    vitis.placeHook =
+        (fs::path(options.finalDir.empty() ? fs::absolute(dir) : fs::path(options.finalDir)) /
+         "vivado" / "floorplan_vitis.tcl")
+            .string();
+  }
+  writeVitisDeliverables(vitis, options.sourceDir, dir.string());
   const nlohmann::json report = reportJson(d, prediction);
   writeText(dir / "report.json", report.dump(2) + "\n");
   writeText(dir / "report.md", llmReportMarkdown(report));

@@ -25,6 +25,9 @@ struct LlmWriteOptions {
   /// The weights are the seeded random ones of --random-weights (config.json only); sim reloads
   /// the same.
   bool randomWeights = false;
+  /// The design directory's final absolute path (the one published after the staging one): the
+  /// v++ link's pre-placement hook names vivado/floorplan_vitis.tcl under it.
+  std::string finalDir;
 };
 
 /// Writes hbm/ (the image of every pseudo-channel and its manifest) into `dir` (which must exist).

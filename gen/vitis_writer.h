@@ -4,8 +4,9 @@
 //                              channels and buffers; included by BOTH the Verilator testbench
 //                              (tb/tb_main.cpp) and the host program, so the two cannot drift
 //   vitis/   package_kernel.tcl (Vivado IP packager -> .xo), link.cfg (v++ connectivity: every
-//            m_axi to its HBM pseudo-channel, the compute unit in SLR0, the kernel clock) and a
-//            Makefile with targets `xo` and `xclbin`
+//            m_axi to its HBM pseudo-channel, the compute unit in one SLR when it fits one (else
+//            the floorplan's pre-placement hook), the kernel clock) and a Makefile with targets
+//            `xo` and `xclbin`
 //   vivado/  build.tcl (non-project out-of-context synthesis, place and route, reports) with its
 //            clock XDC and constraints/u55c_ooc.xdc
 //   host/    host.cpp (XRT native API) and a CMakeLists.txt that builds it when XILINX_XRT is set
@@ -64,6 +65,12 @@ struct VitisDesign {
   int64_t kernelClockMhz = 0;
   /// One per plan::TopInterface::args entry (scalars: role "scalar", bytes 0).
   std::vector<KernelBuffer> buffers;
+  /// The SLR link.cfg pins the compute unit to (slr=), or none when the design spans SLRs (an
+  /// LLM design's floorplan, plan/floorplan.h).
+  std::optional<std::string> slr = std::string("SLR0");
+  /// The floorplan's files: build.tcl reads vivado/<floorplanXdc>; link.cfg's [vivado] section
+  /// runs `placeHook` (an absolute path) before placement. Empty: none.
+  std::string floorplanXdc, placeHook;
   /// Set for an LLM decoder: host.cpp loads the HBM image, writes the prompt, decodes and prints
   /// the tokens and tokens/s (hostProgram); unset: the graph host (inputs in, outputs compared).
   std::optional<LlmHostRun> llm;

@@ -69,6 +69,9 @@ struct CompileOptions {
   int64_t maxContext = 0; ///< 0: min(max_position_embeddings, llm::kDefaultMaxContext)
   int64_t maxLanes = 8;
   std::string engine = "gemv";
+  bool floorplan = false;                     ///< plan the SLR floorplan (--floorplan)
+  double slrBudget = plan::kDefaultSlrBudget; ///< share of each SLR the floorplan may fill
+  double sllBudget = plan::kDefaultSllBudget; ///< share of each boundary's SLLs it may cross with
   int64_t attentionKvStep = -1;   ///< -1: chooseAttentionParallelism within llm::kResourceShare
   int64_t attentionHeadSplit = 0; ///< 0: 1, or chooseAttentionParallelism's (implies kv step 1)
   int64_t attentionReadStep = -1; ///< -1: chooseAttentionParallelism's (0 with --attention-kv-step)
@@ -208,6 +211,9 @@ plan::LlmPlanOptions llmPlanOptions(const CompileOptions &o, const std::string &
   po.devicePath = o.device;
   po.accelerator = accelerator;
   po.tablePrefix = fs::absolute(fs::path(finalDir) / "rtl" / "tables").string() + "/";
+  po.floorplan = o.floorplan;
+  po.slrBudget = o.slrBudget;
+  po.sllBudget = o.sllBudget;
   return po;
 }
 
@@ -247,6 +253,7 @@ void emitLlmDesign(const CompileOptions &o, const std::string &finalDir, const f
   gen::LlmWriteOptions w;
   w.sourceDir = ST_SOURCE_DIR;
   w.modelDir = o.input;
+  w.finalDir = fs::absolute(finalDir).string();
   w.randomWeights = o.randomWeights;
   gen::writeLlmDesign(design, predicted, w, staging.string());
   log.end();
@@ -570,6 +577,23 @@ void addOutputOptions(CLI::App &app, CompileOptions &o) {
   app.add_flag("--quiet", o.quiet, "Print nothing but errors (no per-phase progress)")
       ->group(kOutputGroup);
   app.add_option("--target", o.target, "Target device (u55c)")->group(kOutputGroup);
+  app.add_flag("--floorplan", o.floorplan,
+               "LLM designs: assign every instance of the top to an SLR (ILP, plan/floorplan): "
+               "vivado/floorplan.xdc, floorplan.svg, report.json \"floorplan\"; fails when no "
+               "assignment fits --slr-budget and --sll-budget (docs/vivado.md)")
+      ->group(kOutputGroup);
+  app.add_option("--slr-budget", o.slrBudget,
+                 "LLM designs: the share of each SLR's LUT, FF, DSP, BRAM36 and URAM the "
+                 "floorplan may fill (vivado/floorplan.xdc, docs/vivado.md)")
+      ->check(CLI::Range(0.01, 1.0))
+      ->default_val(o.slrBudget)
+      ->group(kOutputGroup);
+  app.add_option("--sll-budget", o.sllBudget,
+                 "LLM designs: the share of each SLR boundary's super long lines the floorplan's "
+                 "crossing bits may use")
+      ->check(CLI::Range(0.01, 1.0))
+      ->default_val(o.sllBudget)
+      ->group(kOutputGroup);
   app.add_option("--device", o.device, "Device constraints YAML")
       ->default_val(o.device)
       ->group(kOutputGroup);

@@ -98,7 +98,15 @@ KernelTiming gemvEngineTiming(const GemvEngineShape &shape, const GemvEngineCall
   return t;
 }
 
-ResourceEstimate gemvEngineResources(const GemvEngineShape &s) {
+ResourceEstimate gemvEngineResources(const GemvEngineShape &shape) {
+  const GemvEngineResourceSplit split = gemvEngineResourceSplit(shape);
+  ResourceEstimate r = split.core;
+  for (const GemvEngineResourceSplit::Channel &c : split.channels)
+    r += c.resources;
+  return r;
+}
+
+GemvEngineResourceSplit gemvEngineResourceSplit(const GemvEngineShape &s) {
   numerics::checkGemvEngineShape(s);
   // The widths st_gemv_engine declares (docs/numerics.md §3).
   const int64_t nSeg = s.kLanes / s.segLanes;
@@ -170,14 +178,19 @@ ResourceEstimate gemvEngineResources(const GemvEngineShape &s) {
   else
     engine.bram36 = double(ceilDiv(xEntryBits, 72) * ceilDiv(xEntries, 512));
 
-  ResourceEstimate r = engine;
-  for (int64_t i = 0; i < s.packedPairs; ++i)
-    r += pair;
-  for (int64_t c = 2 * s.packedPairs; c < s.channels; ++c)
-    r += single;
+  GemvEngineResourceSplit split;
+  split.core = engine;
   for (int64_t l = 0; l < s.lanes; ++l)
-    r += requant;
-  return r;
+    split.core += requant;
+  for (int64_t i = 0; i < s.packedPairs; ++i)
+    split.channels.push_back({2 * i, 2, pair});
+  for (int64_t c = 2 * s.packedPairs; c < s.channels; ++c)
+    split.channels.push_back({c, 1, single});
+  // st_gemv_channel's ports: x_i (KLanes codes), mant_idx_i (5 bits per segment), the slot and
+  // record selects and the strobes in; acc_o and rec_o out per way.
+  split.coreToChannelBits = xEntryBits + 5 * nSeg + 2 + 2 + 3 + 8;
+  split.channelToCoreBits = sumBits + recordBits;
+  return split;
 }
 
 } // namespace st::model

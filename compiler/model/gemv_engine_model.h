@@ -112,4 +112,22 @@ KernelTiming gemvEngineTiming(const GemvEngineShape &shape, const GemvEngineCall
 /// Structural estimate for Yosys synth_xilinx -family xcup (see gemv_engine_model.cpp).
 ResourceEstimate gemvEngineResources(const GemvEngineShape &shape);
 
+/// The same estimate split where the floorplan may cut the engine (plan/floorplan): one entry
+/// per st_gemv_channel instance (gen_channel[firstChannel]; `ways` channels: 2 for a packed
+/// pair) and the core (x loader and buffers, output buffer, requantization, control). The parts
+/// sum to gemvEngineResources.
+struct GemvEngineResourceSplit {
+  struct Channel {
+    int64_t firstChannel = 0;
+    int64_t ways = 1;
+    ResourceEstimate resources;
+  };
+  std::vector<Channel> channels;
+  ResourceEstimate core;
+  /// Bits from the core to every channel instance (x entry, mantissa indices, slot and take
+  /// strobes) and from one channel of an instance back to the core (accumulator and record).
+  int64_t coreToChannelBits = 0, channelToCoreBits = 0;
+};
+GemvEngineResourceSplit gemvEngineResourceSplit(const GemvEngineShape &shape);
+
 } // namespace st::model

@@ -40,6 +40,16 @@ struct DeviceConstraints {
   /// resources_available: the budget the report's resource estimate is a percentage of.
   int64_t availableLut = 0, availableFf = 0, availableDsp = 0, availableBram36 = 0,
           availableUram = 0;
+  /// One super logic region (slrs:, bottom first): what the kernels may use of it under the
+  /// shell, and whether the HBM is attached to it.
+  struct Slr {
+    std::string name;
+    int64_t lut = 0, ff = 0, dsp = 0, bram36 = 0, uram = 0;
+    bool hbm = false;
+  };
+  std::vector<Slr> slrs;
+  /// Per boundary between slrs[b] and slrs[b + 1]: its super long lines (slr_boundaries:).
+  std::vector<int64_t> sllPerBoundary;
 };
 
 /// Reads the device YAML; throws st::Error naming the file and the missing or malformed key.

@@ -32,6 +32,38 @@ int64_t requireInt(const YAML::Node &root, const std::string &path, const std::s
   }
 }
 
+/// slrs: (bottom first) and slr_boundaries: (one per pair of neighbours), the floorplan's
+/// device (plan/floorplan); a device file without slrs: has no floorplan.
+void readSlrs(const YAML::Node &root, const std::string &path, DeviceConstraints &d) {
+  if (!root["slrs"])
+    return;
+  if (!root["slrs"].IsSequence())
+    throw Error(path, "slrs", "a list of {name, lut, ff, dsp, bram36, uram, hbm}");
+  for (size_t i = 0; i < root["slrs"].size(); ++i) {
+    const YAML::Node slr = root["slrs"][i];
+    const std::string where = "slrs[" + std::to_string(i) + "]";
+    if (!slr.IsMap() || !slr["name"])
+      throw Error(path, where, "a map with a 'name'");
+    DeviceConstraints::Slr s;
+    s.name = slr["name"].as<std::string>();
+    s.lut = requireInt(slr, "lut", path + " " + where);
+    s.ff = requireInt(slr, "ff", path + " " + where);
+    s.dsp = requireInt(slr, "dsp", path + " " + where);
+    s.bram36 = requireInt(slr, "bram36", path + " " + where);
+    s.uram = requireInt(slr, "uram", path + " " + where);
+    s.hbm = slr["hbm"] && slr["hbm"].as<bool>();
+    d.slrs.push_back(s);
+  }
+  const YAML::Node b = root["slr_boundaries"];
+  if (!b || !b.IsSequence() || b.size() + 1 != d.slrs.size())
+    throw Error(path, "slr_boundaries",
+                "one {name, sll} per pair of neighbouring SLRs (" +
+                    std::to_string(d.slrs.empty() ? 0 : d.slrs.size() - 1) + ")");
+  for (size_t i = 0; i < b.size(); ++i)
+    d.sllPerBoundary.push_back(
+        requireInt(b[i], "sll", path + " slr_boundaries[" + std::to_string(i) + "]"));
+}
+
 } // namespace
 
 DeviceConstraints loadDeviceConstraints(const std::string &path) {
@@ -63,6 +95,7 @@ DeviceConstraints loadDeviceConstraints(const std::string &path) {
   d.availableDsp = requireInt(root, "resources_available.dsp", path);
   d.availableBram36 = requireInt(root, "resources_available.bram36", path);
   d.availableUram = requireInt(root, "resources_available.uram", path);
+  readSlrs(root, path, d);
   return d;
 }
 

@@ -200,7 +200,8 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
   d.kernels = kernelConfigs(d.graph, q, options.tablePrefix, d.tables);
   d.layerWindows = layerWindowsOf(model.program);
   d.resources = llmDesignResources(d);
-  d.floorplan = planFloorplan(d, d.device, options.slrBudget);
+  if (options.floorplan)
+    d.floorplan = planFloorplan(d, d.device, options.slrBudget, options.sllBudget);
   d.stepBound = stepHbmBound(d.hbm, d.layerWindows, options.accelerator.maxContext,
                              static_cast<double>(d.device.kernelClockMhz));
   return d;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,13 @@ struct LlmPlanOptions {
   /// What the kernels' table-file parameters start with (the $readmemh paths: the final
   /// directory's rtl/tables/).
   std::string tablePrefix;
+  /// Plan the SLR floorplan (--floorplan): without it the design has none and link.cfg pins the
+  /// compute unit to the HBM's SLR.
+  bool floorplan = false;
   /// The share of each SLR the floorplan may fill (--slr-budget).
   double slrBudget = kDefaultSlrBudget;
+  /// The share of each SLR boundary's super long lines the crossing bits may use (--sll-budget).
+  double sllBudget = kDefaultSllBudget;
 };
 
 /// The planned design: nothing is decided after it.
@@ -66,8 +72,8 @@ struct LlmPlan {
   /// rate (step_hbm_bound.h): the bound the report's headline sets the step prediction beside.
   StepHbmBound stepBound;
   /// Which SLR every instance of the top goes to (floorplan.h): the pblocks of
-  /// vivado/floorplan.xdc, the report's per-SLR table.
-  Floorplan floorplan;
+  /// vivado/floorplan.xdc, the report's per-SLR table (with --floorplan).
+  std::optional<Floorplan> floorplan;
 };
 
 /// The cycles of the design's reported steps (llm::reportedSteps: step c - 1 of each reference

@@ -240,7 +240,11 @@ def check_vivado_tcl(design, top, files, part, mhz):
     # The XDC files it reads, run as Tcl with the same stubs: ap_clk at the kernel period.
     periods = []
     xdcs = [c["args"][-1] for c in by_cmd("read_xdc")]
-    check(len(xdcs) == 2 and all(os.path.exists(x) for x in xdcs), f"build.tcl: XDCs {xdcs}")
+    floorplan = os.path.exists(os.path.join(design, "vivado", "floorplan.xdc"))
+    check(len(xdcs) == 2 + floorplan and all(os.path.exists(x) for x in xdcs),
+          f"build.tcl: XDCs {xdcs}")
+    check(not floorplan or os.path.basename(xdcs[-1]) == "floorplan.xdc",
+          "build.tcl: reads vivado/floorplan.xdc")
     for i, xdc in enumerate(xdcs):
         xcalls = run_tcl(xdc, os.path.join(design, "vivado", f"xdc{i}.log"))
         ports = {c["handle"]: c["args"] for c in xcalls if c["cmd"] == "get_ports"}
@@ -285,10 +289,78 @@ def check_link_cfg(design, top, mhz):
         spill = "m_axi_spill_" + m.group(1)[len("fill_"):]
         check(sp.get("m_axi_" + m.group(1)) == sp.get(spill) is not None,
               f"link.cfg: m_axi_{m.group(1)} on the channel of {spill}")
-    check(f"slr={cu}:SLR0" in lines, f"link.cfg: slr={cu}:SLR0")
+    report = json.load(open(os.path.join(design, "report.json")))
+    floorplan = report.get("floorplan")
+    single = floorplan["single_slr"] if floorplan else "SLR0"
+    slr_lines = [l for l in lines if l.startswith("slr=")]
+    if single:
+        check(slr_lines == [f"slr={cu}:{single}"], f"link.cfg: slr={cu}:{single}, got {slr_lines}")
+    else:
+        check(slr_lines == [], f"link.cfg: no slr= for a design spanning SLRs, got {slr_lines}")
+    if floorplan:
+        hook = [l for l in lines if l.startswith("prop=run.impl_1.STEPS.PLACE_DESIGN.TCL.PRE=")]
+        check(len(hook) == 1 and "[vivado]" in lines and
+              hook[0].endswith("/vivado/floorplan_vitis.tcl"),
+              f"link.cfg: [vivado] prop=run.impl_1.STEPS.PLACE_DESIGN.TCL.PRE=<the hook>: {hook}")
     check(f"freqHz={mhz * 1000000}:{cu}" in lines, f"link.cfg: freqHz={mhz * 1000000}:{cu}")
     print(f"link.cfg: " + ", ".join(f"{p}->HBM[{c}]" for p, c in sp.items()))
     return sp
+
+
+def instance_exists(sv_text, path):
+    """Whether instance path `path` of the floorplan (brackets escaped for get_cells) is in the
+    generated top: a top-level instance, or a channel instance of an st_gemv_engine instance
+    (gen_channel[c].gen_instance.u_channel, c below its Channels)."""
+    path = path.replace("\\", "")
+    m = re.match(r"^(\w+)/gen_channel\[(\d+)\]\.gen_instance\.u_channel$", path)
+    if m:
+        engine = re.search(r"st_gemv_engine\s*#\((.*?)\)\s*" + m.group(1) + r"\s*\(", sv_text,
+                           re.S)
+        channels = re.search(r"\.Channels\((\d+)\)", engine.group(1)) if engine else None
+        return channels is not None and int(m.group(2)) < int(channels.group(1))
+    return re.search(r"[)\s]" + re.escape(path) + r"\s*\(", sv_text) is not None
+
+
+def check_floorplan(design, top, sv_path):
+    """vivado/floorplan.xdc and vivado/floorplan_vitis.tcl under the stubs: one pblock per SLR
+    the report places instances in, resized to that SLR, every cell named in a pblock an
+    instance of the generated top, every instance in one pblock, the Vitis hook the same cells
+    under the compute unit's instance."""
+    report = json.load(open(os.path.join(design, "report.json")))
+    fp = report["floorplan"]
+    sv_text = open(sv_path).read()
+    calls = run_tcl(os.path.join(design, "vivado", "floorplan.xdc"),
+                    os.path.join(design, "vivado", "floorplan.log"))
+    by_cmd = lambda c: [x for x in calls if x["cmd"] == c]
+    pblocks = {c["args"][0] for c in by_cmd("create_pblock")}
+    used = sorted(fp["placement"].keys())
+    check(sorted(pblocks) == sorted("st_" + s.lower() for s in used),
+          f"floorplan.xdc: a pblock per SLR used {used}: {sorted(pblocks)}")
+    handles = {c["handle"]: c["args"] for c in by_cmd("get_pblocks") + by_cmd("get_cells")}
+    resized = {handles[c["args"][0]][-1]: c["args"][-1] for c in by_cmd("resize_pblock")}
+    check(all(resized.get("st_" + s.lower()) == s for s in used),
+          f"floorplan.xdc: each pblock resized to its SLR: {resized}")
+    seen = {}
+    for c in by_cmd("add_cells_to_pblock"):
+        pb = handles[c["args"][0]][-1]
+        for cell in [x.strip("{}") for x in handles[c["args"][1]][-1].split()]:
+            check(cell not in seen, f"floorplan.xdc: {cell} in one pblock")
+            seen[cell] = pb
+    missing = [c for c in seen if not instance_exists(sv_text, c)]
+    check(not missing and seen, f"floorplan.xdc: every cell is an instance of the top "
+          f"({len(seen)} cells); not found: {missing[:10]}")
+    vcalls = run_tcl(os.path.join(design, "vivado", "floorplan_vitis.tcl"),
+                     os.path.join(design, "vivado", "floorplan_vitis.log"))
+    vhandles = {c["handle"]: c["args"] for c in vcalls if c["cmd"] == "get_cells"}
+    cu = [h for h, a in vhandles.items() if "-hierarchical" in a]
+    vcells = set()
+    for c in [x for x in vcalls if x["cmd"] == "add_cells_to_pblock"]:
+        vcells |= {v.strip("{}").split("/", 1)[1] for v in vhandles[c["args"][1]][-1].split()
+                   if cu and v.strip("{}").startswith(cu[0] + "/")}
+    check(vcells == set(seen), f"floorplan_vitis.tcl: the cells of floorplan.xdc under the "
+          f"compute unit ({len(vcells)} vs {len(seen)})")
+    print(f"floorplan: {len(seen)} cells in pblocks {sorted(pblocks)}; boundaries "
+          + ", ".join(f"{b['name']} {b['bits']}/{b['sll_capacity']}" for b in fp["boundaries"]))
 
 
 def check_makefile(design, top, platform):
@@ -601,6 +673,8 @@ def main():
     p.add_argument("--prompt-ids", default="1,2,3", help="host-emu with --model: the prompt")
     p.add_argument("--tokens", type=int, default=8,
                    help="host-emu with --model: tokens to generate")
+    p.add_argument("--compile-arg", action="append",
+                   help="one more argument of streamtensor compile (repeatable)")
     p.add_argument("--memory-budget", help="compile with this on-chip budget (forces a split: "
                    "spill and refill DMAs sharing a buffer)")
     args = p.parse_args()
@@ -610,6 +684,7 @@ def main():
     extra = ["--memory-budget", args.memory_budget] if args.memory_budget else []
     if args.model:
         extra += ["--precision", args.precision, "--target", "u55c"]
+    extra += args.compile_arg or []
     if (args.graph is None) == (args.model is None):
         sys.exit("FAIL: give one of --graph and --model")
     rc, out = run([args.streamtensor, "compile", args.graph or args.model, "-o", design] + extra)
@@ -627,6 +702,8 @@ def main():
         check_vivado_tcl(design, top, files, part, mhz)
         check_link_cfg(design, top, mhz)
         check_makefile(design, top, platform)
+        if os.path.exists(os.path.join(design, "vivado", "floorplan.xdc")):
+            check_floorplan(design, top, os.path.join(design, "rtl", sv[0]))
     elif args.check == "host":
         check_host(design, args.work)
         if args.model:

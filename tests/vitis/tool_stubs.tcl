@@ -26,6 +26,7 @@ foreach cmd {
   read_verilog read_xdc synth_design opt_design place_design route_design report_utilization
   report_timing_summary write_checkpoint
   create_clock get_ports get_clocks set_input_delay set_output_delay
+  create_pblock resize_pblock add_cells_to_pblock get_pblocks get_cells
 } {
   proc $cmd args "st_record $cmd {*}\$args"
 }
