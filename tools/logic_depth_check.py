@@ -76,7 +76,14 @@ def design_sources(design_dir, templates_dir=None):
 
 
 def yosys_value(v):
-    return v if v.startswith('"') else v.replace(" ", "")
+    """A parameter value as chparam takes it: strings quoted, negative integers (which chparam
+    cannot parse) as their 32-bit two's complement."""
+    if v.startswith('"'):
+        return v
+    v = v.replace(" ", "")
+    if re.fullmatch(r"-\d+", v):
+        return "32'b" + format((1 << 32) + int(v), "032b")
+    return v
 
 
 class Netlist:
