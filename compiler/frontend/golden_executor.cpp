@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "numerics/attention_rows.h"
 #include "numerics/linear_batch.h"
 #include "numerics/nonlinear_functions.h"
 #include "support/error.h"
@@ -229,12 +230,25 @@ void GoldenExecutor::prefillBlock(const std::vector<int64_t> &tokens, int64_t fi
           const size_t kvWidth = a->shape.kvSize();
           std::copy(in(1).begin(), in(1).end(), kCache.begin() + first * int64_t(kvWidth));
           std::copy(in(2).begin(), in(2).end(), vCache.begin() + first * int64_t(kvWidth));
+          // attention()/attentionTiled() over the caches in place (numerics/attention_rows.h).
+          const size_t qWidth = a->shape.qSize();
+          if (in(0).size() != n * qWidth || in(1).size() != n * kvWidth ||
+              in(2).size() != n * kvWidth)
+            throw Error("golden executor", "attention '" + op.name + "' operands",
+                        "rows of " + std::to_string(qWidth) + " q and " + std::to_string(kvWidth) +
+                            " k, v codes");
           parallelFor(n, [&](size_t b) {
-            num::AttentionInputs ai;
-            ai.q = rowOf(in(0), n, b);
-            ai.kNew = rowOf(in(1), n, b);
-            ai.vNew = rowOf(in(2), n, b);
-            outRows[b] = attentionAt(*a, in(5).at(b), kCache, vCache, std::move(ai));
+            const int64_t p = in(5).at(b);
+            const int64_t firstRow = firstCachedRow(*a, p);
+            num::AttentionView view;
+            view.q = in(0).data() + b * qWidth;
+            view.kNew = in(1).data() + b * kvWidth;
+            view.vNew = in(2).data() + b * kvWidth;
+            view.kCache = kCache.data() + firstRow * int64_t(kvWidth);
+            view.vCache = vCache.data() + firstRow * int64_t(kvWidth);
+            view.cacheLength = static_cast<size_t>(p - firstRow);
+            outRows[b] = num::attentionInPlace(view, a->shape, a->scales,
+                                               size_t(std::max<int64_t>(a->tilePositions, 0)));
           });
           out = joinRows(outRows);
         } else {

@@ -81,14 +81,16 @@ std::vector<int32_t> attentionScores(const AttentionInputs &in, const AttentionS
   return scores;
 }
 
-namespace {
-
-/// One value weight: the softmax exponent of `score` against `maximum` (Q1.32) rounded half up
-/// to u16 Q1.15.
-uint32_t weightOf(int32_t maximum, int32_t score, const SoftmaxScales &scale) {
+uint32_t attentionWeightOf(int32_t maximum, int32_t score, const SoftmaxScales &scale) {
   constexpr unsigned kDrop = kExpSumFracBits - kProbabilityFracBits; // Q1.32 -> Q1.15
   const uint64_t e = softmaxExponent(maximum, score, scale);         // <= 2^32
   return static_cast<uint32_t>((e + (uint64_t(1) << (kDrop - 1))) >> kDrop);
+}
+
+namespace {
+
+uint32_t weightOf(int32_t maximum, int32_t score, const SoftmaxScales &scale) {
+  return attentionWeightOf(maximum, score, scale);
 }
 
 /// E[h][p] of attentionWeights on checked inputs.
@@ -156,13 +158,9 @@ std::vector<int64_t> attentionAccumulators(const AttentionInputs &in, const Atte
   return accumulatorsOf(in, shape, weightsOf(in, shape, scales));
 }
 
-namespace {
-
-/// The output stage of both forms: each accumulator divided by its head's weight sum S (a / S in
-/// Q.15, through 1/(S * 2^17) = R * 2^-(30 + L)), then requantized.
-std::vector<int32_t> outputsOf(const std::vector<int64_t> &accumulators,
-                               const std::vector<uint64_t> &sums, const AttentionShape &shape,
-                               const AttentionScales &scales) {
+std::vector<int32_t> attentionOutputs(const std::vector<int64_t> &accumulators,
+                                      const std::vector<uint64_t> &sums,
+                                      const AttentionShape &shape, const AttentionScales &scales) {
   constexpr unsigned kToSumScale = kExpSumFracBits - kProbabilityFracBits;
   // S * 2^17 >= 2^32 (the maximum weighs 2^15): the softmax reciprocal's domain, L >= 32.
   std::vector<NormalizedMantissa> inverses;
@@ -182,9 +180,20 @@ std::vector<int32_t> outputsOf(const std::vector<int64_t> &accumulators,
   return out;
 }
 
-/// Rescaling of a running accumulator or sum by a Q1.32 factor, rounded half up.
-int64_t rescaled(int64_t value, uint64_t factor) {
+int64_t attentionRescaled(int64_t value, uint64_t factor) {
   return static_cast<int64_t>(roundShiftRight128(Int128(value) * Int128(factor), kExpSumFracBits));
+}
+
+namespace {
+
+std::vector<int32_t> outputsOf(const std::vector<int64_t> &accumulators,
+                               const std::vector<uint64_t> &sums, const AttentionShape &shape,
+                               const AttentionScales &scales) {
+  return attentionOutputs(accumulators, sums, shape, scales);
+}
+
+int64_t rescaled(int64_t value, uint64_t factor) {
+  return attentionRescaled(value, factor);
 }
 
 } // namespace

@@ -16,6 +16,8 @@
 
 namespace st::numerics {
 
+struct SoftmaxScales; // golden_ops.h
+
 /// Head layout. Query head h reads kv head h / (numHeads / numKvHeads): multi-head attention
 /// when numKvHeads == numHeads, grouped-query in between, multi-query when numKvHeads == 1.
 struct AttentionShape {
@@ -109,6 +111,18 @@ std::vector<int32_t> attention(const AttentionInputs &inputs, const AttentionSha
 /// result is attention()'s bit for bit. tilePositions >= 1.
 std::vector<int32_t> attentionTiled(const AttentionInputs &inputs, const AttentionShape &shape,
                                     const AttentionScales &scales, size_t tilePositions);
+
+/// The steps both forms share, for other loops over the same arithmetic (attention_rows.h):
+/// one value weight, the softmax exponent of `score` against `maximum` (Q1.32) rounded half up
+/// to u16 Q1.15;
+uint32_t attentionWeightOf(int32_t maximum, int32_t score, const SoftmaxScales &scale);
+/// a running accumulator or sum rescaled by a Q1.32 factor, rounded half up;
+int64_t attentionRescaled(int64_t value, uint64_t factor);
+/// the output stage: each accumulator (head-major) divided by its head's weight sum S (a / S in
+/// Q.15, through 1/(S * 2^17) = R * 2^-(30 + L)), then requantized.
+std::vector<int32_t> attentionOutputs(const std::vector<int64_t> &accumulators,
+                                      const std::vector<uint64_t> &sums,
+                                      const AttentionShape &shape, const AttentionScales &scales);
 
 /// fp32 reference on real operands (same layouts): softmax(q.k * attnScale) . v per head.
 std::vector<float> attentionFloat(const std::vector<float> &q, const std::vector<float> &kCache,

@@ -4,12 +4,17 @@
 #include "linear_batch.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
 #include "fixed_point.h"
 #include "golden_ops.h"
 #include "support/parallel.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace st::numerics {
 
@@ -23,11 +28,9 @@ constexpr size_t kSubBlock = 256;
 constexpr size_t kInputTile = 4;
 
 /// acc[b * tileRows + i] = sum over groups g of scales[i, g] * (sum_{k in g} w[i][k] * x[b][k])
-/// for the tile's weight rows i and every input row b (no bias). Cloned for AVX2 so the 16-bit
-/// products vectorize as multiply-adds; the integer result is the same on every path.
-__attribute__((target_clones("avx2", "default"))) void
-tileAccumulators(const int16_t *w, size_t tileRows, const int16_t *x, size_t numRows, size_t cols,
-                 size_t groupSize, const uint16_t *scales, int64_t *acc) {
+/// for the tile's weight rows i and every input row b (no bias); x row-major. The portable path.
+void tileAccumulators(const int16_t *w, size_t tileRows, const int16_t *x, size_t numRows,
+                      size_t cols, size_t groupSize, const uint16_t *scales, int64_t *acc) {
   const size_t groups = cols / groupSize;
   for (size_t b0 = 0; b0 < numRows; b0 += kInputTile) {
     const size_t nb = std::min(kInputTile, numRows - b0);
@@ -67,6 +70,76 @@ tileAccumulators(const int16_t *w, size_t tileRows, const int16_t *x, size_t num
   }
 }
 
+#if defined(__x86_64__)
+/// Input rows one AVX2 pass serves: 4 registers of 8 rows' 32-bit sums.
+constexpr size_t kAvx2Rows = 32;
+
+/// x in tiles of kAvx2Rows rows, each as pairs of columns (one tile contiguous, pair after pair):
+/// xp[((b / 32 * cols / 2) + k / 2) * 64 + b % 32 * 2 + k % 2] = x[b][k], rows padded with zeros
+/// to rowsPad (a multiple of kAvx2Rows). cols even.
+std::vector<int16_t> pairedColumns(const std::vector<int16_t> &x, size_t numRows, size_t cols,
+                                   size_t rowsPad) {
+  std::vector<int16_t> xp(rowsPad * cols, 0);
+  for (size_t b = 0; b < numRows; ++b)
+    for (size_t k = 0; k < cols; ++k)
+      xp[((b / kAvx2Rows) * (cols / 2) + k / 2) * (2 * kAvx2Rows) + (b % kAvx2Rows) * 2 + k % 2] =
+          x[b * cols + k];
+  return xp;
+}
+
+/// tileAccumulators with AVX2 multiply-adds on pairedColumns' layout: per pair of columns, the
+/// two weights broadcast against 32 rows' pairs (vpmaddwd: w[k] x[b][k] + w[k+1] x[b][k+1]),
+/// 32-bit sums over at most kSubBlock columns widened into the 64-bit group sums. The same
+/// integers as tileAccumulators (exact arithmetic in another order). groupSize even.
+__attribute__((target("avx2"))) void tileAccumulatorsAvx2(const int16_t *w, size_t tileRows,
+                                                          const int16_t *xp, size_t numRows,
+                                                          size_t rowsPad, size_t cols,
+                                                          size_t groupSize, const uint16_t *scales,
+                                                          int64_t *acc) {
+  const size_t groups = cols / groupSize;
+  alignas(32) int32_t partial[kAvx2Rows];
+  for (size_t b0 = 0; b0 < rowsPad; b0 += kAvx2Rows) {
+    const size_t nb = std::min(kAvx2Rows, numRows - std::min(numRows, b0));
+    if (nb == 0)
+      break;
+    const int16_t *tile = xp + (b0 / kAvx2Rows) * (cols / 2) * (2 * kAvx2Rows);
+    for (size_t i = 0; i < tileRows; ++i) {
+      const int16_t *wr = w + i * cols;
+      int64_t scaled[kAvx2Rows] = {};
+      for (size_t g = 0; g < groups; ++g) {
+        int64_t groupSum[kAvx2Rows] = {};
+        const size_t groupEnd = (g + 1) * groupSize;
+        for (size_t k0 = g * groupSize; k0 < groupEnd; k0 += kSubBlock) {
+          const size_t k1 = std::min(k0 + kSubBlock, groupEnd);
+          __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+          for (size_t k = k0; k < k1; k += 2) {
+            int32_t pair;
+            std::memcpy(&pair, wr + k, sizeof(pair));
+            const __m256i wv = _mm256_set1_epi32(pair);
+            const __m256i *xv = reinterpret_cast<const __m256i *>(tile + (k / 2) * (2 * kAvx2Rows));
+            a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(wv, _mm256_loadu_si256(xv + 0)));
+            a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(wv, _mm256_loadu_si256(xv + 1)));
+            a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(wv, _mm256_loadu_si256(xv + 2)));
+            a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(wv, _mm256_loadu_si256(xv + 3)));
+          }
+          _mm256_store_si256(reinterpret_cast<__m256i *>(partial + 0), a0);
+          _mm256_store_si256(reinterpret_cast<__m256i *>(partial + 8), a1);
+          _mm256_store_si256(reinterpret_cast<__m256i *>(partial + 16), a2);
+          _mm256_store_si256(reinterpret_cast<__m256i *>(partial + 24), a3);
+          for (size_t j = 0; j < kAvx2Rows; ++j)
+            groupSum[j] += partial[j];
+        }
+        const int64_t scale = scales[i * groups + g];
+        for (size_t j = 0; j < kAvx2Rows; ++j)
+          scaled[j] += groupSum[j] * scale;
+      }
+      for (size_t j = 0; j < nb; ++j)
+        acc[(b0 + j) * tileRows + i] = scaled[j];
+    }
+  }
+}
+#endif
+
 /// A 4-bit two's-complement weight code.
 int16_t nibbleCode(unsigned nibble) {
   return static_cast<int16_t>(nibble >= 8 ? int(nibble) - 16 : int(nibble));
@@ -77,6 +150,15 @@ void unpackRows(const QuantizedLinear &layer, size_t r0, size_t r1, std::vector<
   out.resize((r1 - r0) * layer.cols);
   const uint8_t *packed = layer.packedWeights.data();
   const size_t begin = r0 * layer.cols;
+  if (layer.weightBits == 4 && begin % 2 == 0 && out.size() % 2 == 0) {
+    // Whole bytes: the low nibble first, each sign-extended by an arithmetic shift.
+    const uint8_t *bytes = packed + begin / 2;
+    for (size_t j = 0; j < out.size() / 2; ++j) {
+      out[2 * j] = static_cast<int16_t>(static_cast<int8_t>(bytes[j] << 4) >> 4);
+      out[2 * j + 1] = static_cast<int16_t>(static_cast<int8_t>(bytes[j]) >> 4);
+    }
+    return;
+  }
   for (size_t i = 0; i < out.size(); ++i) {
     const size_t index = begin + i;
     if (layer.weightBits == 4) {
@@ -119,13 +201,26 @@ std::vector<int32_t> linearRows(const std::vector<int32_t> &x, size_t numRows,
   }
   std::vector<int32_t> y(numRows * layer.rows);
   const size_t groups = layer.groupsPerRow();
+#if defined(__x86_64__)
+  const bool avx2 = layer.groupSize % 2 == 0 && __builtin_cpu_supports("avx2");
+  const size_t rowsPad = (numRows + kAvx2Rows - 1) / kAvx2Rows * kAvx2Rows;
+  const std::vector<int16_t> xp =
+      avx2 ? pairedColumns(x16, numRows, layer.cols, rowsPad) : std::vector<int16_t>();
+#endif
   parallelForChunks(layer.rows, kRowGrain, [&](size_t r0, size_t r1) {
     std::vector<int16_t> w;
     unpackRows(layer, r0, r1, w);
     const size_t tileRows = r1 - r0;
     std::vector<int64_t> acc(numRows * tileRows);
-    tileAccumulators(w.data(), tileRows, x16.data(), numRows, layer.cols, layer.groupSize,
-                     layer.groupScales.data() + r0 * groups, acc.data());
+    const uint16_t *scales = layer.groupScales.data() + r0 * groups;
+#if defined(__x86_64__)
+    if (avx2)
+      tileAccumulatorsAvx2(w.data(), tileRows, xp.data(), numRows, rowsPad, layer.cols,
+                           layer.groupSize, scales, acc.data());
+    else
+#endif
+      tileAccumulators(w.data(), tileRows, x16.data(), numRows, layer.cols, layer.groupSize, scales,
+                       acc.data());
     for (size_t b = 0; b < numRows; ++b)
       for (size_t i = 0; i < tileRows; ++i) {
         const size_t r = r0 + i;

@@ -10,6 +10,8 @@
 #include <random>
 #include <set>
 
+#include <sys/resource.h>
+
 #include <nlohmann/json.hpp>
 
 #include "frontend/calibration.h"
@@ -25,6 +27,14 @@ namespace {
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// User + system CPU seconds of the process so far (all threads).
+double cpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
 } // namespace
@@ -69,13 +79,16 @@ int main(int argc, char **argv) {
   options.keepTap = [&keep](const std::string &key) { return keep.count(key) > 0; };
   options.logits = false;
   start = std::chrono::steady_clock::now();
+  double cpu = cpuSeconds();
   const auto prefilled = fast.prefill(prompt, options);
   out["prefill_seconds"] = secondsSince(start);
+  out["prefill_cpu_seconds"] = cpuSeconds() - cpu;
 
   if (stepped > 0) {
     frontend::GoldenExecutor slow(model.program, q, rows);
     slow.recordTaps(true);
     start = std::chrono::steady_clock::now();
+    cpu = cpuSeconds();
     bool same = true;
     for (int64_t t = 0; t < stepped; ++t) {
       const auto r = slow.step(prompt[static_cast<size_t>(t)], t);
@@ -85,6 +98,7 @@ int main(int argc, char **argv) {
     }
     out["stepped_rows"] = stepped;
     out["stepped_seconds"] = secondsSince(start);
+    out["stepped_cpu_seconds"] = cpuSeconds() - cpu;
     out["stepped_equal"] = same;
   }
   out["model"] = dir;

@@ -3,7 +3,8 @@
 // W8A16, with two-pass and tiled attention: a 48-token prompt crosses attention tiles, Gemma's
 // sliding windows and prefill blocks; every row's taps (every op, the KV append ops among them),
 // logit codes and argmax must be equal, and so must the steps that continue from the prefilled
-// KV caches. Also numerics::linearRows against linear() per row, and one thread against four.
+// KV caches. Also numerics::linearRows against linear() per row, numerics::attentionInPlace
+// against attention() and attentionTiled(), and one thread against four.
 #include <filesystem>
 #include <random>
 
@@ -13,6 +14,7 @@
 #include "frontend/decode_builder.h"
 #include "frontend/golden_executor.h"
 #include "frontend/quantized_model.h"
+#include "numerics/attention_rows.h"
 #include "numerics/golden_ops.h"
 #include "numerics/linear_batch.h"
 #include "support/error.h"
@@ -130,14 +132,16 @@ TEST(GoldenPrefill, KeepsWhatItIsAskedForAndRejectsBadRuns) {
 }
 
 // linearRows is linear() row by row at every weight and activation width of the precisions,
-// per group and per channel, with and without bias, with a row count not a multiple of 4.
+// per group and per channel, even and odd groups, with and without bias, with a row count not a
+// multiple of 4.
 TEST(GoldenPrefill, LinearRowsIsLinearPerRow) {
   std::mt19937 rng(7);
   for (unsigned wb : {4u, 8u})
     for (unsigned ab : {8u, 16u})
-      for (size_t groupSize : {size_t(32), size_t(0)})
+      // Odd groups take the portable path, even ones the AVX2 path where the CPU has it.
+      for (auto [cols, groupSize] : {std::pair<size_t, size_t>{96, 32}, {96, 0}, {45, 15}, {45, 0}})
         for (bool bias : {false, true}) {
-          const size_t rows = 37, cols = 96, n = 7;
+          const size_t rows = 37, n = 7;
           std::normal_distribution<float> w(0, 1);
           std::vector<float> weights(rows * cols), b(bias ? rows : 0);
           for (float &v : weights)
@@ -166,6 +170,45 @@ TEST(GoldenPrefill, LinearRowsIsLinearPerRow) {
       numerics::quantizeLinear(std::vector<float>(96 * 4, 0.5f), 4, 96, {4, 32}, 0.01, 8, 0.02, 8);
   EXPECT_THROW(numerics::linearRows(tooWide, 1, layer), std::invalid_argument);
   EXPECT_THROW(numerics::linearRows(tooWide, 2, layer), std::invalid_argument);
+}
+
+// attentionInPlace is attention() (tile 0) and attentionTiled() bit for bit: MHA, GQA and MQA,
+// caches of 0 .. 700 positions (past the 256-position value blocks), tiles of 1 .. beyond the
+// length, codes over the whole s8 range; and it rejects a q code that does not fit.
+TEST(GoldenPrefill, AttentionInPlaceIsAttention) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int32_t> code(-128, 127);
+  const numerics::AttentionScales scales =
+      numerics::attentionScales(0.05, 0.05, 0.125, 0.03, 0.02, 8);
+  for (auto [heads, kvHeads, dim] :
+       {std::tuple<size_t, size_t, size_t>{4, 4, 16}, {8, 2, 32}, {6, 1, 8}})
+    for (size_t length : {size_t(0), size_t(1), size_t(5), size_t(300), size_t(700)})
+      for (size_t tile : {size_t(0), size_t(1), size_t(3), size_t(64), size_t(1000)}) {
+        const numerics::AttentionShape shape{heads, kvHeads, dim};
+        numerics::AttentionInputs in;
+        auto fill = [&](std::vector<int32_t> &v, size_t count) {
+          v.resize(count);
+          for (int32_t &c : v)
+            c = code(rng);
+        };
+        fill(in.q, shape.qSize());
+        fill(in.kCache, length * shape.kvSize());
+        fill(in.vCache, length * shape.kvSize());
+        fill(in.kNew, shape.kvSize());
+        fill(in.vNew, shape.kvSize());
+        in.cacheLength = length;
+        const std::vector<int32_t> want = tile == 0
+                                              ? numerics::attention(in, shape, scales)
+                                              : numerics::attentionTiled(in, shape, scales, tile);
+        const numerics::AttentionView view{in.q.data(),    in.kCache.data(), in.vCache.data(),
+                                           in.kNew.data(), in.vNew.data(),   length};
+        EXPECT_EQ(numerics::attentionInPlace(view, shape, scales, tile), want)
+            << heads << "/" << kvHeads << "x" << dim << ", length " << length << ", tile " << tile;
+      }
+  std::vector<int32_t> q(4 * 16, 0), kv(4 * 16, 0);
+  q[3] = 128;
+  const numerics::AttentionView bad{q.data(), nullptr, nullptr, kv.data(), kv.data(), 0};
+  EXPECT_THROW(numerics::attentionInPlace(bad, {4, 4, 16}, scales, 0), std::invalid_argument);
 }
 
 } // namespace
