@@ -197,6 +197,7 @@ nlohmann::json floorplanJson(const plan::Floorplan &fp) {
   j["sll_fraction"] = fp.sllFraction;
   j["weighted_crossing_bits"] = fp.weightedBits;
   j["solve_seconds"] = fp.solveSeconds;
+  j["solve_cpu_seconds"] = fp.solveCpuSeconds;
   j["items"] = fp.items.size();
   j["single_slr"] =
       fp.singleSlr ? nlohmann::json(fp.slrs[size_t(*fp.singleSlr)].name) : nlohmann::json(nullptr);
@@ -229,8 +230,8 @@ std::string floorplanMarkdown(const nlohmann::json &f) {
     os << "| " << b["name"].get<std::string>() << " | " << b["bits"] << " | " << b["sll_capacity"]
        << " | " << b["sll_limit"] << " |\n";
   os << "\n"
-     << f["crossing_streams"].size() << " connections cross a boundary; the ILP (" << f["items"]
-     << " items) solved in " << f["solve_seconds"].get<double>() << " s.\n";
+     << f["crossing_streams"].size() << " connections cross a boundary (the ILP placed "
+     << f["items"] << " items).\n";
   return os.str();
 }
 

@@ -249,6 +249,7 @@ Floorplan planFloorplan(const LlmPlan &d, const passes::DeviceConstraints &devic
   builder.build(fp, p);
   const FloorplanSolution sol = solveFloorplan(p);
   fp.solveSeconds = sol.solveSeconds;
+  fp.solveCpuSeconds = sol.solveCpuSeconds;
   fp.weightedBits = sol.weightedBits;
   for (size_t i = 0; i < fp.items.size(); ++i)
     fp.items[i].slr = sol.slrOf[i];

@@ -81,7 +81,7 @@ struct Floorplan {
   std::vector<Item> items;
   std::vector<Crossing> crossings;
   int64_t weightedBits = 0;
-  double solveSeconds = 0;
+  double solveSeconds = 0, solveCpuSeconds = 0;
   /// The SLR the whole design sits in, when one holds it all (link.cfg then pins the compute
   /// unit there).
   std::optional<int> singleSlr;

@@ -10,6 +10,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -232,6 +233,7 @@ FloorplanSolution solveFloorplan(const FloorplanProblem &p) {
     for (size_t s = 0; s < col.slrs; ++s)
       solver.setInteger(col.x(i, s));
   const auto began = std::chrono::steady_clock::now();
+  const std::clock_t beganCpu = std::clock();
   CbcModel model(solver);
   model.setLogLevel(0);
   model.messageHandler()->setLogLevel(0);
@@ -244,6 +246,7 @@ FloorplanSolution solveFloorplan(const FloorplanProblem &p) {
   FloorplanSolution sol;
   sol.solveSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  sol.solveCpuSeconds = double(std::clock() - beganCpu) / CLOCKS_PER_SEC;
   if (model.bestSolution() == nullptr) {
     const bool proven = model.isProvenInfeasible();
     lock.unlock(); // whyNoneFits solves again
