@@ -129,13 +129,13 @@ module st_step_sequencer #(
   logic [ LayerBits-1:0] l_q;
   logic [   SubBits-1:0] s_q;
   logic [   IdxBits-1:0] idx_q;         // l_q*Subs + s_q
-  logic [  StepBits-1:0] num_steps_q;
+  logic [  StepBits-1:0] last_step_q;   // num_steps - 1, the run's last step (docs/logic-depth.md)
   logic signed [ThreshBits-1:0] thresh_q;  // (t_q-S)*Layers + l_q + GateOffset
 
   logic last_sub, last_layer, last_step, next_is_last;
   assign last_sub = (s_q == SubBits'(Subs - 1));
   assign last_layer = (l_q == LayerBits'(Layers - 1));
-  assign last_step = (t_q == num_steps_q - 1'b1);
+  assign last_step = (t_q == last_step_q);
   assign next_is_last = last_sub && last_layer && last_step;
 
   logic gate_ok;
@@ -188,7 +188,7 @@ module st_step_sequencer #(
   // Counters and payload: no reset needed (qualified by pending_q / valid_o).
   always_ff @(posedge clk_i) begin
     if (start) begin
-      num_steps_q <= num_steps_i;
+      last_step_q <= num_steps_i - 1'b1;
       t_q         <= begin_step;
       l_q         <= '0;
       s_q         <= '0;

@@ -65,6 +65,8 @@ module st_token_source #(
   logic [StepBits-1:0] n_prompt_q, num_steps_q;
   // Ids loaded into the token register, argmax ids consumed (both 0 .. T; one bit more than T).
   logic [StepBits:0] tokens_q, argmaxes_q;
+  // argmaxes_q + 1 kept in its own register: the compares below see no adder (docs/logic-depth.md).
+  logic [StepBits:0] argmaxes_next_q;
 
   logic token_free, gen_free;
   assign token_free = !token_valid_o || token_ready_i;
@@ -73,8 +75,8 @@ module st_token_source #(
   // Where the next argmax id goes.
   logic argmax_drop, argmax_last, argmax_to_token, argmax_pending;
   assign argmax_pending  = running_q && (argmaxes_q < {1'b0, num_steps_q});
-  assign argmax_drop     = (argmaxes_q + 1'b1 < {1'b0, n_prompt_q});
-  assign argmax_last     = (argmaxes_q + 1'b1 == {1'b0, num_steps_q});
+  assign argmax_drop     = (argmaxes_next_q < {1'b0, n_prompt_q});
+  assign argmax_last     = (argmaxes_next_q == {1'b0, num_steps_q});
   assign argmax_to_token = !argmax_drop && !argmax_last;
 
   always_comb begin
@@ -82,7 +84,7 @@ module st_token_source #(
     if (argmax_pending) begin
       if (argmax_drop) argmax_ready_o = 1'b1;
       else if (argmax_last) argmax_ready_o = gen_free;
-      else argmax_ready_o = gen_free && token_free && (tokens_q == argmaxes_q + 1'b1);
+      else argmax_ready_o = gen_free && token_free && (tokens_q == argmaxes_next_q);
     end
   end
   assign prompt_ready_o = running_q && (tokens_q < {1'b0, n_prompt_q}) && token_free;
@@ -119,9 +121,13 @@ module st_token_source #(
       num_steps_q <= num_steps_i;
       tokens_q    <= '0;
       argmaxes_q  <= '0;
+      argmaxes_next_q <= (StepBits + 1)'(1);
     end else begin
       if (token_load) tokens_q <= tokens_q + 1'b1;
-      if (argmax_fire) argmaxes_q <= argmaxes_q + 1'b1;
+      if (argmax_fire) begin
+        argmaxes_q      <= argmaxes_next_q;
+        argmaxes_next_q <= argmaxes_next_q + 1'b1;
+      end
     end
     if (token_load) token_data_o <= prompt_fire ? prompt_data_i : argmax_data_i;
     if (gen_load) gen_data_o <= argmax_data_i;
