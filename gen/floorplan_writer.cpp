@@ -120,8 +120,10 @@ std::string floorplanXdc(const ir::DataflowGraph &df, const plan::Floorplan &fp,
     if (cells[s].empty())
       continue;
     const std::string pb = pblockName(fp, s);
-    os << "create_pblock " << pb << "\nresize_pblock [get_pblocks " << pb << "] -add "
-       << fp.slrs[s].name << "\n";
+    // The SLR's clock regions (UG835 resize_pblock takes CLOCKREGION ranges; UG912: an SLR's
+    // clock regions are get_clock_regions -of_objects of it).
+    os << "create_pblock " << pb << "\nresize_pblock [get_pblocks " << pb
+       << "] -add [get_clock_regions -of_objects [get_slrs " << fp.slrs[s].name << "]]\n";
   }
   // Parents first in every pblock, then the engine's channel instances (floorplanCellsBySlr).
   for (int pass = 0; pass < 2; ++pass)
@@ -158,7 +160,8 @@ std::string floorplanVitisTcl(const ir::DataflowGraph &df, const plan::Floorplan
      << "proc st_slr_pblock {slr} {\n"
      << "  set pb [get_pblocks -quiet pblock_dynamic_$slr]\n"
      << "  if {$pb eq \"\"} {\n    set pb [create_pblock st_$slr]\n"
-     << "    resize_pblock $pb -add $slr\n  }\n  return $pb\n}\n";
+     << "    resize_pblock $pb -add [get_clock_regions -of_objects [get_slrs $slr]]\n  }\n"
+     << "  return $pb\n}\n";
   for (size_t s = 0; s < fp.slrs.size(); ++s) {
     if (cells[s].empty())
       continue;

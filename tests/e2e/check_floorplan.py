@@ -92,7 +92,8 @@ def check_fit(args):
     used = sorted(fp["placement"].keys())
     xdc = open(os.path.join(out, "vivado", "floorplan.xdc")).read()
     pblocks = re.findall(r"^create_pblock (\S+)$", xdc, re.M)
-    resized = dict(re.findall(r"^resize_pblock \[get_pblocks (\S+)\] -add (\S+)$", xdc, re.M))
+    resized = dict(re.findall(r"^resize_pblock \[get_pblocks (\S+)\] -add "
+                              r"\[get_clock_regions -of_objects \[get_slrs (\S+)\]\]$", xdc, re.M))
     if sorted(pblocks) != sorted("st_" + s.lower() for s in used) or \
             any(resized.get("st_" + s.lower()) != s for s in used):
         fail(f"floorplan.xdc: pblocks {pblocks} resized {resized} vs the SLRs used {used}")

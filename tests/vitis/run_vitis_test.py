@@ -336,8 +336,10 @@ def check_floorplan(design, top, sv_path):
     used = sorted(fp["placement"].keys())
     check(sorted(pblocks) == sorted("st_" + s.lower() for s in used),
           f"floorplan.xdc: a pblock per SLR used {used}: {sorted(pblocks)}")
-    handles = {c["handle"]: c["args"] for c in by_cmd("get_pblocks") + by_cmd("get_cells")}
-    resized = {handles[c["args"][0]][-1]: c["args"][-1] for c in by_cmd("resize_pblock")}
+    handles = {c["handle"]: c["args"] for c in calls}
+    # resize_pblock <pb> -add [get_clock_regions -of_objects [get_slrs <SLR>]]
+    resized = {handles[c["args"][0]][-1]: handles[handles[c["args"][-1]][-1]][-1]
+               for c in by_cmd("resize_pblock")}
     check(all(resized.get("st_" + s.lower()) == s for s in used),
           f"floorplan.xdc: each pblock resized to its SLR: {resized}")
     seen = {}

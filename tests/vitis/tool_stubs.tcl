@@ -26,7 +26,8 @@ foreach cmd {
   read_verilog read_xdc synth_design opt_design place_design route_design report_utilization
   report_timing_summary write_checkpoint
   create_clock get_ports get_clocks set_input_delay set_output_delay
-  create_pblock resize_pblock add_cells_to_pblock get_pblocks get_cells
+  create_pblock resize_pblock add_cells_to_pblock get_pblocks get_cells get_slrs
+  get_clock_regions
 } {
   proc $cmd args "st_record $cmd {*}\$args"
 }
