@@ -9,6 +9,7 @@
 #define ST_FLOAT_LINEAR_X86 1
 #endif
 
+#include "support/int_math.h"
 #include "support/parallel.h"
 #include "support/scratch_buffer.h"
 
@@ -27,10 +28,6 @@ constexpr size_t kRowChunk = 11 * kRowBlock;
 /// Reduction rows per pass: the input panel's kKBlock x padded columns doubles (128 KiB for 64
 /// columns) stay in L2 while every row of the task passes over them.
 constexpr size_t kKBlock = 256;
-
-size_t roundUp(size_t n, size_t m) {
-  return (n + m - 1) / m * m;
-}
 
 /// The inputs as a panel of doubles, xt[k * cp + c], columns padded with zeros to cp.
 std::vector<double> inputPanel(const float *x, size_t cols, size_t columns, size_t cp) {

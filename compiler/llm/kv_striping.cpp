@@ -4,16 +4,13 @@
 #include <algorithm>
 
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace st::llm {
 
 namespace {
 
 constexpr int64_t kWordBytes = 64;
-
-int64_t roundUp(int64_t n, int64_t m) {
-  return (n + m - 1) / m * m;
-}
 
 /// The largest divisor of the head dimension that fits one bus word.
 int64_t headPartCodes(int64_t headDim) {

@@ -5,16 +5,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "support/int_math.h"
+
 namespace st::model {
 
 namespace {
-
-int64_t ceilLog2(int64_t value) {
-  int64_t bits = 0;
-  while ((int64_t(1) << bits) < value)
-    ++bits;
-  return bits;
-}
 
 int64_t vectorLength(const ArgmaxParams &p) {
   const int64_t n = p.length == 0 ? p.maxLen : p.length;

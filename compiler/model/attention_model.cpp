@@ -7,20 +7,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "support/int_math.h"
+
 namespace st::model {
 
 namespace {
-
-int64_t ceilLog2(int64_t value) {
-  int64_t bits = 0;
-  while ((int64_t(1) << bits) < value)
-    ++bits;
-  return bits;
-}
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 void checkParams(const AttentionParams &p) {
   auto fail = [](const std::string &what) {

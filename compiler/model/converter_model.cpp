@@ -5,19 +5,9 @@
 #include <utility>
 #include <vector>
 
-namespace st::model {
+#include "support/int_math.h"
 
-namespace {
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-int64_t clog2(int64_t n) {
-  int64_t bits = 0;
-  while ((int64_t{1} << bits) < n)
-    ++bits;
-  return bits;
-}
-} // namespace
+namespace st::model {
 
 int64_t layoutConverterOutputCycle(const ir::ConverterProgram &p, int64_t k) {
   const int64_t pt = p.producerTokensPerPhase, ct = p.consumerTokensPerPhase;
@@ -40,9 +30,9 @@ ResourceEstimate layoutConverterResources(const ir::ConverterLimits &l,
                                           const ir::ConverterProgram *program) {
   const int64_t bits = l.elementBits;
   const int64_t depth = 2 * l.maxBufferElements;
-  const int64_t addrBits = std::max<int64_t>(1, clog2(l.maxBufferElements));
-  const int64_t prodTokBits = std::max<int64_t>(1, clog2(l.maxProducerTokens));
-  const int64_t consTokBits = std::max<int64_t>(1, clog2(l.maxConsumerTokens));
+  const int64_t addrBits = std::max<int64_t>(1, ceilLog2(l.maxBufferElements));
+  const int64_t prodTokBits = std::max<int64_t>(1, ceilLog2(l.maxProducerTokens));
+  const int64_t consTokBits = std::max<int64_t>(1, ceilLog2(l.maxConsumerTokens));
   const bool singleLane = l.maxProducerElements == 1 && l.maxConsumerElements == 1;
   ResourceEstimate r;
   // Control: token counters and their comparators, bank flags, the output valid.

@@ -18,21 +18,11 @@
 #include "model/dma_stream_resources.h"
 
 #include "model/fifo_resources.h"
+#include "support/int_math.h"
 
 namespace st::model {
 
 namespace {
-
-int64_t clog2(int64_t v) {
-  int64_t bits = 0;
-  while ((int64_t{1} << bits) < v)
-    ++bits;
-  return bits;
-}
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 /// st_skid_buffer: two entries of `width` and the choice between them.
 ResourceEstimate skidBuffer(int64_t width) {
@@ -55,8 +45,8 @@ ResourceEstimate dmaCore(int64_t numLoops, int64_t lutFirst, int64_t ffFirst, in
 }
 
 int64_t slotAndRunBits(int64_t tokensPerWord, int64_t tokensPerRun) {
-  return (tokensPerWord > 1 ? clog2(tokensPerWord) : 1) +
-         (tokensPerRun > 1 ? clog2(tokensPerRun) : 1);
+  return (tokensPerWord > 1 ? ceilLog2(tokensPerWord) : 1) +
+         (tokensPerRun > 1 ? ceilLog2(tokensPerRun) : 1);
 }
 
 } // namespace

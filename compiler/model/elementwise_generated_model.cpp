@@ -20,13 +20,11 @@
 #include <algorithm>
 
 #include "ir/elementwise_datapath.h"
+#include "support/int_math.h"
 
 namespace st::model {
 
 namespace {
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 int64_t elementCount(const std::vector<int64_t> &shape) {
   int64_t n = 1;
   for (auto d : shape)

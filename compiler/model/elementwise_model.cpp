@@ -14,13 +14,11 @@
 
 #include <algorithm>
 
+#include "support/int_math.h"
+
 namespace st::model {
 
 namespace {
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 int64_t tokens(int64_t n, int64_t lanes) {
   return std::max<int64_t>(1, ceilDiv(n, lanes));

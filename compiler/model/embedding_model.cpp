@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "support/int_math.h"
+
 namespace st::model {
 
 namespace {
@@ -12,10 +14,6 @@ namespace {
 void require(bool ok, const std::string &what) {
   if (!ok)
     throw std::invalid_argument("st_embedding_gather parameters: " + what);
-}
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
 }
 
 /// Cycles from the id handshake to the first word on the DMA's data output, less the memory

@@ -5,22 +5,9 @@
 
 #include <algorithm>
 
+#include "support/int_math.h"
+
 namespace st::model {
-
-namespace {
-
-int64_t clog2(int64_t v) {
-  int64_t bits = 0;
-  while ((int64_t{1} << bits) < v)
-    ++bits;
-  return bits;
-}
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
-} // namespace
 
 FifoMemory fifoMemoryOf(int64_t width, int64_t depth) {
   if (depth <= 4)
@@ -62,8 +49,8 @@ double blockRamTiles(int64_t width, int64_t depth) {
 
 ResourceEstimate fifoResources(int64_t width, int64_t depth, bool profiled) {
   const FifoMemory memory = fifoMemoryOf(width, depth);
-  const int64_t countBits = clog2(depth + 1);
-  const int64_t addrBits = depth > 1 ? clog2(depth) : 1;
+  const int64_t countBits = ceilLog2(depth + 1);
+  const int64_t addrBits = depth > 1 ? ceilLog2(depth) : 1;
   ResourceEstimate r;
   // Control: read and write pointers, the occupancy counter (and its high-water mark), full and
   // valid flags; the counter's +-1 and compare logic and the pointer increments.

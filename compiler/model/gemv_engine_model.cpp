@@ -7,22 +7,9 @@
 #include <limits>
 #include <string>
 
+#include "support/int_math.h"
+
 namespace st::model {
-
-namespace {
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
-int64_t ceilLog2(int64_t v) {
-  int64_t bits = 0;
-  while ((int64_t(1) << bits) < v)
-    ++bits;
-  return bits;
-}
-
-} // namespace
 
 GemvEngineCallTiming gemvEngineCallTiming(const GemvEngineShape &shape, const GemvEngineCall &call,
                                           const GemvEngineCarry &previous) {

@@ -3,16 +3,9 @@
 
 #include <algorithm>
 
-namespace st::model {
+#include "support/int_math.h"
 
-namespace {
-int64_t bitsFor(int64_t values) { // ceil(log2(values)), at least 1
-  int64_t bits = 1;
-  while ((int64_t(1) << bits) < values)
-    ++bits;
-  return bits;
-}
-} // namespace
+namespace st::model {
 
 ResourceEstimate layerLoopResources(const LayerLoopParams &p, int64_t width, int64_t depth) {
   ResourceEstimate r;

@@ -7,19 +7,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "support/int_math.h"
+
 namespace st::model {
 
 namespace {
 
 constexpr int64_t kRowParamBits = model::kLinearRowRecordBits;
 constexpr int64_t kGroupScaleBits = model::kLinearGroupScaleBits;
-
-int64_t ceilLog2(int64_t v) {
-  int64_t bits = 0;
-  while ((int64_t(1) << bits) < v)
-    ++bits;
-  return bits;
-}
 
 void require(bool ok, const std::string &what) {
   if (!ok)

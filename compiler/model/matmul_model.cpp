@@ -13,19 +13,9 @@
 
 #include <algorithm>
 
-namespace st::model {
+#include "support/int_math.h"
 
-namespace {
-int64_t ceilLog2(int64_t n) {
-  int64_t bits = 0;
-  while ((int64_t{1} << bits) < n)
-    ++bits;
-  return bits;
-}
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-} // namespace
+namespace st::model {
 
 int64_t matmulDotBits(const MatmulParams &p) {
   return p.aBits + p.bBits + ceilLog2(p.tk);

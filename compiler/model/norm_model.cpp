@@ -7,20 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "support/int_math.h"
+
 namespace st::model {
 
 namespace {
-
-int64_t ceilLog2(int64_t v) {
-  int64_t bits = 0;
-  while ((int64_t(1) << bits) < v)
-    ++bits;
-  return bits;
-}
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 /// DSP48E2 slices for a signed a x b multiply (27 x 18 signed primitive, as synth_xilinx
 /// splits wider operands into 26- and 17-bit unsigned chunks). Small products go to LUTs.

@@ -13,15 +13,11 @@
 
 #include <algorithm>
 
+#include "support/int_math.h"
+
 namespace st::model {
 
 namespace {
-int64_t ceilLog2(int64_t n) {
-  int64_t bits = 0;
-  while ((int64_t{1} << bits) < n)
-    ++bits;
-  return bits;
-}
 bool isMax(const ReduceParams &p) {
   return p.combiner == ReduceCombiner::Max;
 }

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "support/int_math.h"
+
 namespace st::model {
 
 namespace {
@@ -12,17 +14,6 @@ namespace {
 void require(bool ok, const std::string &what) {
   if (!ok)
     throw std::invalid_argument("st_rope parameters: " + what);
-}
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
-int64_t ceilLog2(int64_t v) {
-  int64_t bits = 0;
-  while ((int64_t(1) << bits) < v)
-    ++bits;
-  return bits;
 }
 
 /// DSP48E2 count of an a x b bit multiplier as Yosys synth_xilinx tiles it: the wider operand in

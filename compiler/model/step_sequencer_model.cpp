@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "support/int_math.h"
+
 namespace st::model {
 
 namespace {
@@ -63,15 +65,6 @@ KernelTiming stepSequencerTiming(const StepSequencerParams &p, int64_t numSteps,
   t.inputTokensNeeded = {[](int64_t) { return int64_t(1); }};
   return t;
 }
-
-namespace {
-int64_t bitsFor(int64_t values) { // ceil(log2(values)), at least 1
-  int64_t bits = 1;
-  while ((int64_t(1) << bits) < values)
-    ++bits;
-  return bits;
-}
-} // namespace
 
 ResourceEstimate stepSequencerResources(const StepSequencerParams &p,
                                         const StepSequencerWidths &w) {

@@ -1,11 +1,12 @@
 // The channel streams of st_gemv_engine (see gemv_stream.h and docs/gemv-engine.md).
 #include "gemv_stream.h"
 
-#include "support/error.h"
-
 #include <algorithm>
 #include <cstring>
 #include <string>
+
+#include "support/error.h"
+#include "support/int_math.h"
 
 namespace st::numerics {
 
@@ -25,10 +26,6 @@ void require(bool ok, const char *where, const std::string &field, const std::st
 
 bool isPowerOfTwo(int64_t v) {
   return v > 0 && (v & (v - 1)) == 0;
-}
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
 }
 
 std::string got(int64_t v) {

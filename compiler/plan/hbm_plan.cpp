@@ -13,6 +13,7 @@
 #include "numerics/embedding.h"
 #include "numerics/gemv_stream.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace st::plan {
 
@@ -20,10 +21,6 @@ using frontend::QuantizedModel;
 using frontend::QuantizedOp;
 
 namespace {
-
-int64_t roundUp(int64_t v, int64_t to) {
-  return (v + to - 1) / to * to;
-}
 
 int64_t yamlInt(const YAML::Node &root, const std::string &section, const std::string &key,
                 const std::string &path) {

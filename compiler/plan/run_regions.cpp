@@ -4,6 +4,7 @@
 
 #include "numerics/embedding.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace st::plan {
 
@@ -12,10 +13,6 @@ namespace {
 const char *const kTokensName = "run/tokens";
 const char *const kTokensKind = "run_tokens";
 const char *const kTapKind = "run_tap";
-
-uint64_t roundUp(uint64_t v, uint64_t to) {
-  return (v + to - 1) / to * to;
-}
 
 std::string tapName(const llm::TapSpec &tap) {
   return tap.stage + "/" + tap.op + ".tap";
@@ -38,7 +35,7 @@ const ir::DecodeStage &stageNamed(const ir::DecodeProgram &program, const std::s
 
 /// The tap's region without its address: length, bits, rows per step, row bytes.
 llm::TapRegion tapShape(const ir::DecodeProgram &program, const frontend::QuantizedModel &model,
-                   const llm::TapSpec &tap, int64_t maxSteps) {
+                        const llm::TapSpec &tap, int64_t maxSteps) {
   const ir::DecodeStage &stage = stageOf(program, tap);
   const ir::TensorGraph &g = stage.graph;
   for (ir::OpId o = 0; o < g.numOps(); ++o) {
@@ -71,7 +68,7 @@ llm::TapRegion tapShape(const ir::DecodeProgram &program, const frontend::Quanti
 }
 
 const HbmBuffer &bufferNamed(const HbmImagePlan &plan, const std::string &name,
-                                   const std::string &kind) {
+                             const std::string &kind) {
   for (const HbmBuffer &b : plan.buffers)
     if (b.name == name && b.kind == kind)
       return b;
@@ -129,7 +126,8 @@ void addRunRegions(HbmImagePlan &plan, const ir::DecodeProgram &program,
 }
 
 llm::RunLayout runLayoutOf(const HbmImagePlan &plan, const ir::DecodeProgram &program,
-                      const frontend::QuantizedModel &model, const std::vector<llm::TapSpec> &taps) {
+                           const frontend::QuantizedModel &model,
+                           const std::vector<llm::TapSpec> &taps) {
   llm::RunLayout layout;
   layout.maxContext = plan.maxContext;
   for (const ir::DecodeStage &stage : program.stages)
@@ -163,16 +161,18 @@ llm::RunLayout runLayoutOf(const HbmImagePlan &plan, const ir::DecodeProgram &pr
     // Codes a row holds: every slice's part of each word, or (positions striped) a kv head a word.
     const uint64_t partsPerWord =
         static_cast<uint64_t>(r.positionSlices > 1 ? r.partCodes : r.slices * r.partCodes);
-    const uint64_t held = r.slices > 1 ? r.rowBytes / llm::kTokenRowBytes * partsPerWord : r.rowBytes;
+    const uint64_t held =
+        r.slices > 1 ? r.rowBytes / llm::kTokenRowBytes * partsPerWord : r.rowBytes;
     if (r.rowBytes == 0 || static_cast<uint64_t>(r.width) > held ||
         (r.slices > 1 && static_cast<uint64_t>(r.width) != held))
       throw Error("run layout", "buffer '" + b.name + "'",
                   "rows holding " + std::to_string(r.width) + " codes");
     // A block-major slice: a region per kv-head block, each a row per position of its chunks.
     r.blocks = b.kvBlocks;
-    if (r.blocks > 1 && (r.slices < 2 || r.rowBytes % (static_cast<uint64_t>(r.blocks) *
-                                                       static_cast<uint64_t>(llm::kTokenRowBytes)) !=
-                                             0))
+    if (r.blocks > 1 &&
+        (r.slices < 2 || r.rowBytes % (static_cast<uint64_t>(r.blocks) *
+                                       static_cast<uint64_t>(llm::kTokenRowBytes)) !=
+                             0))
       throw Error("run layout", "buffer '" + b.name + "'",
                   "kv-head blocks of whole bus words of a striped row, got " +
                       std::to_string(r.blocks));
