@@ -63,21 +63,26 @@ std::vector<int32_t> scoresOf(const AttentionView &in, const AttentionShape &sha
   return scores;
 }
 
-/// sum_{p in [p0, p1)} weights[p] * v[p][head's kv head][d] added to acc[d] (dim values).
-void addWeightedValues(const AttentionView &in, const AttentionShape &shape, size_t head,
-                       const uint32_t *weights, size_t p0, size_t p1, int64_t *acc) {
+/// For every head h: sum_{p in [p0, p1)} weights[h * stride + p - p0] * v[p][h's kv head][d]
+/// added to acc[h * headDim + d]. Each value row is read once for all heads.
+void addWeightedValues(const AttentionView &in, const AttentionShape &shape,
+                       const uint32_t *weights, size_t stride, size_t p0, size_t p1, int64_t *acc) {
   const size_t dim = shape.headDim, group = shape.numHeads / shape.numKvHeads;
-  std::vector<int32_t> block(dim);
+  std::vector<int32_t> block(shape.qSize());
   for (size_t b0 = p0; b0 < p1; b0 += kValueBlock) {
     std::fill(block.begin(), block.end(), 0);
     for (size_t p = b0; p < std::min(p1, b0 + kValueBlock); ++p) {
-      const int32_t *v = rowAt(in.vCache, in.vNew, in, shape, p) + (head / group) * dim;
-      const int32_t w = static_cast<int32_t>(weights[p - p0]);
-      for (size_t d = 0; d < dim; ++d)
-        block[d] += w * v[d];
+      const int32_t *v = rowAt(in.vCache, in.vNew, in, shape, p);
+      for (size_t h = 0; h < shape.numHeads; ++h) {
+        const int32_t w = static_cast<int32_t>(weights[h * stride + p - p0]);
+        const int32_t *vh = v + (h / group) * dim;
+        int32_t *bh = block.data() + h * dim;
+        for (size_t d = 0; d < dim; ++d)
+          bh[d] += w * vh[d];
+      }
     }
-    for (size_t d = 0; d < dim; ++d)
-      acc[d] += block[d];
+    for (size_t i = 0; i < block.size(); ++i)
+      acc[i] += block[i];
   }
 }
 
@@ -88,53 +93,58 @@ std::vector<int32_t> twoPass(const AttentionView &in, const AttentionShape &shap
   const SoftmaxScales softmaxScale{scales.scoreToLog2};
   std::vector<int64_t> accumulators(shape.qSize(), 0);
   std::vector<uint64_t> sums(shape.numHeads, 0);
-  std::vector<uint32_t> weights(n);
+  std::vector<uint32_t> weights(shape.numHeads * n);
   for (size_t h = 0; h < shape.numHeads; ++h) {
     const int32_t *s = scores.data() + h * n;
     const int32_t maximum = *std::max_element(s, s + n);
     uint64_t sum = 0;
     for (size_t p = 0; p < n; ++p) {
-      weights[p] = attentionWeightOf(maximum, s[p], softmaxScale);
-      sum += weights[p];
+      weights[h * n + p] = attentionWeightOf(maximum, s[p], softmaxScale);
+      sum += weights[h * n + p];
     }
     sums[h] = sum;
-    addWeightedValues(in, shape, h, weights.data(), 0, n, accumulators.data() + h * shape.headDim);
   }
+  addWeightedValues(in, shape, weights.data(), n, 0, n, accumulators.data());
   return attentionOutputs(accumulators, sums, shape, scales);
 }
 
-/// attentionTiled(): per tile, weights against the running maximum, the running accumulators
-/// and sum rescaled by the maximum's growth.
+/// attentionTiled(): per tile, every head's weights against its running maximum, then the
+/// running accumulators and sum rescaled by the maximum's growth.
 std::vector<int32_t> tiled(const AttentionView &in, const AttentionShape &shape,
                            const AttentionScales &scales, const std::vector<int32_t> &scores,
                            size_t tilePositions) {
-  const size_t n = in.cacheLength + 1, dim = shape.headDim;
+  const size_t n = in.cacheLength + 1, dim = shape.headDim, heads = shape.numHeads;
   const SoftmaxScales softmaxScale{scales.scoreToLog2};
-  std::vector<int64_t> accumulators(shape.qSize(), 0);
-  std::vector<uint64_t> sums(shape.numHeads, 0);
-  std::vector<int64_t> partial(dim);
-  std::vector<uint32_t> weights(std::min(n, tilePositions));
-  for (size_t h = 0; h < shape.numHeads; ++h) {
-    const int32_t *s = scores.data() + h * n;
-    int64_t *running = accumulators.data() + h * dim;
-    int32_t maximum = s[0];
-    for (size_t first = 0; first < n; first += tilePositions) {
-      const size_t last = std::min(n, first + tilePositions);
-      const int32_t previous = maximum;
-      maximum = std::max(maximum, *std::max_element(s + first, s + last));
-      uint64_t partialSum = 0;
+  const size_t tile = std::min(n, tilePositions);
+  std::vector<int64_t> accumulators(shape.qSize(), 0), partial(shape.qSize());
+  std::vector<uint64_t> sums(heads, 0), partialSums(heads);
+  std::vector<uint32_t> weights(heads * tile);
+  std::vector<int32_t> maxima(heads), previous(heads);
+  for (size_t h = 0; h < heads; ++h)
+    maxima[h] = scores[h * n];
+  for (size_t first = 0; first < n; first += tilePositions) {
+    const size_t last = std::min(n, first + tilePositions);
+    for (size_t h = 0; h < heads; ++h) {
+      const int32_t *s = scores.data() + h * n;
+      previous[h] = maxima[h];
+      maxima[h] = std::max(maxima[h], *std::max_element(s + first, s + last));
+      partialSums[h] = 0;
       for (size_t p = first; p < last; ++p) {
-        weights[p - first] = attentionWeightOf(maximum, s[p], softmaxScale);
-        partialSum += weights[p - first];
+        weights[h * tile + p - first] = attentionWeightOf(maxima[h], s[p], softmaxScale);
+        partialSums[h] += weights[h * tile + p - first];
       }
-      std::fill(partial.begin(), partial.end(), 0);
-      addWeightedValues(in, shape, h, weights.data(), first, last, partial.data());
+    }
+    std::fill(partial.begin(), partial.end(), 0);
+    addWeightedValues(in, shape, weights.data(), tile, first, last, partial.data());
+    for (size_t h = 0; h < heads; ++h) {
       // The first tile's reference is its own maximum: nothing to rescale yet.
-      const uint64_t factor = softmaxExponent(maximum, previous, softmaxScale);
+      const uint64_t factor = softmaxExponent(maxima[h], previous[h], softmaxScale);
+      int64_t *running = accumulators.data() + h * dim;
       for (size_t d = 0; d < dim; ++d)
-        running[d] = (first == 0 ? 0 : attentionRescaled(running[d], factor)) + partial[d];
+        running[d] =
+            (first == 0 ? 0 : attentionRescaled(running[d], factor)) + partial[h * dim + d];
       sums[h] =
-          (first == 0 ? 0 : uint64_t(attentionRescaled(int64_t(sums[h]), factor))) + partialSum;
+          (first == 0 ? 0 : uint64_t(attentionRescaled(int64_t(sums[h]), factor))) + partialSums[h];
     }
   }
   return attentionOutputs(accumulators, sums, shape, scales);
