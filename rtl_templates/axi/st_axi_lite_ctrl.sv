@@ -31,7 +31,9 @@
 // together; a write takes effect at the clock edge where the later of the two is accepted, and a
 // read samples the registers at the edge where AR is accepted. One transaction is outstanding per
 // direction: awready/wready stay low until the write response is accepted, arready until the read
-// data is accepted. bvalid/rvalid and rdata are registered.
+// data is accepted. bvalid/rvalid and rdata are registered; the read data takes two cycles, the
+// argument words ORed in groups of ReadGroup at the AR edge and the groups the cycle after
+// (docs/logic-depth.md), so rvalid rises two cycles after the AR handshake.
 `default_nettype none
 
 module st_axi_lite_ctrl #(
@@ -251,40 +253,65 @@ module st_axi_lite_ctrl #(
   end
 
   // ---------------------------------------------------------------------------------------------
-  // Read channel: the addressed register is captured into rdata when AR is accepted.
-  logic        rvalid_q;
-  logic [31:0] rdata_q, read_word;
+  // Read channel: at the AR handshake the addressed register is captured, as the OR of every
+  // word's decoded value, into partial ORs of ReadGroup argument words each (and one of the
+  // control words); the cycle after, their OR goes into rdata.
+  localparam int unsigned ReadGroup = 8;
+  localparam int unsigned ReadGroups = (NumArgs + ReadGroup - 1) / ReadGroup;
+  logic        rpend_q, rvalid_q;
+  logic [31:0] rdata_q, ctrl_word;
+  logic [31:0] part_q[ReadGroups+1];
 
   always_comb begin
-    read_word = '0;
+    ctrl_word = '0;
     unique case (s_axi_control_araddr[AddrWidth-1:2])
-      CtrlWord: read_word = {24'd0, auto_restart_q, 3'd0, ap_ready_q, ap_idle_i, ap_done_q,
+      CtrlWord: ctrl_word = {24'd0, auto_restart_q, 3'd0, ap_ready_q, ap_idle_i, ap_done_q,
                              ap_start_q};
-      GieWord:  read_word = {31'd0, gie_q};
-      IerWord:  read_word = {30'd0, ier_q};
-      IsrWord:  read_word = {30'd0, isr_q};
-      default: begin
-        // At most one argument word matches; the others contribute 0.
-        for (int i = 0; i < NumArgs; i++) begin
-          read_word = read_word | arg_read_lo[i*32+:32] | arg_read_hi[i*32+:32];
-        end
-      end
+      GieWord:  ctrl_word = {31'd0, gie_q};
+      IerWord:  ctrl_word = {30'd0, ier_q};
+      IsrWord:  ctrl_word = {30'd0, isr_q};
+      default:  ctrl_word = '0;
     endcase
   end
 
-  assign s_axi_control_arready = !rvalid_q;
+  always_ff @(posedge clk_i) begin
+    if (read_fire) begin
+      part_q[ReadGroups] <= ctrl_word;
+      // At most one argument word matches the address; the others contribute 0.
+      for (int g = 0; g < ReadGroups; g++) begin
+        logic [31:0] acc;
+        acc = '0;
+        for (int i = g * ReadGroup; i < (g + 1) * ReadGroup && i < NumArgs; i++)
+          acc = acc | arg_read_lo[i*32+:32] | arg_read_hi[i*32+:32];
+        part_q[g] <= acc;
+      end
+    end
+  end
+
+  logic [31:0] read_word;
+  always_comb begin
+    read_word = '0;
+    for (int g = 0; g <= ReadGroups; g++) read_word = read_word | part_q[g];
+  end
+
+  assign s_axi_control_arready = !rvalid_q && !rpend_q;
   assign s_axi_control_rvalid  = rvalid_q;
   assign s_axi_control_rdata   = rdata_q;
   assign s_axi_control_rresp   = 2'b00;
 
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) rvalid_q <= 1'b0;
-    else if (read_fire) rvalid_q <= 1'b1;
-    else if (s_axi_control_rready) rvalid_q <= 1'b0;
+    if (!rst_ni) begin
+      rpend_q  <= 1'b0;
+      rvalid_q <= 1'b0;
+    end else begin
+      rpend_q <= read_fire;
+      if (rpend_q) rvalid_q <= 1'b1;
+      else if (s_axi_control_rready) rvalid_q <= 1'b0;
+    end
   end
 
   always_ff @(posedge clk_i) begin
-    if (read_fire) rdata_q <= read_word;
+    if (rpend_q) rdata_q <= read_word;
   end
 
 `ifndef SYNTHESIS
