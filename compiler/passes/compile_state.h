@@ -36,6 +36,12 @@ struct DeviceConstraints {
   /// On-chip memory available to the design, in bits (BRAM36 + URAM of resources_available).
   int64_t onChipMemoryBits = 0;
   int64_t hbmPseudoChannels = 0;
+  int64_t hbmPseudoChannelBytes = 0;
+  /// The boundary no AXI burst may cross (hbm.axi_4k_boundary_bytes).
+  int64_t hbmAlignmentBytes = 0;
+  /// HBM's peak bandwidth over all pseudo-channels in GB/s (hbm.total_peak_gbps; 0 when the YAML
+  /// gives none).
+  double hbmTotalPeakGBps = 0;
   int64_t kernelAxiDataBits = 0;
   /// resources_available: the budget the report's resource estimate is a percentage of.
   int64_t availableLut = 0, availableFf = 0, availableDsp = 0, availableBram36 = 0,
@@ -54,6 +60,9 @@ struct DeviceConstraints {
 
 /// Reads the device YAML; throws st::Error naming the file and the missing or malformed key.
 DeviceConstraints loadDeviceConstraints(const std::string &path);
+/// Reads only the hbm: section of a device YAML (the other fields stay zero): what an HBM image
+/// needs. Throws as loadDeviceConstraints.
+DeviceConstraints loadHbmConstraints(const std::string &path);
 
 struct CompileOptions {
   /// Tile size of every loop that the graph does not tile explicitly: the largest divisor of

@@ -9,6 +9,20 @@ namespace st::passes {
 
 namespace {
 
+/// <section>.<key> as a number, or 0 when the YAML does not give it.
+double optionalDouble(const YAML::Node &root, const std::string &section, const std::string &key,
+                      const std::string &file) {
+  const YAML::Node n = root[section] ? root[section][key] : YAML::Node();
+  if (!n)
+    return 0;
+  try {
+    return n.as<double>();
+  } catch (const YAML::Exception &) {
+    throw Error(file, section + "." + key,
+                "a number, got '" + (n.IsScalar() ? n.Scalar() : std::string()) + "'");
+  }
+}
+
 int64_t requireInt(const YAML::Node &root, const std::string &path, const std::string &file) {
   YAML::Node node = YAML::Clone(root);
   std::string walked;
@@ -64,17 +78,39 @@ void readSlrs(const YAML::Node &root, const std::string &path, DeviceConstraints
         requireInt(b[i], "sll", path + " slr_boundaries[" + std::to_string(i) + "]"));
 }
 
-} // namespace
-
-DeviceConstraints loadDeviceConstraints(const std::string &path) {
-  YAML::Node root;
+YAML::Node loadYaml(const std::string &path) {
   try {
-    root = YAML::LoadFile(path);
+    return YAML::LoadFile(path);
   } catch (const YAML::BadFile &) {
     throw Error(path, "file", "a readable device constraints YAML file");
   } catch (const YAML::Exception &e) {
     throw Error(path, "line " + std::to_string(e.mark.line + 1), "valid YAML (" + e.msg + ")");
   }
+}
+
+/// The hbm: section's pseudo-channels, their bytes, the burst boundary and the peak bandwidth.
+void readHbm(const YAML::Node &root, const std::string &path, DeviceConstraints &d) {
+  d.hbmPseudoChannels = requireInt(root, "hbm.pseudo_channels", path);
+  d.hbmPseudoChannelBytes = requireInt(root, "hbm.pseudo_channel_bytes", path);
+  d.hbmAlignmentBytes = requireInt(root, "hbm.axi_4k_boundary_bytes", path);
+  d.hbmTotalPeakGBps = optionalDouble(root, "hbm", "total_peak_gbps", path);
+  if (d.hbmPseudoChannels < 1 || d.hbmPseudoChannelBytes < 1 || d.hbmAlignmentBytes < 1 ||
+      d.hbmTotalPeakGBps < 0)
+    throw Error(path, "hbm",
+                "positive pseudo_channels, pseudo_channel_bytes, axi_4k_boundary_bytes and a "
+                "non-negative total_peak_gbps");
+}
+
+} // namespace
+
+DeviceConstraints loadHbmConstraints(const std::string &path) {
+  DeviceConstraints d;
+  readHbm(loadYaml(path), path, d);
+  return d;
+}
+
+DeviceConstraints loadDeviceConstraints(const std::string &path) {
+  const YAML::Node root = loadYaml(path);
   DeviceConstraints d;
   if (!root["device"] || !root["device"]["name"] || !root["device"]["part"])
     throw Error(path, "device", "a map with 'name' and 'part'");
@@ -88,7 +124,7 @@ DeviceConstraints loadDeviceConstraints(const std::string &path) {
                            requireInt(root, "memories.bram36_bits", path) +
                        requireInt(root, "resources_available.uram", path) *
                            requireInt(root, "memories.uram_bits", path);
-  d.hbmPseudoChannels = requireInt(root, "hbm.pseudo_channels", path);
+  readHbm(root, path, d);
   d.kernelAxiDataBits = requireInt(root, "hbm.kernel_axi_data_bits", path);
   d.availableLut = requireInt(root, "resources_available.lut", path);
   d.availableFf = requireInt(root, "resources_available.ff", path);

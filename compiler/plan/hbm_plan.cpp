@@ -5,8 +5,6 @@
 #include <numeric>
 #include <set>
 
-#include <yaml-cpp/yaml.h>
-
 #include "llm/kv_striping.h"
 #include "model/llm_kernel_params.h"
 #include "model/weight_stream.h"
@@ -21,30 +19,6 @@ using frontend::QuantizedModel;
 using frontend::QuantizedOp;
 
 namespace {
-
-int64_t yamlInt(const YAML::Node &root, const std::string &section, const std::string &key,
-                const std::string &path) {
-  const YAML::Node n = root[section] ? root[section][key] : YAML::Node();
-  if (!n || !n.IsScalar())
-    throw Error(path, section + "." + key, "an integer");
-  try {
-    return n.as<int64_t>();
-  } catch (const YAML::Exception &) {
-    throw Error(path, section + "." + key, "an integer, got '" + n.Scalar() + "'");
-  }
-}
-
-/// hbm.<key> as a number, or 0 when the YAML does not give it.
-double optionalYamlDouble(const YAML::Node &root, const std::string &key, const std::string &path) {
-  const YAML::Node n = root["hbm"] ? root["hbm"][key] : YAML::Node();
-  if (!n)
-    return 0;
-  try {
-    return n.as<double>();
-  } catch (const YAML::Exception &) {
-    throw Error(path, "hbm." + key, "a number, got '" + (n.IsScalar() ? n.Scalar() : "") + "'");
-  }
-}
 
 /// Bits one norm parameter element occupies in HBM (model/llm_kernel_params.h).
 int64_t normSlotBits(const numerics::QuantizedNorm &n) {
@@ -175,26 +149,17 @@ void placeKvSlices(HbmImagePlan &plan) {
 
 } // namespace
 
-HbmDevice loadHbmDevice(const std::string &path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile &) {
-    throw Error(path, "file", "a readable device constraints YAML file");
-  } catch (const YAML::Exception &e) {
-    throw Error(path, "line " + std::to_string(e.mark.line + 1), "valid YAML (" + e.msg + ")");
-  }
+HbmDevice hbmDeviceOf(const passes::DeviceConstraints &device) {
   HbmDevice d;
-  d.pseudoChannels = yamlInt(root, "hbm", "pseudo_channels", path);
-  d.pseudoChannelBytes = yamlInt(root, "hbm", "pseudo_channel_bytes", path);
-  d.alignmentBytes = yamlInt(root, "hbm", "axi_4k_boundary_bytes", path);
-  d.totalPeakGBps = optionalYamlDouble(root, "total_peak_gbps", path);
-  if (d.pseudoChannels < 1 || d.pseudoChannelBytes < 1 || d.alignmentBytes < 1 ||
-      d.totalPeakGBps < 0)
-    throw Error(path, "hbm",
-                "positive pseudo_channels, pseudo_channel_bytes, axi_4k_boundary_bytes and a "
-                "non-negative total_peak_gbps");
+  d.pseudoChannels = device.hbmPseudoChannels;
+  d.pseudoChannelBytes = device.hbmPseudoChannelBytes;
+  d.alignmentBytes = device.hbmAlignmentBytes;
+  d.totalPeakGBps = device.hbmTotalPeakGBps;
   return d;
+}
+
+HbmDevice loadHbmDevice(const std::string &constraintsPath) {
+  return hbmDeviceOf(passes::loadHbmConstraints(constraintsPath));
 }
 
 int64_t HbmImagePlan::totalBytes() const {

@@ -17,6 +17,7 @@
 #include "llm/gemv_engine_join.h"
 #include "model/linear_model.h"
 #include "numerics/nonlinear_tables.h"
+#include "passes/compile_state.h"
 
 namespace st::plan {
 
@@ -29,8 +30,10 @@ struct HbmDevice {
   /// YAML gives none: no HBM bound is reported).
   double totalPeakGBps = 0;
 };
-/// Reads hbm.pseudo_channels, hbm.pseudo_channel_bytes, hbm.axi_4k_boundary_bytes and the
-/// optional hbm.total_peak_gbps; throws st::Error naming the file and the key.
+/// The HBM facts of the device constraints (passes::loadDeviceConstraints reads them: hbm.*).
+HbmDevice hbmDeviceOf(const passes::DeviceConstraints &device);
+/// hbmDeviceOf the hbm: section of the device constraints YAML at `constraintsPath` (st::Error
+/// naming the file and the key for a missing or malformed one).
 HbmDevice loadHbmDevice(const std::string &constraintsPath);
 
 /// One buffer: `layers` equal slices of `layerBytes` at `layerStride` from `address` (a global

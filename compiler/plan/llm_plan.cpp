@@ -154,7 +154,7 @@ LlmPlan planLlmDesign(const frontend::LoadedModel &model, const frontend::Quanti
   for (size_t i = 0; i < d.graph.stages.size(); ++i)
     lanes[model.program.stages[i].name] = d.graph.stages[i].lanes;
   d.hbm = planHbmImage(
-      model.program, q, loadHbmDevice(options.devicePath), options.accelerator.maxContext, lanes,
+      model.program, q, hbmDeviceOf(d.device), options.accelerator.maxContext, lanes,
       d.graph.engine.calls.empty() ? nullptr : &d.graph.engine, options.accelerator.attentionKvStep,
       options.accelerator.attentionHeadSplit, options.accelerator.attentionReadStep,
       options.accelerator.attentionBlockMajor, options.accelerator.attentionPositionSlices);
