@@ -56,7 +56,7 @@ struct FloorplanSolution {
   std::vector<int64_t> boundaryBits;         ///< per boundary: bits of the nets crossing it
   int64_t weightedBits = 0;                  ///< the objective
   double solveSeconds = 0;                   ///< wall clock
-  double solveCpuSeconds = 0;                ///< the process's CPU time meanwhile
+  double solveCpuSeconds = 0;                ///< the solving thread's CPU time
 };
 
 /// Solves `p` (see the file comment). Throws st::Error naming the resource (or the boundary)
