@@ -9,6 +9,7 @@
 #include "frontend/quantized_model.h"
 #include "ir/hbm_layout.h"
 #include "llm/kv_striping.h"
+#include "model/elementwise_model.h"
 #include "model/linear_model.h"
 #include "model/llm_kernel_catalog.h"
 #include "model/llm_kernel_params.h"
@@ -489,11 +490,12 @@ private:
 
   void lower(const Op &op, const ir::ActivationAttrs &a) {
     const TensorId x = op.inputs[0].tensor;
-    const ir::NodeId k = addKernel(op, "st_activation",
-                                   {param("Function", static_cast<int64_t>(functionOf(a.kind))),
-                                    param("Lanes", out_.lanes), param("InBits", bits(x)),
-                                    param("OutBits", bits(op.output.tensor))},
-                                   {{"in", vectorOf(x)}});
+    const ir::NodeId k =
+        addKernel(op, "st_activation",
+                  {param("Function", static_cast<int64_t>(model::elementwiseFunctionOf(a.kind))),
+                   param("Lanes", out_.lanes), param("InBits", bits(x)),
+                   param("OutBits", bits(op.output.tensor))},
+                  {{"in", vectorOf(x)}});
     df().node(k).attributes[model::kAttrVectorLength] = length(x);
     feed(x, {k, 0});
   }
@@ -503,7 +505,7 @@ private:
     if (bits(gate) != bits(up))
       throw Error("lowering", where(stage_, "gated '" + op.name + "'"),
                   "gate and up of one code width");
-    const int64_t function = a.kind == ir::GatedKind::SwiGLU ? 2 : 1;
+    const int64_t function = static_cast<int64_t>(model::elementwiseFunctionOf(a.kind));
     const ir::NodeId k =
         addKernel(op, "st_gated_activation",
                   {param("Function", function), param("Lanes", out_.lanes),
@@ -534,18 +536,6 @@ private:
         {{"in", vectorOf(x)}});
     df().node(k).attributes[model::kAttrVectorLength] = length(x);
     feed(x, {k, 0});
-  }
-
-  static int64_t functionOf(ir::ActivationKind kind) {
-    switch (kind) {
-    case ir::ActivationKind::GeluErf:
-      return 0;
-    case ir::ActivationKind::GeluTanh:
-      return 1;
-    case ir::ActivationKind::Silu:
-      return 2;
-    }
-    return 0;
   }
 
   const ir::DecodeStage &stage_;

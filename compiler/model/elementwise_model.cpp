@@ -77,6 +77,22 @@ ResourceEstimate activationUnit() {
 
 } // namespace
 
+ElementwiseFunction elementwiseFunctionOf(ir::ActivationKind kind) {
+  switch (kind) {
+  case ir::ActivationKind::GeluErf:
+    return ElementwiseFunction::GeluErf;
+  case ir::ActivationKind::GeluTanh:
+    return ElementwiseFunction::GeluTanh;
+  case ir::ActivationKind::Silu:
+    return ElementwiseFunction::Silu;
+  }
+  return ElementwiseFunction::GeluErf;
+}
+
+ElementwiseFunction elementwiseFunctionOf(ir::GatedKind kind) {
+  return kind == ir::GatedKind::SwiGLU ? ElementwiseFunction::Silu : ElementwiseFunction::GeluTanh;
+}
+
 KernelTiming activationTiming(const ActivationParams &p) {
   return pipelineTiming(kActivationDepth, p.n, p.lanes, 1);
 }

@@ -8,12 +8,18 @@
 
 #include <cstdint>
 
+#include "ir/llm_ops.h"
 #include "model/kernel_timing.h"
 
 namespace st::model {
 
 /// The Function parameter of st_activation and st_gated_activation.
 enum class ElementwiseFunction : int64_t { GeluErf = 0, GeluTanh = 1, Silu = 2 };
+/// st_activation's Function for an activation op.
+ElementwiseFunction elementwiseFunctionOf(ir::ActivationKind kind);
+/// st_gated_activation's Function for a gated op: the golden model's GeGLU is in the tanh form,
+/// SwiGLU gates with SiLU.
+ElementwiseFunction elementwiseFunctionOf(ir::GatedKind kind);
 
 /// Parameters of st_activation, plus the vector length n of the invocation being timed.
 struct ActivationParams {

@@ -2,6 +2,7 @@
 // lowered kernels (see llm_kernel_bindings.h).
 #include "plan/llm_kernel_bindings.h"
 
+#include "model/elementwise_model.h"
 #include "numerics/table_export.h"
 #include "support/error.h"
 
@@ -61,22 +62,9 @@ int64_t runsOf(const QuantizedModel &q, const std::string &stage, const std::str
   return runs;
 }
 
-int64_t activationFunction(ir::ActivationKind kind) {
-  switch (kind) {
-  case ir::ActivationKind::GeluErf:
-    return 0;
-  case ir::ActivationKind::GeluTanh:
-    return 1;
-  case ir::ActivationKind::Silu:
-    return 2;
-  }
-  return 0;
-}
-
-/// st_gated_activation's Function for the golden kernel the GoldenExecutor runs (GeGLU in the
-/// tanh form, SwiGLU with SiLU).
-int64_t gatedFunction(ir::GatedKind kind) {
-  return kind == ir::GatedKind::SwiGLU ? 2 : 1;
+/// st_activation's or st_gated_activation's Function for an activation or gated op.
+template <typename Kind> int64_t functionCode(Kind kind) {
+  return static_cast<int64_t>(model::elementwiseFunctionOf(kind));
 }
 
 const char *residualTableOf(int64_t function) {
@@ -270,17 +258,17 @@ std::vector<SidebandValue> kernelSidebands(const ir::DataflowNode &node, const Q
   }
   if (m == "st_activation") {
     const auto &d = descriptorOf<frontend::QuantizedActivationOp>(node, q, stage, run);
-    if (activationFunction(d.kind) != requireParam(node, "Function"))
+    if (functionCode(d.kind) != requireParam(node, "Function"))
       throw Error("kernel bindings", where(node),
-                  "Function " + std::to_string(activationFunction(d.kind)) + " for run " +
+                  "Function " + std::to_string(functionCode(d.kind)) + " for run " +
                       std::to_string(run));
     return activationSidebands(d.scales);
   }
   if (m == "st_gated_activation") {
     const auto &d = descriptorOf<frontend::QuantizedGatedOp>(node, q, stage, run);
-    if (gatedFunction(d.kind) != requireParam(node, "Function"))
+    if (functionCode(d.kind) != requireParam(node, "Function"))
       throw Error("kernel bindings", where(node),
-                  "Function " + std::to_string(gatedFunction(d.kind)) + " for run " +
+                  "Function " + std::to_string(functionCode(d.kind)) + " for run " +
                       std::to_string(run));
     return gatedSidebands(d.scales);
   }
@@ -321,9 +309,9 @@ std::vector<ir::NodeParam> kernelTableParams(const ir::DataflowNode &node, const
     for (int64_t run = 0; run < stage.repeat; ++run) {
       const int64_t wanted =
           m == "st_activation"
-              ? activationFunction(
+              ? functionCode(
                     descriptorOf<frontend::QuantizedActivationOp>(node, q, stage.name, run).kind)
-              : gatedFunction(
+              : functionCode(
                     descriptorOf<frontend::QuantizedGatedOp>(node, q, stage.name, run).kind);
       if (wanted != function)
         throw Error("kernel bindings", where(node),
