@@ -8,7 +8,8 @@ generated step with the compiler's prediction (report.json step_prediction). Sim
 are exact, so the agreement is asserted: |measured / predicted - 1| <= --tolerance (3 %). Prints
 ms/token at 250 MHz, the HBM bytes the run read and their rate, and the wall times (testbench
 build, golden model, Verilator per simulated token). With --kv-prefill P the run resumes at
-position P over the golden model's KV rows (sim --kv-prefill): its generated steps attend to
+position P over the golden model's KV rows (sim --kv-prefill, with P + 1 prompt ids, so that the
+golden model prefills them): its generated steps attend to
 P + 2 .. P + tokens positions, e.g. --max-context 1024 --kv-prefill 1020 --tokens 4 measures
 three steps at contexts 1022 .. 1024.
 One per-op GPT-2 Medium step is ~6.4 M cycles (about ten minutes of Verilator); on the engine
@@ -103,7 +104,12 @@ def main():
         with open(stamp_path, "w") as f:
             json.dump(stamp, f)
     began = time.monotonic()
-    sim = [args.streamtensor, "sim", design, "--prompt-ids", "5", "--tokens", str(args.tokens),
+    # With --kv-prefill P the prompt is id 5 repeated P + 1 times: the golden model fills the KV
+    # rows of positions 0 .. P - 1 from prompt ids in one prefill (GoldenExecutor::prefill)
+    # instead of decoding each from the previous argmax. The design runs the same steps (it
+    # resumes at P with one prompt id).
+    prompt = ",".join(["5"] * (args.kv_prefill + 1))
+    sim = [args.streamtensor, "sim", design, "--prompt-ids", prompt, "--tokens", str(args.tokens),
            "--json"]
     if args.kv_prefill:
         sim += ["--kv-prefill", str(args.kv_prefill)]
