@@ -139,15 +139,14 @@ std::map<std::string, int64_t> parseFifoDepths(const std::vector<std::string> &o
   return depths;
 }
 
-/// The accelerator's attention parallelism, attention tile and engine FIFO depth: the command
-/// line's where it gives them, else compile's choices (plan/kv_step_choice,
-/// plan/attention_tile_choice, plan/engine_fifo_choice), which simulate the step of each weighed
-/// candidate into `steps`.
-void chooseDesign(const CompileOptions &o, const ir::DecodeProgram &program,
-                  const model::ResourceEstimate &budget, PhaseLog &log, llm::StepCache &steps,
-                  llm::AcceleratorOptions &accelerator) {
+/// The accelerator's attention parallelism: the command line's where it gives it, else compile's
+/// choice (plan/kv_step_choice), which simulates the step of its two position stripings side by
+/// side into `steps` where both fit (TinyLlama-1.1B, Qwen2.5-0.5B). It runs first, on all the
+/// budget's threads: the other choices depend on it.
+void chooseParallelism(const CompileOptions &o, const ir::DecodeProgram &program,
+                       const model::ResourceEstimate &budget, llm::StepCache &steps,
+                       llm::AcceleratorOptions &accelerator) {
   {
-    BesidePhase phase(&log, "attention parallelism");
     if (o.attentionKvStep >= 0 || o.attentionHeadSplit > 0) {
       accelerator.attentionKvStep = o.attentionKvStep >= 0 ? o.attentionKvStep : 1;
       accelerator.attentionHeadSplit = std::max<int64_t>(o.attentionHeadSplit, 1);
@@ -184,6 +183,14 @@ void chooseDesign(const CompileOptions &o, const ir::DecodeProgram &program,
     if (o.attentionTile >= 0)
       accelerator.attentionTilePositions = o.attentionTile;
   }
+}
+
+/// The attention tile and the engine FIFO depth: the command line's where it gives them, else
+/// compile's choices (plan/attention_tile_choice, plan/engine_fifo_choice), which simulate the
+/// step of each weighed candidate into `steps`.
+void chooseTileAndFifo(const CompileOptions &o, const ir::DecodeProgram &program,
+                       const model::ResourceEstimate &budget, PhaseLog &log, llm::StepCache &steps,
+                       llm::AcceleratorOptions &accelerator) {
   if (o.attentionTile < 0) {
     // A step simulation per candidate (two passes, tiles of 64, 128 and 256 positions) where
     // one pass applies.
@@ -239,6 +246,10 @@ void emitLlmDesign(const CompileOptions &o, const std::string &finalDir, const f
   // random weights are streamed and were never held).
   model.weights = frontend::WeightStore();
   log.begin("waiting for the choices");
+  {
+    const BudgetYield idle; // the choices may take this thread's place meanwhile
+    choices.wait();
+  }
   choices.get();
   // The golden model computes attention as the design does (one pass in its tiles, or two).
   frontend::applyAttentionTiles(quantized, accelerator.attentionTilePositions);
@@ -248,6 +259,10 @@ void emitLlmDesign(const CompileOptions &o, const std::string &finalDir, const f
   log.begin("HBM image");
   gen::writeLlmHbmImage(design, staging.string());
   log.begin("waiting for the prediction");
+  {
+    const BudgetYield idle;
+    prediction.wait();
+  }
   prediction.get();
   log.begin("RTL + reports");
   gen::LlmWriteOptions w;
@@ -279,8 +294,9 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   // plan: the top's interface, kernel bindings and HBM plan need the quantized model; the
   // design choices, lowering, FIFO sizing and step prediction read only the program's shapes, so
   // they run beside calibration and quantization: two items of one parallelFor, so that both
-  // take their threads out of the one budget (support/parallel.h). The other item calibrates,
-  // quantizes, then plans the design and writes its HBM image beside the prediction.
+  // take their threads out of the one budget (support/parallel.h). The attention parallelism,
+  // which the other choices depend on, is chosen first on all threads. The other item
+  // calibrates, quantizes, then plans the design and writes its HBM image beside the prediction.
   llm::AcceleratorOptions accelerator;
   accelerator.precision = precision;
   accelerator.maxContext = maxContext;
@@ -295,6 +311,8 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
   // The steps the choices simulate, so that the prediction of the kept design reuses them.
   llm::StepCache steps;
   const model::ResourceEstimate budget = llm::designBudget(device);
+  log.begin("attention parallelism");
+  chooseParallelism(o, model.program, budget, steps, accelerator);
   std::optional<llm::AcceleratorGraph> lowered;
   plan::LlmStepPrediction predicted;
   std::promise<void> loweredReady;   // set once `lowered` and `accelerator` are final
@@ -307,7 +325,7 @@ void compileModel(const CompileOptions &o, const std::string &finalDir, const fs
       try {
         // Beside the calibration: the design choices (a step simulation per weighed
         // candidate), the lowering and the step prediction.
-        chooseDesign(o, model.program, budget, log, steps, accelerator);
+        chooseTileAndFifo(o, model.program, budget, log, steps, accelerator);
         {
           BesidePhase phase(&log, "lowering + FIFO LP");
           lowered = plan::lowerLlmDesign(model.program, accelerator);

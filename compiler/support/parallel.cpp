@@ -104,6 +104,14 @@ void parallelFor(size_t n, const std::function<void(size_t)> &f, unsigned thread
       std::rethrow_exception(e);
 }
 
+BudgetYield::BudgetYield() {
+  --helpersRunning;
+}
+
+BudgetYield::~BudgetYield() {
+  ++helpersRunning;
+}
+
 void parallelForChunks(size_t n, size_t grain, const std::function<void(size_t, size_t)> &f,
                        unsigned threads) {
   grain = std::max<size_t>(grain, 1);

@@ -30,6 +30,18 @@ void setParallelThreads(unsigned threads);
 /// finished.
 void parallelFor(size_t n, const std::function<void(size_t)> &f, unsigned threads = 0);
 
+/// While it lives, the thread that made it (one the budget counts: a parallelFor item or helper)
+/// blocks on something other than parallelFor (a future, a lock), so its thread is the
+/// budget's: calls elsewhere may take a helper in its place. When it ends the thread runs again,
+/// possibly one over the budget until some call gives a helper back.
+class BudgetYield {
+public:
+  BudgetYield();
+  ~BudgetYield();
+  BudgetYield(const BudgetYield &) = delete;
+  BudgetYield &operator=(const BudgetYield &) = delete;
+};
+
 /// Runs f(begin, end) over [0, n) cut into consecutive chunks of `grain` indices (the last one
 /// shorter), as parallelFor runs its items. The chunks depend on n and grain only.
 void parallelForChunks(size_t n, size_t grain, const std::function<void(size_t, size_t)> &f,

@@ -1,11 +1,13 @@
 // parallelFor (support/parallel.h): every item exactly once whatever the thread count, the
-// chunks of parallelForChunks independent of it, errors of the lowest item, and no more threads
-// at once than the budget, nested calls included.
+// chunks of parallelForChunks independent of it, errors of the lowest item, no more threads at
+// once than the budget, nested calls included, and a thread blocked under a BudgetYield lending
+// its place.
 #include "support/parallel.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -146,6 +148,43 @@ TEST(ParallelFor, ACallerWaitingForItsHelpersGivesItsThreadBack) {
     }
   });
   EXPECT_EQ(innerIds.size(), 2u) << "the nested rounds never got the waiting caller's thread";
+}
+
+TEST(ParallelFor, AThreadThatYieldsItsBudgetLetsOtherCallsTakeAHelper) {
+  // Budget 2: the caller runs item 0, a helper item 1, which then blocks on a future under a
+  // BudgetYield (compile's emitting item waiting for the choices). Item 0's own calls may take
+  // its place meanwhile; without the yield they run on one thread.
+  for (const bool yield : {true, false}) {
+    SCOPED_TRACE(yield ? "yielding" : "not yielding");
+    Budget budget(2);
+    std::promise<void> release;
+    std::shared_future<void> released = release.get_future().share();
+    std::atomic<bool> waiting{false};
+    std::set<std::thread::id> innerIds;
+    std::mutex m;
+    parallelFor(2, [&](size_t item) {
+      if (item == 1) {
+        if (yield) {
+          const BudgetYield idle;
+          waiting = true;
+          released.wait();
+        } else {
+          waiting = true;
+          released.wait();
+        }
+        return;
+      }
+      while (!waiting)
+        std::this_thread::yield();
+      parallelFor(4, [&](size_t) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        std::lock_guard<std::mutex> lock(m);
+        innerIds.insert(std::this_thread::get_id());
+      });
+      release.set_value();
+    });
+    EXPECT_EQ(innerIds.size(), yield ? 2u : 1u);
+  }
 }
 
 TEST(ParallelFor, ABudgetOfOneRunsInTheCallingThread) {
