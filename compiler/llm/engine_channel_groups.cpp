@@ -6,7 +6,7 @@
 
 namespace st::llm {
 
-std::vector<std::vector<int>> engineChannelGroups(const std::vector<passes::MemoryRead> &reads,
+std::vector<std::vector<int>> engineChannelGroups(const std::vector<sim::MemoryRead> &reads,
                                                   int64_t channels) {
   // Per channel, the (read, block) pairs drawing on it (block 0 for a read's `channels`, b + 1
   // for its block b's blockChannels).

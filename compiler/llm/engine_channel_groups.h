@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "passes/memory_stages.h"
+#include "sim/memory_stages.h"
 
 namespace st::llm {
 
@@ -18,7 +18,7 @@ namespace st::llm {
 /// `reads`, and for a read with block channels by block; channels >= `channels` are ignored):
 /// channels drawn on by the same reads (blocks) form one group. Groups in the order of their first
 /// channel, channels ascending.
-std::vector<std::vector<int>> engineChannelGroups(const std::vector<passes::MemoryRead> &reads,
+std::vector<std::vector<int>> engineChannelGroups(const std::vector<sim::MemoryRead> &reads,
                                                   int64_t channels);
 
 } // namespace st::llm

@@ -15,9 +15,9 @@
 #include "llm/prediction_work.h"
 #include "model/dma_stream_model.h"
 #include "model/gemv_engine_model.h"
-#include "passes/dataflow_timing_sim.h"
-#include "passes/memory_stages.h"
 #include "passes/pass_pipeline.h"
+#include "sim/dataflow_timing_sim.h"
+#include "sim/memory_stages.h"
 #include "support/error.h"
 
 namespace st::llm {
@@ -55,17 +55,17 @@ std::string depthKey(int stage, const std::string &stream) {
 
 /// The unrolled step's timing graph under construction.
 struct StepGraph {
-  passes::TimingGraph graph;
+  sim::TimingGraph graph;
   std::vector<int64_t> depths;
   std::vector<bool> dropNode, dropEdge;
-  std::vector<passes::MemoryRead> reads;
+  std::vector<sim::MemoryRead> reads;
 
   size_t addNode(std::string name, model::KernelTiming timing) {
     graph.nodes.push_back({std::move(name), std::move(timing), nullptr, {}});
     dropNode.push_back(false);
     return graph.nodes.size() - 1;
   }
-  size_t addEdge(passes::TimingEdge e, int64_t depth) {
+  size_t addEdge(sim::TimingEdge e, int64_t depth) {
     graph.edges.push_back(std::move(e));
     depths.push_back(depth);
     dropEdge.push_back(false);
@@ -74,7 +74,7 @@ struct StepGraph {
   /// The graph without the dropped nodes and edges (indices renumbered), and its depths.
   void compact() {
     std::vector<size_t> index(graph.nodes.size(), SIZE_MAX);
-    passes::TimingGraph out;
+    sim::TimingGraph out;
     for (size_t v = 0; v < graph.nodes.size(); ++v)
       if (!dropNode[v]) {
         index[v] = out.nodes.size();
@@ -84,13 +84,13 @@ struct StepGraph {
     for (size_t e = 0; e < graph.edges.size(); ++e) {
       if (dropEdge[e])
         continue;
-      passes::TimingEdge edge = graph.edges[e];
+      sim::TimingEdge edge = graph.edges[e];
       edge.src = index.at(edge.src);
       edge.dst = index.at(edge.dst);
       out.edges.push_back(edge);
       outDepths.push_back(depths[e]);
     }
-    for (passes::MemoryRead &r : reads)
+    for (sim::MemoryRead &r : reads)
       r.node = index.at(r.node);
     graph = std::move(out);
     depths = std::move(outDepths);
@@ -113,7 +113,7 @@ public:
   StepGraphBuilder(const AcceleratorGraph &g, const AcceleratorOptions &options,
                    const model::MemoryTiming &hbm, const std::map<std::string, int64_t> &depths)
       : g_(g), options_(options), hbm_(hbm), builtDepths_(depths),
-        engine_(std::make_shared<passes::SequencedEngine>()) {
+        engine_(std::make_shared<sim::SequencedEngine>()) {
     // The engine: node 0; its word port is input 0, its x ports follow as the calls load x.
     engine_->wordPort = 0;
     engine_->outputPorts = 0;
@@ -131,9 +131,9 @@ private:
     size_t xInput = SIZE_MAX, xOutput = SIZE_MAX;
   };
   InstanceNodes addStageNodes(const StageInstance &inst, const ir::DataflowGraph &df,
-                              const passes::TimingGraph &tg, const std::vector<ir::NodeId> &order);
-  passes::MemoryRead memoryReadOf(const StageInstance &inst, const ir::DataflowNode &node, size_t v,
-                                  const std::string &stageNodeName);
+                              const sim::TimingGraph &tg, const std::vector<ir::NodeId> &order);
+  sim::MemoryRead memoryReadOf(const StageInstance &inst, const ir::DataflowNode &node, size_t v,
+                               const std::string &stageNodeName);
   void addEngineCalls(const StageInstance &inst, const ir::DataflowGraph &df,
                       const std::vector<ir::NodeId> &order, size_t base);
   void addWordSources();
@@ -143,7 +143,7 @@ private:
   const model::MemoryTiming &hbm_;
   const std::map<std::string, int64_t> &builtDepths_;
   StepGraph sg_;
-  std::shared_ptr<passes::SequencedEngine> engine_;
+  std::shared_ptr<sim::SequencedEngine> engine_;
   size_t engineNode_ = 0;
   std::vector<int64_t> engineInputs_ = {0};
   int64_t engineOutputs_ = 0;
@@ -161,11 +161,11 @@ void StepGraphBuilder::addInstance(const StageInstance &inst) {
     lowered_[key] = lowerAcceleratorStage(*g_.program, inst.stage, options_, inst.rows);
   const ir::DataflowGraph &df = lowered_.at(key).dataflow;
   std::vector<ir::StreamId> streams;
-  const passes::TimingGraph tg = passes::timingGraphOf(df, streams);
+  const sim::TimingGraph tg = passes::timingGraphOf(df, streams);
   const std::vector<ir::NodeId> order = df.topologicalOrder();
   const InstanceNodes nodes = addStageNodes(inst, df, tg, order);
   for (size_t e = 0; e < tg.edges.size(); ++e) {
-    passes::TimingEdge edge = tg.edges[e];
+    sim::TimingEdge edge = tg.edges[e];
     edge.name = inst.name + "/" + edge.name;
     edge.src += nodes.base;
     edge.dst += nodes.base;
@@ -186,8 +186,7 @@ void StepGraphBuilder::addInstance(const StageInstance &inst) {
 
 StepGraphBuilder::InstanceNodes
 StepGraphBuilder::addStageNodes(const StageInstance &inst, const ir::DataflowGraph &df,
-                                const passes::TimingGraph &tg,
-                                const std::vector<ir::NodeId> &order) {
+                                const sim::TimingGraph &tg, const std::vector<ir::NodeId> &order) {
   const ir::DecodeStage &stage = g_.program->stages.at(static_cast<size_t>(inst.stage));
   InstanceNodes nodes;
   nodes.base = sg_.graph.nodes.size();
@@ -217,12 +216,12 @@ StepGraphBuilder::addStageNodes(const StageInstance &inst, const ir::DataflowGra
   return nodes;
 }
 
-passes::MemoryRead StepGraphBuilder::memoryReadOf(const StageInstance &inst,
-                                                  const ir::DataflowNode &node, size_t v,
-                                                  const std::string &stageNodeName) {
+sim::MemoryRead StepGraphBuilder::memoryReadOf(const StageInstance &inst,
+                                               const ir::DataflowNode &node, size_t v,
+                                               const std::string &stageNodeName) {
   const EngineUse &use = g_.engine;
   const ir::DecodeStage &stage = g_.program->stages.at(static_cast<size_t>(inst.stage));
-  passes::MemoryRead r;
+  sim::MemoryRead r;
   r.node = v;
   r.words = ir::readDmaWordsPerChannel(node);
   r.restartDelay = model::memoryRestartDelay(hbm_);
@@ -298,7 +297,7 @@ void StepGraphBuilder::addEngineCalls(const StageInstance &inst, const ir::Dataf
     sg_.dropNode[callNode] = true;
     model::GemvEngineCall c{call.k, call.nDeliver, call.groupSize, call.reuseX};
     const model::GemvEngineCallTiming t = model::gemvEngineCallTiming(use.shape, c);
-    passes::SequencedEngine::Invocation inv;
+    sim::SequencedEngine::Invocation inv;
     inv.xTokens = t.xTokens;
     inv.outputPort = engine_->outputPorts++;
     // The image announces the next call's x in this call's descriptor (the same rule).
@@ -309,7 +308,7 @@ void StepGraphBuilder::addEngineCalls(const StageInstance &inst, const ir::Dataf
     }
     engineInputs_[0] += t.superWords;
     for (size_t e = 0; e < sg_.graph.edges.size(); ++e) {
-      passes::TimingEdge &edge = sg_.graph.edges[e];
+      sim::TimingEdge &edge = sg_.graph.edges[e];
       if (sg_.dropEdge[e])
         continue;
       if (edge.dst == callNode) {
@@ -360,7 +359,7 @@ void StepGraphBuilder::addWordSources() {
     sg_.addEdge(
         {"engine/w" + suffix, wordSource, join, join == engineNode_ ? 0 : group, words, 512, 0},
         engineFifoDepth(use, options_));
-    passes::MemoryRead wordRead;
+    sim::MemoryRead wordRead;
     wordRead.node = wordSource;
     wordRead.words = words;
     wordRead.restartDelay = model::memoryRestartDelay(hbm_);
@@ -381,15 +380,15 @@ StepGraph StepGraphBuilder::finish() {
   addWordSources();
   sg_.compact();
   sg_.graph.bandwidth.wordsPerCycle = hbm_.channelWordsPerCycle();
-  passes::addMemoryStages(sg_.graph, sg_.depths, sg_.reads, model::cadenceOf(hbm_.wordsPerCycle()));
+  sim::addMemoryStages(sg_.graph, sg_.depths, sg_.reads, model::cadenceOf(hbm_.wordsPerCycle()));
   return std::move(sg_);
 }
 
 /// Development aid (ST_STEP_SIM_DUMP): each edge's first and last token as its consumer took it.
-void dumpEdgeTimes(const passes::TimingGraph &graph, const passes::TimingSimResult &r,
+void dumpEdgeTimes(const sim::TimingGraph &graph, const sim::TimingSimResult &r,
                    const std::string &path) {
   std::ofstream out(path);
-  for (const passes::TimingEdge &edge : graph.edges) {
+  for (const sim::TimingEdge &edge : graph.edges) {
     const std::vector<int64_t> &c = r.consumeCycle[edge.dst][edge.dstPort];
     out << edge.name << " " << edge.tokens << " " << (c.empty() ? -1 : c.front()) << " "
         << (c.empty() ? -1 : c.back()) << "\n";
@@ -432,7 +431,7 @@ int64_t EngineStepTimer::simulate(int64_t step) const {
   }
   builder.addInstance({2, 1, "epilogue"});
   const StepGraph sg = builder.finish();
-  const passes::TimingSimResult r = passes::simulateDataflowTiming(sg.graph, sg.depths);
+  const sim::TimingSimResult r = sim::simulateDataflowTiming(sg.graph, sg.depths);
   if (r.deadlock)
     throw Error("step prediction", "step " + std::to_string(step),
                 "no deadlock in the timing simulation (" + r.deadlockReport + ")");

@@ -3,7 +3,7 @@
 // step. The step is unrolled: the prologue, the block once per layer (attention at that layer's
 // cache rows) and the epilogue are lowered (lowerAcceleratorStage) and chained through the
 // exchanged vector x, and every call node of every layer becomes one invocation of a single
-// sequenced engine node (passes::SequencedEngine, the rules of model/gemv_engine_model.h) in
+// sequenced engine node (sim::SequencedEngine, the rules of model/gemv_engine_model.h) in
 // program order, with the x loads and reuse of the built engine (g.engine). The engine's words
 // come from one source at the testbench memory's mean word rate per pseudo-channel (the
 // channels stream in lockstep) through the DMA's buffer and the prefetch FIFO. Other HBM reads are

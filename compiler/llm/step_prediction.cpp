@@ -11,9 +11,9 @@
 #include "llm/engine_step_prediction.h"
 #include "llm/prediction_work.h"
 #include "model/dma_stream_model.h"
-#include "passes/dataflow_timing_sim.h"
-#include "passes/memory_stages.h"
 #include "passes/pass_pipeline.h"
+#include "sim/dataflow_timing_sim.h"
+#include "sim/memory_stages.h"
 #include "support/error.h"
 #include "support/parallel.h"
 
@@ -57,12 +57,12 @@ int64_t StageTimer::cyclesAt(int64_t cacheLength) {
   const LoweredStage lowered = lowerAcceleratorStage(*g_.program, index_, options_, cacheLength);
   const ir::DataflowGraph &df = lowered.dataflow;
   std::vector<ir::StreamId> streams;
-  passes::TimingGraph graph = passes::timingGraphOf(df, streams);
+  sim::TimingGraph graph = passes::timingGraphOf(df, streams);
   // timingGraphOf numbers the nodes in topological order. Every HBM read becomes the memory
   // and DMA stages of model/memory_read_model.h; the exchanged vector x comes on chip (token
   // source, layer loop), so the stage-input DMAs are simulated as on-chip sources.
   const std::vector<ir::NodeId> order = df.topologicalOrder();
-  std::vector<passes::MemoryRead> reads;
+  std::vector<sim::MemoryRead> reads;
   for (size_t i = 0; i < order.size(); ++i) {
     const ir::DataflowNode &node = df.node(order[i]);
     if (node.kind != ir::NodeKind::ReadDma)
@@ -72,7 +72,7 @@ int64_t StageTimer::cyclesAt(int64_t cacheLength) {
       graph.nodes[i].timing = model::passThroughTiming(type.numTokens(), 0);
       continue;
     }
-    passes::MemoryRead r;
+    sim::MemoryRead r;
     r.node = i;
     r.words = ir::readDmaWordsPerChannel(node);
     // Weight and norm-parameter streams have fixed addresses: their sequencers read the next
@@ -87,11 +87,11 @@ int64_t StageTimer::cyclesAt(int64_t cacheLength) {
     depths.push_back(it != builtDepths_.end() ? std::max<int64_t>(it->second, 1)
                                               : kUnknownStreamDepth);
   }
-  passes::addMemoryStages(graph, depths, reads, model::cadenceOf(hbm_.wordsPerCycle()));
+  sim::addMemoryStages(graph, depths, reads, model::cadenceOf(hbm_.wordsPerCycle()));
   // Curves of kernels whose timing does not depend on the cache length come from the shared
   // derivations (sizeFifos derived most of them already).
-  const std::vector<passes::SharedCurves> curves = passes::deriveAllCurves(graph);
-  const passes::TimingSimResult r = passes::simulateDataflowTiming(graph, curves, depths);
+  const std::vector<sim::SharedCurves> curves = sim::deriveAllCurves(graph);
+  const sim::TimingSimResult r = sim::simulateDataflowTiming(graph, curves, depths);
   if (r.deadlock)
     throw Error("step prediction",
                 "stage " + std::to_string(index_) + " at cache length " +

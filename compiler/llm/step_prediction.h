@@ -5,7 +5,7 @@
 // block once per layer and the epilogue, one after another (the layer loop feeds layer l + 1 with
 // layer l's output, the token source waits for the argmax). Each stage's cycles are the makespan
 // of its lowered graph (lowerAcceleratorStage, at the FIFO depths of the built design) in the
-// cycle-level timing simulation (passes/dataflow_timing_sim), with:
+// cycle-level timing simulation (sim/dataflow_timing_sim), with:
 //   - attention of layer l reading frontend::cacheRowsAt rows at step t: t, or min(t, window - 1)
 //     on a sliding-window layer (step 0 reads none; it is simulated as 1 row);
 //   - every HBM read DMA as the memory and DMA stages of model/memory_read_model.h under the
@@ -30,13 +30,13 @@
 
 #include "llm/accelerator_graph.h"
 #include "model/memory_read_model.h"
-#include "passes/dataflow_timing_sim.h"
+#include "sim/dataflow_timing_sim.h"
 
 namespace st::llm {
 
 /// Stage `index` of a built design (its lowering, at the design's FIFO depths) simulated at any
 /// cache length, each length once. The kernels whose timing does not depend on the cache length
-/// keep their curves from one simulation to the next (passes::sharedKernelCurves).
+/// keep their curves from one simulation to the next (sim::sharedKernelCurves).
 class StageTimer {
 public:
   StageTimer(const AcceleratorGraph &g, const AcceleratorOptions &options, int index,

@@ -58,7 +58,7 @@ struct KernelTiming {
   /// Per input port, per token: the cycle the kernel takes it in its own schedule (ideal inputs),
   /// when its phases take inputs in an order the needs do not say (attention loads q, k_new and
   /// v_new before the first cache row, although output 0 needs them all). Empty: derived from
-  /// the needs (passes/dataflow_timing_sim.h, the input-order rule).
+  /// the needs (sim/dataflow_timing_sim.h, the input-order rule).
   std::vector<std::vector<int64_t>> inputRanks;
   /// With inputRanks: per input port, per token, the kernel's phase (non-decreasing): a token is
   /// taken only after every token of an earlier phase on every port (attention's score pass

@@ -54,7 +54,7 @@ struct Schedule {
 
 /// Does the node's own rule set (dataflow_timing_sim.h) hold for these event cycles? Data,
 /// space and other nodes are not its concern here.
-bool obeysNodeRules(const model::KernelTiming &t, const KernelCurves &c,
+bool obeysNodeRules(const model::KernelTiming &t, const sim::KernelCurves &c,
                     const std::vector<int64_t> &emit,
                     const std::vector<std::vector<int64_t>> &consume) {
   for (size_t k = 0; k < emit.size(); ++k) {
@@ -116,11 +116,11 @@ bool obeysNodeRules(const model::KernelTiming &t, const KernelCurves &c,
 /// Moves node v's events in `s` as late as its consumers' pops in `s` allow, never earlier than
 /// they are. A node without consumers, or whose moved events would break its own rules, keeps
 /// its events (returns false).
-bool paceNode(const TimingGraph &g, const KernelCurves &curve, size_t v, Schedule &s) {
+bool paceNode(const sim::TimingGraph &g, const sim::KernelCurves &curve, size_t v, Schedule &s) {
   constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
   const model::KernelTiming &t = g.nodes[v].timing;
-  std::vector<const TimingEdge *> outs;
-  for (const TimingEdge &edge : g.edges)
+  std::vector<const sim::TimingEdge *> outs;
+  for (const sim::TimingEdge &edge : g.edges)
     if (edge.src == v)
       outs.push_back(&edge);
   if (outs.empty())
@@ -131,7 +131,7 @@ bool paceNode(const TimingGraph &g, const KernelCurves &curve, size_t v, Schedul
   emit = was.emit;
   for (size_t k = emit.size(); k-- > 0;) {
     int64_t latest = k + 1 < emit.size() ? emit[k + 1] - t.ii : kNone;
-    for (const TimingEdge *edge : outs)
+    for (const sim::TimingEdge *edge : outs)
       latest = std::min(latest, s.consume(edge->dst, edge->dstPort)[k] - 1);
     emit[k] = std::max(was.emit[k], latest);
   }
@@ -250,12 +250,12 @@ int64_t InFlightCurve::at(int64_t popOffset) const {
   return most;
 }
 
-TimingGraph equalizeStreamPeriods(const TimingGraph &graph) {
+sim::TimingGraph equalizeStreamPeriods(const sim::TimingGraph &graph) {
   int64_t slowest = 1;
-  for (const TimingNode &n : graph.nodes)
+  for (const sim::TimingNode &n : graph.nodes)
     slowest = std::max(slowest, n.timing.outputTokens * n.timing.ii);
-  TimingGraph slowed = graph;
-  for (TimingNode &n : slowed.nodes) {
+  sim::TimingGraph slowed = graph;
+  for (sim::TimingNode &n : slowed.nodes) {
     model::KernelTiming &t = n.timing;
     if (t.outputTokens < 1)
       continue;
@@ -282,7 +282,7 @@ struct Candidate {
 /// nodes' rules and never precedes the as-soon-as-possible run `asap`, within `horizon` cycles.
 class ScheduleSolver {
 public:
-  ScheduleSolver(const TimingGraph &g, const FifoSizingOptions &options, const Schedule &asap,
+  ScheduleSolver(const sim::TimingGraph &g, const FifoSizingOptions &options, const Schedule &asap,
                  int64_t horizon, size_t lastNode, double &solveSeconds)
       : g_(g), options_(options), asap_(asap), horizon_(horizon), lastNode_(lastNode),
         solveSeconds_(solveSeconds) {}
@@ -304,7 +304,7 @@ private:
   /// Checks the shifts exactly and sizes each FIFO from them.
   void sizeFrom(Candidate &c) const;
 
-  const TimingGraph &g_;
+  const sim::TimingGraph &g_;
   const FifoSizingOptions &options_;
   const Schedule &asap_;
   int64_t horizon_;
@@ -360,7 +360,7 @@ void ScheduleSolver::addEdgeRows(const Candidate &c, size_t e, const std::vector
                                  std::vector<double> &rowLower,
                                  std::vector<double> &rowUpper) const {
   const Schedule &s = c.curves;
-  const TimingEdge &edge = g_.edges[e];
+  const sim::TimingEdge &edge = g_.edges[e];
   const int dst = int(edge.dst), src = int(edge.src), depthColumn = int(g_.nodes.size() + e);
   CoinPackedVector row;
   row.insert(dst, 1.0);
@@ -479,7 +479,7 @@ void ScheduleSolver::sizeFrom(Candidate &c) const {
                       std::to_string(horizon_ - 1 - s.done(v)) + " from the solver, got " +
                       std::to_string(c.shift[v]));
   for (size_t e = 0; e < g_.edges.size(); ++e) {
-    const TimingEdge &edge = g_.edges[e];
+    const sim::TimingEdge &edge = g_.edges[e];
     if (c.shift[edge.dst] - c.shift[edge.src] < c.minShift[e])
       throw Error("edge '" + edge.name + "'", "delay",
                   "a shift difference >= " + std::to_string(c.minShift[e]) +
@@ -499,7 +499,7 @@ void ScheduleSolver::sizeFrom(Candidate &c) const {
 /// Paces nodes by their consumers, consumers first (see sizeFifos): each event of the node as
 /// late as the consumers' pops in the best schedule so far allow, the LP re-solved, and the
 /// pacing kept if the bits fall; passes repeat while one helps, at most kPacingPasses.
-Candidate paceByConsumers(const TimingGraph &g, const std::vector<SharedCurves> &curves,
+Candidate paceByConsumers(const sim::TimingGraph &g, const std::vector<sim::SharedCurves> &curves,
                           const std::vector<size_t> &order, const ScheduleSolver &solver,
                           Candidate best) {
   constexpr int kPacingPasses = 4;
@@ -527,13 +527,13 @@ Candidate paceByConsumers(const TimingGraph &g, const std::vector<SharedCurves> 
 
 } // namespace
 
-FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &options) {
+FifoSizingResult sizeFifos(const sim::TimingGraph &input, const FifoSizingOptions &options) {
   FifoSizingResult result;
   result.mode = options.mode;
   result.sizedGraph =
       options.mode == FifoSizingMode::Conservative ? equalizeStreamPeriods(input) : input;
-  const TimingGraph &g = result.sizedGraph;
-  const std::vector<SharedCurves> curves = deriveAllCurves(g);
+  const sim::TimingGraph &g = result.sizedGraph;
+  const std::vector<sim::SharedCurves> curves = sim::deriveAllCurves(g);
   const size_t nodeCount = g.nodes.size(), edgeCount = g.edges.size();
   if (options.mode == FifoSizingMode::Deep && options.deepDepth < 2)
     throw Error(kWhere, "deepDepth", "a depth >= 2, got " + std::to_string(options.deepDepth));
@@ -545,7 +545,7 @@ FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &op
   std::vector<int64_t> unbounded(edgeCount);
   for (size_t e = 0; e < edgeCount; ++e)
     unbounded[e] = std::max<int64_t>(2, g.edges[e].tokens + 1);
-  const TimingSimResult run = simulateDataflowTiming(g, curves, unbounded);
+  const sim::TimingSimResult run = sim::simulateDataflowTiming(g, curves, unbounded);
   if (run.deadlock)
     throw Error("node '" + run.blockedNode + "'", "inputs",
                 "a graph that completes with unbounded FIFOs, got " + run.deadlockReport);
@@ -561,7 +561,7 @@ FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &op
                     std::to_string(makespan));
   const int64_t horizon = options.maxMakespan > 0 ? options.maxMakespan : makespan;
 
-  const std::vector<size_t> order = checkTimingGraph(g);
+  const std::vector<size_t> order = sim::checkTimingGraph(g);
   Schedule asap;
   for (size_t v = 0; v < nodeCount; ++v) {
     auto events = std::make_shared<NodeEvents>();
@@ -589,7 +589,7 @@ FifoSizingResult sizeFifos(const TimingGraph &input, const FifoSizingOptions &op
     result.predictedMakespan = std::max(result.predictedMakespan, best.shift[v] + s.done(v) + 1);
   }
   for (size_t e = 0; e < edgeCount; ++e) {
-    const TimingEdge &edge = g.edges[e];
+    const sim::TimingEdge &edge = g.edges[e];
     EdgeFifo fifo;
     fifo.edge = edge.name;
     fifo.minDelay = s.start(edge.dst) - s.start(edge.src) + best.minShift[e];

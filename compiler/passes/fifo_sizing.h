@@ -1,6 +1,6 @@
 // FIFO sizing by linear program (docs/fifo-sizing.md). The schedule: every node
-// of a TimingGraph runs a token curve (its events in the as-soon-as-possible run with FIFOs that
-// never fill, optionally paced as late as its consumers allow) shifted by a start offset; the
+// of a sim::TimingGraph runs a token curve (its events in the as-soon-as-possible run with FIFOs
+// that never fill, optionally paced as late as its consumers allow) shifted by a start offset; the
 // offsets are the LP's integer variables (CBC). Constraints: every token is pushed at least a
 // cycle before it is popped, no event precedes the unbounded run, and the makespan is the
 // unbounded run's, the shortest any depths give. Objective: the summed FIFO bits, each edge's
@@ -15,7 +15,7 @@
 // Op-generic: it reads only model::KernelTiming, token counts and token widths.
 #pragma once
 
-#include "passes/dataflow_timing_sim.h"
+#include "sim/dataflow_timing_sim.h"
 
 #include <cstdint>
 #include <string>
@@ -55,18 +55,18 @@ struct FifoSizingResult {
   double solveSeconds = 0; ///< CBC's wall time (0 in deep mode)
   /// The timing the depths were sized for: the input graph, or in conservative mode the slowed
   /// one. Simulate this graph to check the depths.
-  TimingGraph sizedGraph;
+  sim::TimingGraph sizedGraph;
 
   std::vector<int64_t> depths() const;
 };
 
 /// The conservative mode's graph: every node's II raised to ceil(P / outputTokens), P = the
 /// largest outputTokens x II of any node, and L adjusted (L' = L + (outputTokens - 1)(II' - II)).
-TimingGraph equalizeStreamPeriods(const TimingGraph &graph);
+sim::TimingGraph equalizeStreamPeriods(const sim::TimingGraph &graph);
 
 /// Sizes every FIFO of `graph`. Throws st::Error naming the node or edge when the graph is
 /// malformed, a node's timing is inconsistent, the budget cannot be met, or the solver fails.
-FifoSizingResult sizeFifos(const TimingGraph &graph, const FifoSizingOptions &options = {});
+FifoSizingResult sizeFifos(const sim::TimingGraph &graph, const FifoSizingOptions &options = {});
 
 /// Most tokens a FIFO holds when the producer pushes token i in cycle push[i] and the consumer
 /// pops token j in cycle pop[j] (snapshot semantics: push i needs fewer than depth tokens at the

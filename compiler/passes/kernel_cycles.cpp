@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "ir/hbm_layout.h"
-#include "passes/dataflow_timing_sim.h"
-#include "passes/memory_stages.h"
 #include "passes/pass_pipeline.h"
+#include "sim/dataflow_timing_sim.h"
+#include "sim/memory_stages.h"
 #include "support/error.h"
 
 namespace st::passes {
@@ -38,10 +38,10 @@ constexpr uint64_t kFirstDrawSeed = 1;
 KernelCycles kernelCyclesOnce(const ir::DataflowGraph &df, const model::MemoryTiming &memory,
                               model::MemoryDraws *draws) {
   std::vector<ir::StreamId> streams;
-  TimingGraph graph = timingGraphOf(df, streams);
+  sim::TimingGraph graph = timingGraphOf(df, streams);
   // timingGraphOf numbers the nodes in topological order.
   const std::vector<ir::NodeId> order = df.topologicalOrder();
-  std::vector<MemoryRead> reads;
+  std::vector<sim::MemoryRead> reads;
   std::vector<size_t> writes;
   for (size_t i = 0; i < order.size(); ++i) {
     const ir::DataflowNode &node = df.node(order[i]);
@@ -52,7 +52,7 @@ KernelCycles kernelCyclesOnce(const ir::DataflowGraph &df, const model::MemoryTi
     if (node.kind != ir::NodeKind::ReadDma)
       continue;
     const ir::HbmTensorLayout layout = ir::hbmLayoutOf(node.outputs[0].type);
-    MemoryRead r;
+    sim::MemoryRead r;
     r.node = i;
     r.words = layout.wordsStreamed();
     r.schedule = model::readDmaWordSchedule(layout.burstLengths(), memory, draws);
@@ -62,8 +62,8 @@ KernelCycles kernelCyclesOnce(const ir::DataflowGraph &df, const model::MemoryTi
   std::vector<int64_t> depths;
   for (ir::StreamId s : streams)
     depths.push_back(std::max<int64_t>(2, df.stream(s).fifoDepth));
-  addMemoryStages(graph, depths, reads, model::cadenceOf(memory.wordsPerCycle()));
-  const TimingSimResult r = simulateDataflowTiming(graph, depths);
+  sim::addMemoryStages(graph, depths, reads, model::cadenceOf(memory.wordsPerCycle()));
+  const sim::TimingSimResult r = sim::simulateDataflowTiming(graph, depths);
   if (r.deadlock)
     return {std::nullopt, r.deadlockReport};
   if (!draws)

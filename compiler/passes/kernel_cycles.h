@@ -4,7 +4,7 @@
 //   - every read DMA as the memory and DMA stages of model/memory_read_model.h (the first
 //     burst's address merge, the mean read latency, words at the memory's mean rate);
 //   - the control's start: running, then every DMA's start handshake (kKernelStartCycles);
-//   - forks and views as the wiring they are (TimingNode::wire: a token passes from the FIFO
+//   - forks and views as the wiring they are (sim::TimingNode::wire: a token passes from the FIFO
 //     before them to the FIFOs after them in one cycle), not the LP's nominal one-cycle node;
 //   - the write DMAs' tail: after a write DMA's last token, its pack register and W beat and the
 //     memory's mean write response latency (tb/hbm_model.h: half the read latency plus half the

@@ -34,6 +34,6 @@ void sizeStreamFifos(CompileState &state);
 
 /// The timing graph of a dataflow graph (each node's timing from its template's model); the
 /// i-th edge is the stream `edgeStreams[i]`.
-TimingGraph timingGraphOf(const ir::DataflowGraph &df, std::vector<ir::StreamId> &edgeStreams);
+sim::TimingGraph timingGraphOf(const ir::DataflowGraph &df, std::vector<ir::StreamId> &edgeStreams);
 
 } // namespace st::passes

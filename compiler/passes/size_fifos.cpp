@@ -9,10 +9,10 @@
 #include "model/dma_stream_model.h"
 #include "model/graph_kernel_params.h"
 #include "model/llm_kernel_catalog.h"
-#include "passes/dataflow_timing_sim.h"
 #include "passes/fifo_sizing.h"
 #include "passes/kernel_cycles.h"
 #include "passes/pass_pipeline.h"
+#include "sim/dataflow_timing_sim.h"
 #include "support/error.h"
 
 namespace st::passes {
@@ -50,8 +50,9 @@ model::KernelTiming timingOf(const ir::DataflowGraph &df, const ir::DataflowNode
 
 } // namespace
 
-TimingGraph timingGraphOf(const ir::DataflowGraph &df, std::vector<ir::StreamId> &edgeStreams) {
-  TimingGraph g;
+sim::TimingGraph timingGraphOf(const ir::DataflowGraph &df,
+                               std::vector<ir::StreamId> &edgeStreams) {
+  sim::TimingGraph g;
   std::map<ir::NodeId, size_t> index;
   for (ir::NodeId n : df.topologicalOrder()) {
     index[n] = g.nodes.size();
@@ -69,7 +70,7 @@ TimingGraph timingGraphOf(const ir::DataflowGraph &df, std::vector<ir::StreamId>
 
 void sizeStreamFifos(CompileState &state) {
   std::vector<ir::StreamId> streams;
-  const TimingGraph graph = timingGraphOf(state.dataflow, streams);
+  const sim::TimingGraph graph = timingGraphOf(state.dataflow, streams);
   FifoSizingOptions options;
   options.mode = state.options.fifoMode;
   const FifoSizingResult result = sizeFifos(graph, options);
@@ -93,10 +94,10 @@ void sizeStreamFifos(CompileState &state) {
   std::vector<int64_t> depths;
   for (ir::StreamId s : streams)
     depths.push_back(state.dataflow.stream(s).fifoDepth);
-  TimingSimResult deep;
+  sim::TimingSimResult deep;
   deep.deadlock = true; // not simulated
   if (state.options.searchMinDepths)
-    deep = simulateDataflowTiming(graph, std::vector<int64_t>(depths.size(), 8192));
+    deep = sim::simulateDataflowTiming(graph, std::vector<int64_t>(depths.size(), 8192));
   const int64_t budget = deep.deadlock ? 0 : deep.makespan + deep.makespan / 50;
   state.searchedMinDepths.assign(depths.size(), 0);
   for (size_t e = 0; e < depths.size() && !deep.deadlock && state.options.searchMinDepths; ++e) {
@@ -104,7 +105,7 @@ void sizeStreamFifos(CompileState &state) {
     auto fits = [&](int64_t d) {
       std::vector<int64_t> trial = depths;
       trial[e] = d;
-      const TimingSimResult r = simulateDataflowTiming(graph, trial);
+      const sim::TimingSimResult r = sim::simulateDataflowTiming(graph, trial);
       return !r.deadlock && r.makespan <= budget;
     };
     if (!fits(hi)) {

@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "frontend/graph_yaml.h"
-#include "passes/dataflow_timing_sim.h"
 #include "passes/pass_pipeline.h"
+#include "sim/dataflow_timing_sim.h"
 #include "support/error.h"
 
 namespace {
@@ -152,7 +152,7 @@ TEST(DataflowPasses, ReconvergentGraphsGetLpDepthsThatMatchDeepFifos) {
     const ir::DataflowGraph &df = c->state.dataflow;
     EXPECT_EQ(count(df, ir::NodeKind::Fork), 1u);
     std::vector<ir::StreamId> streams;
-    const passes::TimingGraph tg = passes::timingGraphOf(df, streams);
+    const sim::TimingGraph tg = passes::timingGraphOf(df, streams);
     std::vector<int64_t> lp, deep, shallow;
     int64_t deepest = 0;
     for (ir::StreamId s : streams) {
@@ -162,9 +162,9 @@ TEST(DataflowPasses, ReconvergentGraphsGetLpDepthsThatMatchDeepFifos) {
       deepest = std::max(deepest, df.stream(s).fifoDepth);
     }
     EXPECT_GT(deepest, 2);
-    const auto withLp = passes::simulateDataflowTiming(tg, lp);
-    const auto withDeep = passes::simulateDataflowTiming(tg, deep);
-    const auto withShallow = passes::simulateDataflowTiming(tg, shallow);
+    const auto withLp = sim::simulateDataflowTiming(tg, lp);
+    const auto withDeep = sim::simulateDataflowTiming(tg, deep);
+    const auto withShallow = sim::simulateDataflowTiming(tg, shallow);
     ASSERT_FALSE(withLp.deadlock) << withLp.deadlockReport;
     ASSERT_FALSE(withDeep.deadlock);
     EXPECT_EQ(withLp.makespan, withDeep.makespan);

@@ -16,8 +16,8 @@
 
 #include "frontend/decode_builder.h"
 #include "model/dma_stream_model.h"
-#include "passes/memory_stages.h"
 #include "plan/llm_plan.h"
+#include "sim/memory_stages.h"
 #include "support/error.h"
 
 namespace st::llm {
@@ -55,8 +55,8 @@ TEST(StepPrediction, MemoryRateIsTheBucketsStationaryRate) {
 
 /// A read DMA of `words` one-word tokens (the weights) and a one-token source (x, first token
 /// at cycle `wait`) feeding a GEMV-like consumer: output k needs x and weight k; then a sink.
-passes::TimingGraph lateConsumerGraph(int64_t words, int64_t wait) {
-  passes::TimingGraph g;
+sim::TimingGraph lateConsumerGraph(int64_t words, int64_t wait) {
+  sim::TimingGraph g;
   g.nodes.push_back({"dma", model::readDmaStreamTiming(words, words)});
   model::KernelTiming x;
   x.firstOutputDelay = wait;
@@ -84,13 +84,13 @@ TEST(StepPrediction, MemoryStagesAtNominalMemoryAreTheNominalDma) {
   nominal.readyProbability = 1;
   nominal.kernelClockMhz = 0; // no bandwidth cap
   for (int64_t words : {1, 40, 300}) {
-    const passes::TimingGraph g = lateConsumerGraph(words, 2);
-    const passes::TimingSimResult plain = passes::simulateDataflowTiming(g, {2, 2, 2});
-    passes::TimingGraph split = g;
+    const sim::TimingGraph g = lateConsumerGraph(words, 2);
+    const sim::TimingSimResult plain = sim::simulateDataflowTiming(g, {2, 2, 2});
+    sim::TimingGraph split = g;
     std::vector<int64_t> depths = {2, 2, 2};
-    passes::addMemoryStages(split, depths, {{0, words, model::memoryStartDelay(words, nominal)}},
-                            model::cadenceOf(nominal.wordsPerCycle()));
-    const passes::TimingSimResult staged = passes::simulateDataflowTiming(split, depths);
+    sim::addMemoryStages(split, depths, {{0, words, model::memoryStartDelay(words, nominal)}},
+                         model::cadenceOf(nominal.wordsPerCycle()));
+    const sim::TimingSimResult staged = sim::simulateDataflowTiming(split, depths);
     EXPECT_EQ(staged.makespan, plain.makespan) << words << " words";
   }
 }
@@ -101,11 +101,11 @@ TEST(StepPrediction, MemoryRatePacesAConsumerThatStartsLate) {
   // buffer is drained, not one (a late start at one word per cycle hid this at full size).
   model::MemoryTiming half;
   half.readyProbability = 0.5;
-  const passes::TimingGraph g = lateConsumerGraph(2000, 5000);
+  const sim::TimingGraph g = lateConsumerGraph(2000, 5000);
   std::vector<int64_t> depths = {2, 2, 2};
-  passes::TimingGraph split = g;
-  passes::addMemoryStages(split, depths, {{0, 2000, 0}}, model::cadenceOf(half.wordsPerCycle()));
-  const passes::TimingSimResult r = passes::simulateDataflowTiming(split, depths);
+  sim::TimingGraph split = g;
+  sim::addMemoryStages(split, depths, {{0, 2000, 0}}, model::cadenceOf(half.wordsPerCycle()));
+  const sim::TimingSimResult r = sim::simulateDataflowTiming(split, depths);
   ASSERT_FALSE(r.deadlock) << r.deadlockReport;
   const int64_t buffered = model::kReadDmaBufferWords + 2;
   // The buffer drains at 1 - 0.5 words per cycle: 2 x buffered words at one per cycle, the rest
@@ -120,14 +120,14 @@ TEST(StepPrediction, AFullBufferRestartsAfterABurstsRoomAndTheReadLatency) {
   // not the next cycle, and the consumer, faster than the memory, ends that much later.
   model::MemoryTiming half;
   half.readyProbability = 0.5;
-  const passes::TimingGraph g = lateConsumerGraph(2000, 5000);
+  const sim::TimingGraph g = lateConsumerGraph(2000, 5000);
   auto makespan = [&](int64_t restartDelay) {
     std::vector<int64_t> depths = {2, 2, 2};
-    passes::TimingGraph split = g;
-    passes::MemoryRead read{0, 2000, 0};
+    sim::TimingGraph split = g;
+    sim::MemoryRead read{0, 2000, 0};
     read.restartDelay = restartDelay;
-    passes::addMemoryStages(split, depths, {read}, model::cadenceOf(half.wordsPerCycle()));
-    const passes::TimingSimResult r = passes::simulateDataflowTiming(split, depths);
+    sim::addMemoryStages(split, depths, {read}, model::cadenceOf(half.wordsPerCycle()));
+    const sim::TimingSimResult r = sim::simulateDataflowTiming(split, depths);
     EXPECT_FALSE(r.deadlock) << r.deadlockReport;
     return r.makespan;
   };
@@ -265,7 +265,7 @@ TEST(StepPrediction, TheEnginePrefetchFifoStreamsTheWeightsOnThroughAttention) {
 }
 
 /// The cycle sink `sink` (a node of `r`'s graph) took its last token.
-int64_t lastTaken(const passes::TimingSimResult &r, size_t sink) {
+int64_t lastTaken(const sim::TimingSimResult &r, size_t sink) {
   return r.consumeCycle.at(sink).at(0).back();
 }
 
@@ -273,7 +273,7 @@ TEST(StepPrediction, AReadThatGoesFirstTakesItsChannelsWordsAhead) {
   // Three reads of 400 words into sinks: a and b on channel 0, c on channel 1; a's second 200
   // words lie on channel 1 (block channels). Channels refill 0.5 words a cycle.
   auto run = [](bool aFirst) {
-    passes::TimingGraph g;
+    sim::TimingGraph g;
     for (const char *name : {"a", "b", "c"})
       g.nodes.push_back({name, model::readDmaStreamTiming(400, 400)});
     for (const char *name : {"a_sink", "b_sink", "c_sink"})
@@ -281,7 +281,7 @@ TEST(StepPrediction, AReadThatGoesFirstTakesItsChannelsWordsAhead) {
     for (size_t i = 0; i < 3; ++i)
       g.edges.push_back({"e" + std::to_string(i), i, i + 3, 0, 400, 512});
     std::vector<int64_t> depths(3, 2);
-    passes::MemoryRead a{0, 400, 0}, b{1, 400, 0}, c{2, 400, 0};
+    sim::MemoryRead a{0, 400, 0}, b{1, 400, 0}, c{2, 400, 0};
     a.channels = {0};
     a.blockChannels = {{0}, {1}};
     a.blockWords = 200;
@@ -289,8 +289,8 @@ TEST(StepPrediction, AReadThatGoesFirstTakesItsChannelsWordsAhead) {
     b.channels = {0};
     c.channels = {1};
     g.bandwidth.wordsPerCycle = 0.5;
-    passes::addMemoryStages(g, depths, {a, b, c}, model::cadenceOf(1.0));
-    const passes::TimingSimResult r = passes::simulateDataflowTiming(g, depths);
+    sim::addMemoryStages(g, depths, {a, b, c}, model::cadenceOf(1.0));
+    const sim::TimingSimResult r = sim::simulateDataflowTiming(g, depths);
     EXPECT_FALSE(r.deadlock);
     return std::vector<int64_t>{lastTaken(r, 3), lastTaken(r, 4), lastTaken(r, 5)};
   };
@@ -311,7 +311,7 @@ TEST(StepPrediction, AReadThatGoesFirstTakesItsChannelsWordsAhead) {
 TEST(StepPrediction, EngineChannelsGroupByTheReadsThatShareThem) {
   // GPT-2 Medium's caches: 8 K slices on channels 4j, 8 V slices on 4j + 2, two layers' reads of
   // each: the K channels, the weights-only channels and the V channels refill apart.
-  std::vector<passes::MemoryRead> reads(4);
+  std::vector<sim::MemoryRead> reads(4);
   for (int j = 0; j < 8; ++j)
     for (int layer = 0; layer < 2; ++layer) {
       reads[static_cast<size_t>(2 * layer)].channels.push_back(4 * j);

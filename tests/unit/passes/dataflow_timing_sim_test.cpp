@@ -2,11 +2,11 @@
 // every template model's D and L, a chain's makespan is the hand-computed one, FIFOs of depth 1
 // halve throughput, memory sources on one pseudo-channel share its bandwidth, the sequenced
 // engine reproduces the GEMV engine's exact model (announced x included), a fork as wiring
-// (TimingNode::wire) passes tokens in the cycle they arrive, a GEMV beside a
+// (sim::TimingNode::wire) passes tokens in the cycle they arrive, a GEMV beside a
 // streaming sibling deadlocks with shallow FIFOs (named), attention walks its cache before its
 // late k_new and v_new exactly as the template's schedule says (buffered inputs), and
 // malformed graphs are st::Errors naming the edge or node.
-#include "passes/dataflow_timing_sim.h"
+#include "sim/dataflow_timing_sim.h"
 
 #include "model/argmax_model.h"
 #include "model/attention_model.h"
@@ -29,7 +29,7 @@ using namespace testing;
 
 void expectCurvesMeetTiming(const std::string &name, const model::KernelTiming &t) {
   SCOPED_TRACE(name);
-  const KernelCurves c = deriveKernelCurves(name, t);
+  const sim::KernelCurves c = sim::deriveKernelCurves(name, t);
   ASSERT_EQ(c.emitCycle.size(), size_t(t.outputTokens));
   EXPECT_EQ(c.emitCycle.front(), t.firstOutputDelay);
   EXPECT_EQ(c.emitCycle.back(), t.totalLatency);
@@ -65,10 +65,10 @@ TEST(KernelCurves, NormReadsItsSecondPassAfterItsFirst) {
   model::NormParams p;
   p.n = 64;
   p.lanes = 4;
-  const KernelCurves c = deriveKernelCurves("norm", model::normTiming(p));
+  const sim::KernelCurves c = sim::deriveKernelCurves("norm", model::normTiming(p));
   EXPECT_GE(c.consumeCycle[1].front(), c.consumeCycle[0].back());
   // A two-input join reads its inputs in step.
-  const KernelCurves join = deriveKernelCurves("join", pipeline(8, 3, 2));
+  const sim::KernelCurves join = sim::deriveKernelCurves("join", pipeline(8, 3, 2));
   EXPECT_EQ(join.consumeCycle[0], join.consumeCycle[1]);
 }
 
@@ -76,7 +76,7 @@ TEST(KernelCurves, InconsistentTimingNamesTheNode) {
   model::KernelTiming t = gemv(16, 4, 5);
   t.firstOutputDelay = 10; // output 0 needs all 16 x tokens: impossible before cycle 16
   try {
-    deriveKernelCurves("gemv_q", t);
+    sim::deriveKernelCurves("gemv_q", t);
     FAIL() << "expected st::Error";
   } catch (const Error &e) {
     EXPECT_EQ(e.file(), "node 'gemv_q'");
@@ -87,13 +87,15 @@ TEST(KernelCurves, InconsistentTimingNamesTheNode) {
 TEST(TimingSim, ChainMakespanIsTheHandComputedOne) {
   // read emits token 0 at 4; each stage pops one cycle after the push and emits D later:
   // k0 8, k1 14, k2 22, write 25; the last token T - 1 cycles later; makespan = 25 + T.
-  const TimingGraph g = chainGraph(64);
-  const TimingSimResult two = simulateDataflowTiming(g, std::vector<int64_t>(g.edges.size(), 2));
+  const sim::TimingGraph g = chainGraph(64);
+  const sim::TimingSimResult two =
+      sim::simulateDataflowTiming(g, std::vector<int64_t>(g.edges.size(), 2));
   ASSERT_FALSE(two.deadlock) << two.deadlockReport;
   EXPECT_EQ(two.makespan, 25 + 64);
   for (int64_t hw : two.highWater)
     EXPECT_LE(hw, 2);
-  const TimingSimResult one = simulateDataflowTiming(g, std::vector<int64_t>(g.edges.size(), 1));
+  const sim::TimingSimResult one =
+      sim::simulateDataflowTiming(g, std::vector<int64_t>(g.edges.size(), 1));
   ASSERT_FALSE(one.deadlock);
   EXPECT_GT(one.makespan, 25 + 64 + 60); // a depth-1 FIFO passes a token every other cycle
 }
@@ -101,7 +103,7 @@ TEST(TimingSim, ChainMakespanIsTheHandComputedOne) {
 TEST(TimingSim, SourcesOnOnePseudoChannelShareItsBandwidth) {
   // Two memory sources of 400 words at 4 words per 5 cycles, each into a sink.
   auto graph = [](std::vector<int> a, std::vector<int> b) {
-    TimingGraph g;
+    sim::TimingGraph g;
     const model::Cadence rate{4, 5};
     g.nodes.push_back({"a", model::memoryWordsTiming(400, 0, rate), nullptr, std::move(a)});
     g.nodes.push_back({"b", model::memoryWordsTiming(400, 0, rate), nullptr, std::move(b)});
@@ -113,20 +115,20 @@ TEST(TimingSim, SourcesOnOnePseudoChannelShareItsBandwidth) {
     return g;
   };
   const std::vector<int64_t> depths(2, 4);
-  const int64_t alone = simulateDataflowTiming(graph({}, {}), depths).makespan;
+  const int64_t alone = sim::simulateDataflowTiming(graph({}, {}), depths).makespan;
   EXPECT_NEAR(alone, 500, 3);
   // Each on a channel of its own: the refill (0.9) is above each source's rate: unchanged.
-  EXPECT_EQ(simulateDataflowTiming(graph({0}, {1}), depths).makespan, alone);
+  EXPECT_EQ(sim::simulateDataflowTiming(graph({0}, {1}), depths).makespan, alone);
   // Both on channel 0: 800 words at 0.9 a cycle.
-  const TimingSimResult shared = simulateDataflowTiming(graph({0}, {0}), depths);
+  const sim::TimingSimResult shared = sim::simulateDataflowTiming(graph({0}, {0}), depths);
   ASSERT_FALSE(shared.deadlock) << shared.deadlockReport;
   EXPECT_NEAR(shared.makespan, 800 / 0.9, 4);
   // A source drawing from every channel (the engine's super-words) shares each of them.
-  EXPECT_NEAR(simulateDataflowTiming(graph({0, 1}, {1}), depths).makespan, 800 / 0.9, 4);
+  EXPECT_NEAR(sim::simulateDataflowTiming(graph({0, 1}, {1}), depths).makespan, 800 / 0.9, 4);
   // Without a refill the channels are not modelled.
-  TimingGraph off = graph({0}, {0});
+  sim::TimingGraph off = graph({0}, {0});
   off.bandwidth.wordsPerCycle = 0;
-  EXPECT_EQ(simulateDataflowTiming(off, depths).makespan, alone);
+  EXPECT_EQ(sim::simulateDataflowTiming(off, depths).makespan, alone);
 }
 
 // The simulator's sequenced engine against the engine's exact model (the one the Verilator test
@@ -159,14 +161,14 @@ TEST(TimingSim, SequencedEngineIsTheEngineModelWithAnnouncedX) {
   const std::vector<model::GemvEngineCallTiming> expected =
       model::gemvEngineSequenceTiming(shape, modelCalls);
 
-  auto engine = std::make_shared<SequencedEngine>();
+  auto engine = std::make_shared<sim::SequencedEngine>();
   engine->wordPort = 0;
   engine->outputPorts = 2;
   engine->outputDelay = model::kGemvOutputDelay;
   int64_t words = 0, outputs[2] = {0, 0}, xTokens[2] = {0, 0};
   for (size_t i = 0; i < calls.size(); ++i) {
     const model::GemvEngineCallTiming &t = expected[i];
-    SequencedEngine::Invocation inv;
+    sim::SequencedEngine::Invocation inv;
     inv.xPort = 1 + calls[i].xPort;
     inv.xTokens = t.xTokens;
     inv.outputPort = i % 2;
@@ -180,7 +182,7 @@ TEST(TimingSim, SequencedEngineIsTheEngineModelWithAnnouncedX) {
     xTokens[calls[i].xPort] += t.xTokens;
     engine->invocations.push_back(inv);
   }
-  TimingGraph g;
+  sim::TimingGraph g;
   model::KernelTiming et;
   et.inputTokens = {words, xTokens[0], xTokens[1]};
   et.inputTokensNeeded.assign(3, [](int64_t) { return int64_t(0); });
@@ -196,7 +198,8 @@ TEST(TimingSim, SequencedEngineIsTheEngineModelWithAnnouncedX) {
   g.edges.push_back({"x1", 3, 0, 2, xTokens[1], 16, 0});
   g.edges.push_back({"y0", 0, 4, 0, outputs[0], 32, 0});
   g.edges.push_back({"y1", 0, 5, 0, outputs[1], 32, 1});
-  const TimingSimResult r = simulateDataflowTiming(g, std::vector<int64_t>(g.edges.size(), 4));
+  const sim::TimingSimResult r =
+      sim::simulateDataflowTiming(g, std::vector<int64_t>(g.edges.size(), 4));
   ASSERT_FALSE(r.deadlock) << r.deadlockReport;
   const std::vector<int64_t> &wordCycles = r.consumeCycle[0][0];
   size_t wAt = 0, xAt[2] = {0, 0}, yAt = 0;
@@ -223,22 +226,24 @@ TEST(TimingSim, SequencedEngineIsTheEngineModelWithAnnouncedX) {
 }
 
 TEST(TimingSim, GemvBesideStreamingSiblingDeadlocksWithShallowFifos) {
-  const TimingGraph g = gemvSiblingGraph(32);
-  const TimingSimResult r = simulateDataflowTiming(g, std::vector<int64_t>(g.edges.size(), 2));
+  const sim::TimingGraph g = gemvSiblingGraph(32);
+  const sim::TimingSimResult r =
+      sim::simulateDataflowTiming(g, std::vector<int64_t>(g.edges.size(), 2));
   ASSERT_TRUE(r.deadlock);
   EXPECT_EQ(r.blockedNode, "fork");
   EXPECT_EQ(r.blockedEdge, "fork->scale");
   EXPECT_NE(r.deadlockReport.find("node 'gemv' waits for token"), std::string::npos)
       << r.deadlockReport;
   // Deep FIFOs: no deadlock.
-  const TimingSimResult deep =
-      simulateDataflowTiming(g, std::vector<int64_t>(g.edges.size(), 1000));
+  const sim::TimingSimResult deep =
+      sim::simulateDataflowTiming(g, std::vector<int64_t>(g.edges.size(), 1000));
   EXPECT_FALSE(deep.deadlock) << deep.deadlockReport;
 }
 
-void expectGraphError(const TimingGraph &g, const std::string &where, const std::string &field) {
+void expectGraphError(const sim::TimingGraph &g, const std::string &where,
+                      const std::string &field) {
   try {
-    simulateDataflowTiming(g, std::vector<int64_t>(g.edges.size(), 2));
+    sim::simulateDataflowTiming(g, std::vector<int64_t>(g.edges.size(), 2));
     FAIL() << "expected st::Error about " << where;
   } catch (const Error &e) {
     EXPECT_EQ(e.file(), where) << e.what();
@@ -266,7 +271,7 @@ TEST(TimingSim, AttentionWalksItsCacheBeforeItsLateKeyAndValue) {
         a.blockMajor = blockMajor;
         a.cacheLength = 100;
         const model::KernelTiming t = model::attentionTiming(a);
-        TimingGraph g;
+        sim::TimingGraph g;
         const model::Cadence everyCycle{1, 1};
         const std::vector<int64_t> delays = {0, kDelay, vDelay, 0, 0};
         for (size_t p = 0; p < 5; ++p) {
@@ -279,8 +284,8 @@ TEST(TimingSim, AttentionWalksItsCacheBeforeItsLateKeyAndValue) {
         g.nodes.push_back({"attention", t, nullptr, {}});
         g.nodes.push_back({"sink", model::writeDmaStreamTiming(t.outputTokens), nullptr, {}});
         g.edges.push_back({"out", 5, 6, 0, t.outputTokens, 32, 0});
-        const TimingSimResult r =
-            simulateDataflowTiming(g, std::vector<int64_t>(g.edges.size(), 1024));
+        const sim::TimingSimResult r =
+            sim::simulateDataflowTiming(g, std::vector<int64_t>(g.edges.size(), 1024));
         ASSERT_FALSE(r.deadlock) << r.deadlockReport;
         const std::vector<std::vector<int64_t>> &taken = r.consumeCycle[5];
         const int64_t start = taken[0].front();
@@ -312,7 +317,7 @@ TEST(TimingSim, AttentionWalksItsCacheBeforeItsLateKeyAndValue) {
 
 TEST(TimingSim, WireForksPassTokensInTheCycleTheyArrive) {
   // read -> fork -> {a, b} -> ...: as a nominal node (D = 1) the fork adds a cycle; as the RTL's
-  // wiring between FIFOs (TimingNode::wire) a token pushed in t is taken by the consumers in
+  // wiring between FIFOs (sim::TimingNode::wire) a token pushed in t is taken by the consumers in
   // t + 1 as if the FIFOs were one; a consumer whose FIFO is full holds every branch.
   auto graph = [](bool wire, int64_t slowII) {
     GraphBuilder b;
@@ -323,13 +328,13 @@ TEST(TimingSim, WireForksPassTokensInTheCycleTheyArrive) {
     const size_t c = b.node("c", pipeline(16, 3, 1, slowII));
     b.edge(fork, a);
     b.edge(fork, c);
-    TimingGraph g = b.graph();
+    sim::TimingGraph g = b.graph();
     g.nodes[fork].wire = wire;
     return g;
   };
   const std::vector<int64_t> depths(3, 2);
-  const TimingSimResult nominal = simulateDataflowTiming(graph(false, 1), depths);
-  const TimingSimResult wired = simulateDataflowTiming(graph(true, 1), depths);
+  const sim::TimingSimResult nominal = sim::simulateDataflowTiming(graph(false, 1), depths);
+  const sim::TimingSimResult wired = sim::simulateDataflowTiming(graph(true, 1), depths);
   ASSERT_FALSE(nominal.deadlock || wired.deadlock);
   EXPECT_EQ(wired.makespan, nominal.makespan - 1);
   // read emits token 0 at 4, the fork passes it on at 5, a takes it at 6 and emits at 9.
@@ -337,16 +342,16 @@ TEST(TimingSim, WireForksPassTokensInTheCycleTheyArrive) {
   EXPECT_EQ(wired.consumeCycle[1][0].front(), 5);
   EXPECT_EQ(wired.emitCycle[2].front(), 9);
   // c takes a token every 4 cycles: the fork, and with it a, follow it.
-  const TimingSimResult held = simulateDataflowTiming(graph(true, 4), depths);
+  const sim::TimingSimResult held = sim::simulateDataflowTiming(graph(true, 4), depths);
   ASSERT_FALSE(held.deadlock);
   EXPECT_GE(held.emitCycle[2].back(), held.emitCycle[3].back() - 4 * 3);
-  TimingGraph bad = graph(true, 1);
+  sim::TimingGraph bad = graph(true, 1);
   bad.nodes[0].wire = true; // a source cannot be a wire
   expectGraphError(bad, "node 'read'", "wire");
 }
 
 TEST(TimingSim, MalformedGraphsNameTheEdgeOrNode) {
-  TimingGraph g = chainGraph(8);
+  sim::TimingGraph g = chainGraph(8);
   g.edges[1].tokens = 7;
   expectGraphError(g, "edge 'k0->k1'", "tokens");
 

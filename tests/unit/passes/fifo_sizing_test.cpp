@@ -21,7 +21,7 @@ using namespace testing;
 
 struct NamedGraph {
   std::string name;
-  TimingGraph graph;
+  sim::TimingGraph graph;
 };
 
 std::vector<NamedGraph> reconvergentGraphs() {
@@ -39,11 +39,11 @@ bool withinTwoPercent(int64_t cycles, int64_t deepCycles) {
 
 /// Smallest depth in [2, upper] of edge e (others as in `depths`) that keeps the simulation
 /// deadlock-free and within 2 % of `deepCycles`; upper must satisfy it.
-int64_t bisectDepth(const TimingGraph &g, const std::vector<SharedCurves> &curves,
+int64_t bisectDepth(const sim::TimingGraph &g, const std::vector<sim::SharedCurves> &curves,
                     std::vector<int64_t> depths, size_t e, int64_t upper, int64_t deepCycles) {
   auto enough = [&](int64_t d) {
     depths[e] = d;
-    const TimingSimResult r = simulateDataflowTiming(g, curves, depths);
+    const sim::TimingSimResult r = sim::simulateDataflowTiming(g, curves, depths);
     return !r.deadlock && withinTwoPercent(r.makespan, deepCycles);
   };
   int64_t lo = 2, hi = upper;
@@ -61,17 +61,17 @@ class FifoSizingOnGraph : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(FifoSizingOnGraph, LpDepthsAreSafeFastAndSmall) {
   const NamedGraph ng = reconvergentGraphs()[GetParam()];
-  const TimingGraph &g = ng.graph;
-  const std::vector<SharedCurves> curves = deriveAllCurves(g);
+  const sim::TimingGraph &g = ng.graph;
+  const std::vector<sim::SharedCurves> curves = sim::deriveAllCurves(g);
 
   FifoSizingOptions deepOptions;
   deepOptions.mode = FifoSizingMode::Deep;
   const FifoSizingResult deep = sizeFifos(g, deepOptions);
-  const TimingSimResult deepSim = simulateDataflowTiming(g, curves, deep.depths());
+  const sim::TimingSimResult deepSim = sim::simulateDataflowTiming(g, curves, deep.depths());
   ASSERT_FALSE(deepSim.deadlock) << deepSim.deadlockReport;
 
   const FifoSizingResult lp = sizeFifos(g);
-  const TimingSimResult lpSim = simulateDataflowTiming(g, curves, lp.depths());
+  const sim::TimingSimResult lpSim = sim::simulateDataflowTiming(g, curves, lp.depths());
   ASSERT_FALSE(lpSim.deadlock) << ng.name << ": " << lpSim.deadlockReport;
   EXPECT_LE(lpSim.makespan, lp.predictedMakespan) << ng.name;
   EXPECT_TRUE(withinTwoPercent(lpSim.makespan, deepSim.makespan))
@@ -104,7 +104,7 @@ TEST_P(FifoSizingOnGraph, LpDepthsAreSafeFastAndSmall) {
   FifoSizingOptions conservativeOptions;
   conservativeOptions.mode = FifoSizingMode::Conservative;
   const FifoSizingResult cons = sizeFifos(g, conservativeOptions);
-  const TimingSimResult consSim = simulateDataflowTiming(cons.sizedGraph, cons.depths());
+  const sim::TimingSimResult consSim = sim::simulateDataflowTiming(cons.sizedGraph, cons.depths());
   ASSERT_FALSE(consSim.deadlock) << consSim.deadlockReport;
   EXPECT_LE(consSim.makespan, cons.predictedMakespan);
   std::printf("  conservative: %lld bits, predicted %lld cycles, simulated %lld\n",
@@ -120,7 +120,7 @@ INSTANTIATE_TEST_SUITE_P(Graphs, FifoSizingOnGraph, ::testing::Range<size_t>(0, 
 /// A random DAG: read DMAs, pipelines of 1-3 inputs (random D and II), norm-like kernels (the
 /// whole input before output 0) and GEMV-like kernels with their own weight DMA, all streams of
 /// `tokens` tokens; every node without a consumer gets a write DMA.
-TimingGraph randomGraph(std::mt19937 &rng, int64_t tokens) {
+sim::TimingGraph randomGraph(std::mt19937 &rng, int64_t tokens) {
   auto pick = [&](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
   };
@@ -180,16 +180,16 @@ TEST(FifoSizing, RandomGraphsNeverDeadlockAndStayWithinTwoPercentOfDeep) {
   int64_t lpBits = 0, searchedBits = 0, withinBound = 0;
   for (int trial = 0; trial < 40; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
-    const TimingGraph g = randomGraph(rng, std::uniform_int_distribution<int64_t>(4, 40)(rng));
-    const std::vector<SharedCurves> curves = deriveAllCurves(g);
+    const sim::TimingGraph g = randomGraph(rng, std::uniform_int_distribution<int64_t>(4, 40)(rng));
+    const std::vector<sim::SharedCurves> curves = sim::deriveAllCurves(g);
     FifoSizingOptions deepOptions;
     deepOptions.mode = FifoSizingMode::Deep;
-    const TimingSimResult deep =
-        simulateDataflowTiming(g, curves, sizeFifos(g, deepOptions).depths());
+    const sim::TimingSimResult deep =
+        sim::simulateDataflowTiming(g, curves, sizeFifos(g, deepOptions).depths());
     ASSERT_FALSE(deep.deadlock);
     const FifoSizingResult lp = sizeFifos(g);
     slowestSolve = std::max(slowestSolve, lp.solveSeconds);
-    const TimingSimResult sim = simulateDataflowTiming(g, curves, lp.depths());
+    const sim::TimingSimResult sim = sim::simulateDataflowTiming(g, curves, lp.depths());
     ASSERT_FALSE(sim.deadlock) << sim.deadlockReport;
     EXPECT_LE(sim.makespan, lp.predictedMakespan);
     EXPECT_TRUE(withinTwoPercent(sim.makespan, deep.makespan))
@@ -208,7 +208,8 @@ TEST(FifoSizing, RandomGraphsNeverDeadlockAndStayWithinTwoPercentOfDeep) {
     FifoSizingOptions conservativeOptions;
     conservativeOptions.mode = FifoSizingMode::Conservative;
     const FifoSizingResult cons = sizeFifos(g, conservativeOptions);
-    const TimingSimResult consSim = simulateDataflowTiming(cons.sizedGraph, cons.depths());
+    const sim::TimingSimResult consSim =
+        sim::simulateDataflowTiming(cons.sizedGraph, cons.depths());
     ASSERT_FALSE(consSim.deadlock) << consSim.deadlockReport;
     EXPECT_LE(consSim.makespan, cons.predictedMakespan);
   }
@@ -224,7 +225,7 @@ TEST(FifoSizing, ShortArmHoldsWhatTheLongArmDelays) {
   // Diamond: the long arm adds 20 + 35 + 12 cycles of pipeline delay and 2 FIFO hops more than
   // the short arm's 5; at one token per cycle the short arm's FIFOs must hold about that many
   // tokens, and the long arm's need no more than a few.
-  const TimingGraph g = diamondGraph(128);
+  const sim::TimingGraph g = diamondGraph(128);
   const FifoSizingResult lp = sizeFifos(g);
   int64_t shortArm = 0, longArm = 0;
   for (size_t e = 0; e < g.edges.size(); ++e) {
@@ -282,14 +283,14 @@ TEST(FifoSizing, BudgetBelowTheCriticalPathNamesTheLastNode) {
 }
 
 TEST(FifoSizing, LooserBudgetNeverCostsMoreBitsAndIsKept) {
-  const TimingGraph g = gemvSiblingGraph(32);
+  const sim::TimingGraph g = gemvSiblingGraph(32);
   const FifoSizingResult tight = sizeFifos(g);
   FifoSizingOptions options;
   options.maxMakespan = tight.predictedMakespan * 3 / 2;
   const FifoSizingResult loose = sizeFifos(g, options);
   EXPECT_LE(loose.totalFifoBits, tight.totalFifoBits);
   EXPECT_LE(loose.predictedMakespan, options.maxMakespan);
-  const TimingSimResult sim = simulateDataflowTiming(g, loose.depths());
+  const sim::TimingSimResult sim = sim::simulateDataflowTiming(g, loose.depths());
   ASSERT_FALSE(sim.deadlock) << sim.deadlockReport;
   EXPECT_LE(sim.makespan, loose.predictedMakespan);
 }
@@ -302,7 +303,7 @@ TEST(FifoSizing, ModesParseAndBadModeIsAnError) {
 }
 
 TEST(FifoSizing, MalformedGraphNamesTheEdge) {
-  TimingGraph g = diamondGraph(8);
+  sim::TimingGraph g = diamondGraph(8);
   g.edges[3].tokenBits = 0;
   try {
     sizeFifos(g);

@@ -1,4 +1,4 @@
-// Tests of the memory stages of HBM read DMAs (passes/memory_stages.h): a DMA that serves one
+// Tests of the memory stages of HBM read DMAs (sim/memory_stages.h): a DMA that serves one
 // read after another (a block-stage DMA's commands, layer by layer) delivers the second read's
 // first word only after the first read's last, also when its consumer is ready long before;
 // alone on its channel each read keeps the memory's rate; a read whose first words the DMA
@@ -6,7 +6,7 @@
 // bandwidth, and the rest at the rate; drawn memory delays (model::MemoryDraws) are the means
 // under the deterministic memory and average to them under a random one; a read that names a later
 // read as the one before it is an st::Error naming the node.
-#include "passes/memory_stages.h"
+#include "sim/memory_stages.h"
 
 #include "model/dma_stream_model.h"
 #include "model/memory_read_model.h"
@@ -20,9 +20,9 @@ namespace {
 /// Two read DMAs of `words` words each into a sink of their own, the second served after the
 /// first when `chained`; both on pseudo-channel 0.
 struct TwoReads {
-  TimingGraph graph;
+  sim::TimingGraph graph;
   std::vector<int64_t> depths;
-  std::vector<MemoryRead> reads;
+  std::vector<sim::MemoryRead> reads;
 };
 TwoReads twoReads(int64_t words, bool chained) {
   TwoReads t;
@@ -35,7 +35,7 @@ TwoReads twoReads(int64_t words, bool chained) {
   t.depths = {2, 2};
   t.graph.bandwidth.wordsPerCycle = 0.9;
   for (size_t v = 0; v < 2; ++v) {
-    MemoryRead r;
+    sim::MemoryRead r;
     r.node = v;
     r.words = words;
     r.startDelay = 40;
@@ -51,9 +51,9 @@ TEST(MemoryStages, AReadServedAfterAnotherStartsAfterItsLastWord) {
   const int64_t words = 600;
   const model::Cadence rate{4, 5};
   TwoReads chained = twoReads(words, true);
-  addMemoryStages(chained.graph, chained.depths, chained.reads, rate);
+  sim::addMemoryStages(chained.graph, chained.depths, chained.reads, rate);
   ASSERT_EQ(chained.graph.nodes.size(), 6u); // two memory nodes appended, in read order
-  const TimingSimResult r = simulateDataflowTiming(chained.graph, chained.depths);
+  const sim::TimingSimResult r = sim::simulateDataflowTiming(chained.graph, chained.depths);
   ASSERT_FALSE(r.deadlock) << r.deadlockReport;
   const std::vector<int64_t> &first = r.emitCycle[4], &second = r.emitCycle[5];
   ASSERT_EQ(first.size(), size_t(words));
@@ -67,8 +67,8 @@ TEST(MemoryStages, AReadServedAfterAnotherStartsAfterItsLastWord) {
   // Unchained, both start at once and share the channel (the model before: every layer's read
   // of one DMA in flight at the step's start).
   TwoReads parallel = twoReads(words, false);
-  addMemoryStages(parallel.graph, parallel.depths, parallel.reads, rate);
-  const TimingSimResult p = simulateDataflowTiming(parallel.graph, parallel.depths);
+  sim::addMemoryStages(parallel.graph, parallel.depths, parallel.reads, rate);
+  const sim::TimingSimResult p = sim::simulateDataflowTiming(parallel.graph, parallel.depths);
   ASSERT_FALSE(p.deadlock) << p.deadlockReport;
   EXPECT_LT(p.emitCycle[5].front(), 100);
   EXPECT_GT(p.emitCycle[4].back(), 1200); // the first read got about half of the 0.9
@@ -80,8 +80,8 @@ TEST(MemoryStages, PrefetchedWordsComeAtOnceAndDrawNoBandwidth) {
   TwoReads t = twoReads(words, false);
   t.reads[1].channels = {1}; // the other read keeps out of the way
   t.reads[0].prefetchedWords = prefetched;
-  addMemoryStages(t.graph, t.depths, t.reads, rate);
-  const TimingSimResult r = simulateDataflowTiming(t.graph, t.depths);
+  sim::addMemoryStages(t.graph, t.depths, t.reads, rate);
+  const sim::TimingSimResult r = sim::simulateDataflowTiming(t.graph, t.depths);
   ASSERT_FALSE(r.deadlock) << r.deadlockReport;
   const std::vector<int64_t> &memory = r.emitCycle[4];
   ASSERT_EQ(memory.size(), size_t(words));
@@ -94,7 +94,7 @@ TEST(MemoryStages, PrefetchedWordsComeAtOnceAndDrawNoBandwidth) {
   // A chained read cannot have prefetched words: the DMA fetches them in the earlier read.
   TwoReads chained = twoReads(64, true);
   chained.reads[1].prefetchedWords = 8;
-  EXPECT_THROW(addMemoryStages(chained.graph, chained.depths, chained.reads, rate), Error);
+  EXPECT_THROW(sim::addMemoryStages(chained.graph, chained.depths, chained.reads, rate), Error);
 }
 
 TEST(MemoryDraws, DeterministicDrawsAreTheMeansAndRandomOnesAverageToThem) {
@@ -130,7 +130,7 @@ TEST(MemoryStages, AReadAfterALaterReadIsAnErrorNamingTheNode) {
   TwoReads t = twoReads(64, false);
   t.reads[0].after = 1;
   try {
-    addMemoryStages(t.graph, t.depths, t.reads, model::Cadence{4, 5});
+    sim::addMemoryStages(t.graph, t.depths, t.reads, model::Cadence{4, 5});
     FAIL() << "expected st::Error";
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find("layer0/rd_k"), std::string::npos) << e.what();

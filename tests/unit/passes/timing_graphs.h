@@ -7,7 +7,7 @@
 #include "model/elementwise_model.h"
 #include "model/linear_model.h"
 #include "model/norm_model.h"
-#include "passes/dataflow_timing_sim.h"
+#include "sim/dataflow_timing_sim.h"
 
 #include <algorithm>
 #include <string>
@@ -70,14 +70,14 @@ public:
     const std::string name = graph_.nodes[src].name + "->" + graph_.nodes[dst].name;
     graph_.edges.push_back({name, src, dst, port, graph_.nodes[src].timing.outputTokens, bits});
   }
-  const TimingGraph &graph() const { return graph_; }
+  const sim::TimingGraph &graph() const { return graph_; }
 
 private:
-  TimingGraph graph_;
+  sim::TimingGraph graph_;
 };
 
 /// read -> k0 -> k1 -> k2 -> write, every stage a pipeline of `tokens` tokens.
-inline TimingGraph chainGraph(int64_t tokens) {
+inline sim::TimingGraph chainGraph(int64_t tokens) {
   GraphBuilder b;
   size_t prev = b.node("read", dmaRead(tokens));
   for (int i = 0; i < 3; ++i) {
@@ -91,7 +91,7 @@ inline TimingGraph chainGraph(int64_t tokens) {
 
 /// read -> fork; fork -> a0 -> a1 -> a2 (long arm, deep pipelines); fork -> b0 (short arm);
 /// join(a2, b0) -> write.
-inline TimingGraph diamondGraph(int64_t tokens) {
+inline sim::TimingGraph diamondGraph(int64_t tokens) {
   GraphBuilder b;
   const size_t read = b.node("read", dmaRead(tokens));
   const size_t fork = b.node("fork", pipeline(tokens, 1));
@@ -114,7 +114,7 @@ inline TimingGraph diamondGraph(int64_t tokens) {
 /// A residual around a three-kernel path whose middle kernel is a norm-like kernel (needs its
 /// whole input before output 0): x -> fork -> norm-like -> gemv -> act -> add(., x) -> write.
 /// Every stream carries `tokens` tokens; the GEMV's weights come from their own DMA.
-inline TimingGraph residualGraph(int64_t tokens, int64_t blockWords = 3) {
+inline sim::TimingGraph residualGraph(int64_t tokens, int64_t blockWords = 3) {
   GraphBuilder b;
   const size_t read = b.node("x_read", dmaRead(tokens));
   const size_t fork = b.node("fork", pipeline(tokens, 1));
@@ -137,7 +137,7 @@ inline TimingGraph residualGraph(int64_t tokens, int64_t blockWords = 3) {
 }
 
 /// Fork/join: one read feeding three arms of different depths that a 3-input kernel joins.
-inline TimingGraph forkJoinGraph(int64_t tokens) {
+inline sim::TimingGraph forkJoinGraph(int64_t tokens) {
   GraphBuilder b;
   const size_t read = b.node("read", dmaRead(tokens));
   const size_t fork = b.node("fork", pipeline(tokens, 1));
@@ -155,7 +155,7 @@ inline TimingGraph forkJoinGraph(int64_t tokens) {
 
 /// A GEMV that needs all of x before its first output while its sibling streams x through a
 /// pipeline: x -> fork -> gemv(x, w) -> add; fork -> scale -> add -> write.
-inline TimingGraph gemvSiblingGraph(int64_t tokens, int64_t blockWords = 4) {
+inline sim::TimingGraph gemvSiblingGraph(int64_t tokens, int64_t blockWords = 4) {
   GraphBuilder b;
   const size_t read = b.node("x_read", dmaRead(tokens));
   const size_t fork = b.node("fork", pipeline(tokens, 1));
@@ -176,7 +176,7 @@ inline TimingGraph gemvSiblingGraph(int64_t tokens, int64_t blockWords = 4) {
 /// A pre-norm residual block from the real template models: x -> fork -> st_norm (port 1: its
 /// gamma/beta parameter stream from a DMA, read in pass 2) -> st_linear (int4 weights from their
 /// DMA) -> st_residual_add(., x) -> write. 64 elements in 16 tokens of 4.
-inline TimingGraph modelResidualGraph() {
+inline sim::TimingGraph modelResidualGraph() {
   model::NormParams normParams;
   normParams.n = 64;
   normParams.lanes = 4;

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "model/memory_read_model.h"
-#include "passes/dataflow_timing_sim.h"
+#include "sim/dataflow_timing_sim.h"
 
-namespace st::passes {
+namespace st::sim {
 
 /// A read DMA node of a timing graph and what its memory stage delivers.
 struct MemoryRead {
@@ -56,4 +56,4 @@ struct MemoryRead {
 void addMemoryStages(TimingGraph &graph, std::vector<int64_t> &depths,
                      const std::vector<MemoryRead> &reads, model::Cadence rate);
 
-} // namespace st::passes
+} // namespace st::sim

@@ -1,5 +1,5 @@
 // The abstract timing model and its cycle-by-cycle simulator (see dataflow_timing_sim.h).
-#include "passes/dataflow_timing_sim.h"
+#include "sim/dataflow_timing_sim.h"
 
 #include "support/error.h"
 
@@ -14,7 +14,7 @@
 #include <set>
 #include <tuple>
 
-namespace st::passes {
+namespace st::sim {
 
 namespace {
 
@@ -1417,4 +1417,4 @@ TimingSimResult simulateDataflowTiming(const TimingGraph &g,
   return TimingRun(g, curves, depths, std::move(order)).run();
 }
 
-} // namespace st::passes
+} // namespace st::sim

@@ -44,7 +44,7 @@
 #include <string>
 #include <vector>
 
-namespace st::passes {
+namespace st::sim {
 
 /// A node that runs invocations one after another on one datapath (the shared GEMV engine,
 /// docs/gemv-engine.md; model/gemv_engine_model.h has the rules this reproduces). Per
@@ -206,4 +206,4 @@ std::vector<SharedCurves> deriveAllCurves(const TimingGraph &graph);
 /// equal curves.
 std::vector<std::vector<int64_t>> neededTokenTable(const model::KernelTiming &timing);
 
-} // namespace st::passes
+} // namespace st::sim

@@ -1,11 +1,11 @@
 // Memory stages of HBM read DMAs in a timing graph (see memory_stages.h).
-#include "passes/memory_stages.h"
+#include "sim/memory_stages.h"
 
 #include <algorithm>
 
 #include "support/error.h"
 
-namespace st::passes {
+namespace st::sim {
 
 void addMemoryStages(TimingGraph &graph, std::vector<int64_t> &depths,
                      const std::vector<MemoryRead> &reads, model::Cadence rate) {
@@ -75,4 +75,4 @@ void addMemoryStages(TimingGraph &graph, std::vector<int64_t> &depths,
   }
 }
 
-} // namespace st::passes
+} // namespace st::sim
