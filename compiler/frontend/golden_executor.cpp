@@ -104,6 +104,20 @@ std::vector<int32_t> &GoldenExecutor::stateOf(const DecodeStage &stage, int64_t 
   return s;
 }
 
+GoldenExecutor::RunTensors
+GoldenExecutor::bindRun(const DecodeStage &stage, int64_t run,
+                        const std::map<std::string, std::vector<int32_t>> &exchanged) {
+  RunTensors r;
+  for (TensorId t = 0; t < stage.graph.numTensors(); ++t) {
+    const TensorInfo &info = stage.graph.tensor(t);
+    if (info.role == TensorRole::Input)
+      r.values[t] = exchanged.at(info.name);
+    else if (info.role == TensorRole::State)
+      r.states[t] = &stateOf(stage, run, t);
+  }
+  return r;
+}
+
 GoldenExecutor::StepResult GoldenExecutor::step(int64_t token, int64_t pos) {
   if (pos < 0 || pos >= stateRows_)
     throw Error("golden executor", "position",
@@ -120,15 +134,9 @@ GoldenExecutor::StepResult GoldenExecutor::step(int64_t token, int64_t pos) {
     const TensorGraph &g = stage.graph;
     const std::vector<OpId> order = g.topologicalOrder();
     for (int64_t run = 0; run < stage.repeat; ++run) {
-      std::map<TensorId, std::vector<int32_t>> values;
-      std::map<TensorId, std::vector<int32_t> *> states;
-      for (TensorId t = 0; t < g.numTensors(); ++t) {
-        const TensorInfo &info = g.tensor(t);
-        if (info.role == TensorRole::Input)
-          values[t] = exchanged.at(info.name);
-        else if (info.role == TensorRole::State)
-          states[t] = &stateOf(stage, run, t);
-      }
+      RunTensors bound = bindRun(stage, run, exchanged);
+      std::map<TensorId, std::vector<int32_t>> &values = bound.values;
+      std::map<TensorId, std::vector<int32_t> *> &states = bound.states;
       for (OpId o : order) {
         const Op &op = g.op(o);
         const QuantizedOp &q = model_.op(stage.name, run, op.name);
@@ -204,15 +212,9 @@ void GoldenExecutor::prefillBlock(const std::vector<int64_t> &tokens, int64_t fi
     const TensorGraph &g = stage.graph;
     const std::vector<OpId> order = g.topologicalOrder();
     for (int64_t run = 0; run < stage.repeat; ++run) {
-      std::map<TensorId, std::vector<int32_t>> values;
-      std::map<TensorId, std::vector<int32_t> *> states;
-      for (TensorId t = 0; t < g.numTensors(); ++t) {
-        const TensorInfo &info = g.tensor(t);
-        if (info.role == TensorRole::Input)
-          values[t] = exchanged.at(info.name);
-        else if (info.role == TensorRole::State)
-          states[t] = &stateOf(stage, run, t);
-      }
+      RunTensors bound = bindRun(stage, run, exchanged);
+      std::map<TensorId, std::vector<int32_t>> &values = bound.values;
+      std::map<TensorId, std::vector<int32_t> *> &states = bound.states;
       for (OpId o : order) {
         const Op &op = g.op(o);
         const QuantizedOp &q = model_.op(stage.name, run, op.name);

@@ -60,6 +60,13 @@ private:
 
   /// The cache of state tensor t of `stage`'s run `run`, zero-filled on first use.
   std::vector<int32_t> &stateOf(const ir::DecodeStage &stage, int64_t run, ir::TensorId t);
+  /// One run of a stage's tensors: its inputs from `exchanged` (by name) and its states.
+  struct RunTensors {
+    std::map<ir::TensorId, std::vector<int32_t>> values;
+    std::map<ir::TensorId, std::vector<int32_t> *> states;
+  };
+  RunTensors bindRun(const ir::DecodeStage &stage, int64_t run,
+                     const std::map<std::string, std::vector<int32_t>> &exchanged);
   /// Rows [first, first + rows) of the prompt, layer-major, into results[first ..].
   void prefillBlock(const std::vector<int64_t> &tokens, int64_t first, int64_t rows,
                     const PrefillOptions &options, std::vector<StepResult> &results);
