@@ -26,6 +26,7 @@
 #include "plan/attention_tile_choice.h"
 #include "plan/engine_fifo_choice.h"
 #include "plan/graph_plan.h"
+#include "plan/hbm_capacity.h"
 #include "plan/kv_step_choice.h"
 #include "plan/llm_plan.h"
 #include "support/error.h"
@@ -274,23 +275,35 @@ void emitLlmDesign(const CompileOptions &o, const std::string &finalDir, const f
   log.end();
 }
 
+/// The design's max context, checked before any weight is read (config.json alone): the HBM
+/// capacity at that context from the model's shapes (plan/hbm_capacity.h), then the model's
+/// max_position_embeddings. Throws st::Error naming what does not fit.
+int64_t checkedMaxContext(const CompileOptions &o, numerics::Precision precision) {
+  const frontend::LoadedModel shapes =
+      frontend::loadModel(o.input, frontend::WeightSource::ShapeOnly);
+  // Default: the model's whole context, at most llm::kDefaultMaxContext rows of KV cache.
+  const int64_t maxContext =
+      o.maxContext > 0 ? o.maxContext : llm::defaultMaxContext(shapes.program);
+  plan::checkHbmCapacity(plan::hbmCapacityNeed(shapes.program, precision),
+                         plan::loadHbmDevice(o.device), maxContext);
+  if (maxContext < 2 || maxContext > shapes.program.maxPositions)
+    throw Error("--max-context", std::to_string(maxContext),
+                "2 .. " + std::to_string(shapes.program.maxPositions) +
+                    " (the model's max_position_embeddings)");
+  return maxContext;
+}
+
 /// The LLM accelerator of a Hugging Face model directory (docs/accelerator.md,
 /// docs/architecture.md): load -> calibrate -> quantize (choose, lower, size and predict beside)
 /// -> plan -> emit.
 void compileModel(const CompileOptions &o, const std::string &finalDir, const fs::path &staging,
                   PhaseLog &log) {
   const numerics::Precision precision = frontend::parsePrecision(o.precision, "--precision");
+  const int64_t maxContext = checkedMaxContext(o, precision);
   log.begin("reading weights");
   frontend::LoadedModel model =
       frontend::loadModel(o.input, o.randomWeights ? frontend::WeightSource::Random
                                                    : frontend::WeightSource::Checkpoint);
-  // Default: the model's whole context, at most llm::kDefaultMaxContext rows of KV cache.
-  const int64_t maxContext =
-      o.maxContext > 0 ? o.maxContext : llm::defaultMaxContext(model.program);
-  if (maxContext < 2 || maxContext > model.program.maxPositions)
-    throw Error("--max-context", std::to_string(maxContext),
-                "2 .. " + std::to_string(model.program.maxPositions) +
-                    " (the model's max_position_embeddings)");
   // plan: the top's interface, kernel bindings and HBM plan need the quantized model; the
   // design choices, lowering, FIFO sizing and step prediction read only the program's shapes, so
   // they run beside calibration and quantization: two items of one parallelFor, so that both

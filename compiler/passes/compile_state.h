@@ -42,6 +42,9 @@ struct DeviceConstraints {
   /// HBM's peak bandwidth over all pseudo-channels in GB/s (hbm.total_peak_gbps; 0 when the YAML
   /// gives none).
   double hbmTotalPeakGBps = 0;
+  /// Pseudo-channels of one HBM mini-switch (hbm.mini_switch_pseudo_channels; 0 when the YAML
+  /// gives none).
+  int64_t hbmMiniSwitchChannels = 0;
   int64_t kernelAxiDataBits = 0;
   /// resources_available: the budget the report's resource estimate is a percentage of.
   int64_t availableLut = 0, availableFf = 0, availableDsp = 0, availableBram36 = 0,

@@ -94,6 +94,8 @@ void readHbm(const YAML::Node &root, const std::string &path, DeviceConstraints 
   d.hbmPseudoChannelBytes = requireInt(root, "hbm.pseudo_channel_bytes", path);
   d.hbmAlignmentBytes = requireInt(root, "hbm.axi_4k_boundary_bytes", path);
   d.hbmTotalPeakGBps = optionalDouble(root, "hbm", "total_peak_gbps", path);
+  d.hbmMiniSwitchChannels =
+      static_cast<int64_t>(optionalDouble(root, "hbm", "mini_switch_pseudo_channels", path));
   if (d.hbmPseudoChannels < 1 || d.hbmPseudoChannelBytes < 1 || d.hbmAlignmentBytes < 1 ||
       d.hbmTotalPeakGBps < 0)
     throw Error(path, "hbm",

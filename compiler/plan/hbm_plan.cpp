@@ -42,61 +42,163 @@ std::vector<uint8_t> normParamBytes(const numerics::QuantizedNorm &n, int64_t la
   return bytes;
 }
 
-/// Places `b` (its layerStride set) with the planner's rule: a buffer that fits a channel goes to
-/// the channel with the fewest bytes used that still has room, a larger one to the first run of
-/// empty consecutive channels. Throws st::Error naming the buffer when there is no room.
+/// The free room of every channel (HbmImagePlan::channelRoom), made from channelBytes for a
+/// plan that has none (one read back from a manifest).
+std::vector<HbmChannelRoom> &roomOf(HbmImagePlan &plan) {
+  const size_t channels = static_cast<size_t>(plan.device.pseudoChannels);
+  if (plan.channelRoom.size() != channels) {
+    plan.channelBytes.resize(channels, 0);
+    plan.channelRoom.assign(channels, {0, plan.device.pseudoChannelBytes});
+    for (size_t c = 0; c < channels; ++c)
+      plan.channelRoom[c].bottom = plan.channelBytes[c];
+  }
+  return plan.channelRoom;
+}
+
+/// Sets the bottom of channel `c`'s room and its extent (channelBytes) to match.
+void setBottom(HbmImagePlan &plan, int64_t c, int64_t bottom) {
+  HbmChannelRoom &room = roomOf(plan)[static_cast<size_t>(c)];
+  room.bottom = bottom;
+  plan.channelBytes[static_cast<size_t>(c)] =
+      room.top < plan.device.pseudoChannelBytes ? plan.device.pseudoChannelBytes : bottom;
+}
+
+/// The pinned buffer alone at the bottom of channel `c` (that a span may move to its top), or
+/// nullptr.
+HbmBuffer *movablePinned(HbmImagePlan &plan, int64_t c) {
+  const HbmChannelRoom &room = roomOf(plan)[static_cast<size_t>(c)];
+  if (room.top != plan.device.pseudoChannelBytes || room.bottom == 0)
+    return nullptr;
+  for (HbmBuffer &p : plan.buffers)
+    if (p.pinnedChannel == c && p.channels == std::vector<int64_t>{c} &&
+        p.address == c * plan.device.pseudoChannelBytes &&
+        roundUp(p.bytes(), plan.device.alignmentBytes) == room.bottom)
+      return &p;
+  return nullptr;
+}
+
+/// A placement of a buffer over channels first .. last, from `start` (a global address).
+struct Span {
+  int64_t first = -1, last = -1, start = 0;
+  HbmBuffer *moved = nullptr; ///< the pinned buffer of `last` to move to its top
+};
+
+/// Whether a row of `b` lies across the channel boundary `offset` bytes into it.
+bool splitsRow(const HbmBuffer &b, int64_t offset) {
+  const int64_t row = b.rowUnitBytes();
+  if (row <= 0 || b.layerStride <= 0)
+    return false;
+  const int64_t within = offset % b.layerStride;
+  return within < b.layerBytes && within % row != 0;
+}
+
+/// The span of `size` bytes over channels first .. first + n - 1, or an empty Span when it does
+/// not fit there (HbmImagePlan rule: see placeBuffer).
+Span spanAt(HbmImagePlan &plan, const HbmBuffer &b, int64_t size, int64_t first, int64_t n) {
+  const HbmDevice &device = plan.device;
+  const int64_t channelBytes = device.pseudoChannelBytes;
+  const std::vector<HbmChannelRoom> &room = roomOf(plan);
+  const int64_t last = first + n - 1;
+  if (room[static_cast<size_t>(first)].top != channelBytes ||
+      room[static_cast<size_t>(first)].bottom >= channelBytes)
+    return {};
+  for (int64_t c = first + 1; c < last; ++c)
+    if (room[static_cast<size_t>(c)].bottom != 0 ||
+        room[static_cast<size_t>(c)].top != channelBytes)
+      return {};
+  Span span{first, last, first * channelBytes + room[static_cast<size_t>(first)].bottom, nullptr};
+  int64_t lastRoom = room[static_cast<size_t>(last)].top;
+  if (room[static_cast<size_t>(last)].bottom != 0) {
+    span.moved = movablePinned(plan, last);
+    if (!span.moved)
+      return {};
+    lastRoom = channelBytes - roundUp(span.moved->bytes(), device.alignmentBytes);
+  }
+  if (span.start + size > last * channelBytes + lastRoom)
+    return {};
+  const int64_t perSwitch = device.miniSwitchChannels;
+  for (int64_t c = first; c < last; ++c)
+    if ((perSwitch <= 0 || c / perSwitch != (c + 1) / perSwitch) &&
+        splitsRow(b, (c + 1) * channelBytes - span.start))
+      return {};
+  return span;
+}
+
+/// The room the plan leaves: bytes free in all, and the largest free room of one channel.
+std::string freeRoom(HbmImagePlan &plan) {
+  int64_t total = 0, largest = 0;
+  for (const HbmChannelRoom &r : roomOf(plan)) {
+    total += r.top - r.bottom;
+    largest = std::max(largest, r.top - r.bottom);
+  }
+  return std::to_string(total) + " bytes free in all, at most " + std::to_string(largest) +
+         " in one channel";
+}
+
+/// Places `b` (its layerStride set) with the planner's rule (planHbmImage): a pinned buffer at
+/// offset 0 of its empty channel; another in the least-used channel with room, else spanning
+/// channels (spanAt: the fewest, then no pinned buffer moved, then the lowest first channel).
+/// Throws st::Error naming the buffer, its size and the free room when there is none.
 void placeBuffer(HbmImagePlan &plan, HbmBuffer &b) {
   const HbmDevice &device = plan.device;
   const int64_t channelBytes = device.pseudoChannelBytes;
   const int64_t size = roundUp(b.bytes(), device.alignmentBytes);
+  std::vector<HbmChannelRoom> &room = roomOf(plan);
   if (b.pinnedChannel >= 0) {
     const size_t c = static_cast<size_t>(b.pinnedChannel);
-    if (b.pinnedChannel < device.pseudoChannels && plan.channelBytes[c] == 0 &&
-        size <= channelBytes) {
+    if (b.pinnedChannel < device.pseudoChannels && room[c].bottom == 0 &&
+        room[c].top == channelBytes && size <= channelBytes) {
       b.address = b.pinnedChannel * channelBytes;
       b.channels = {b.pinnedChannel};
-      plan.channelBytes[c] = size;
-      return;
-    }
-  } else if (size <= channelBytes) {
-    int64_t best = -1;
-    for (int64_t c = 0; c < device.pseudoChannels; ++c)
-      if (plan.channelBytes[static_cast<size_t>(c)] + size <= channelBytes &&
-          (best < 0 || plan.channelBytes[static_cast<size_t>(c)] <
-                           plan.channelBytes[static_cast<size_t>(best)]))
-        best = c;
-    if (best >= 0) {
-      b.address = best * channelBytes + plan.channelBytes[static_cast<size_t>(best)];
-      b.channels = {best};
-      plan.channelBytes[static_cast<size_t>(best)] += size;
+      setBottom(plan, b.pinnedChannel, size);
       return;
     }
   } else {
-    const int64_t span = (size + channelBytes - 1) / channelBytes;
-    for (int64_t c = 0; c + span <= device.pseudoChannels; ++c) {
-      bool empty = true;
-      for (int64_t i = c; i < c + span; ++i)
-        empty = empty && plan.channelBytes[static_cast<size_t>(i)] == 0;
-      if (!empty)
-        continue;
-      b.address = c * channelBytes;
-      for (int64_t i = c; i < c + span; ++i) {
-        b.channels.push_back(i);
-        plan.channelBytes[static_cast<size_t>(i)] =
-            std::min(channelBytes, size - (i - c) * channelBytes);
-      }
-      break;
-    }
-    if (!b.channels.empty())
+    int64_t best = -1;
+    auto used = [&](int64_t c) {
+      const HbmChannelRoom &r = room[static_cast<size_t>(c)];
+      return r.bottom + (channelBytes - r.top);
+    };
+    for (int64_t c = 0; c < device.pseudoChannels; ++c)
+      if (room[static_cast<size_t>(c)].bottom + size <= room[static_cast<size_t>(c)].top &&
+          (best < 0 || used(c) < used(best)))
+        best = c;
+    if (best >= 0) {
+      b.address = best * channelBytes + room[static_cast<size_t>(best)].bottom;
+      b.channels = {best};
+      setBottom(plan, best, room[static_cast<size_t>(best)].bottom + size);
       return;
+    }
+    Span span;
+    for (int64_t n = 2; n <= device.pseudoChannels && span.first < 0; ++n)
+      for (int pass = 0; pass < 2 && span.first < 0; ++pass) // without a move first
+        for (int64_t c = 0; c + n <= device.pseudoChannels && span.first < 0; ++c) {
+          const Span s = spanAt(plan, b, size, c, n);
+          if (s.first >= 0 && (s.moved != nullptr) == (pass == 1))
+            span = s;
+        }
+    if (span.first >= 0) {
+      if (span.moved) { // to the top of its channel
+        const int64_t movedSize = roundUp(span.moved->bytes(), device.alignmentBytes);
+        span.moved->address = (span.last + 1) * channelBytes - movedSize;
+        room[static_cast<size_t>(span.last)] = {0, channelBytes - movedSize};
+      }
+      b.address = span.start;
+      for (int64_t c = span.first; c <= span.last; ++c) {
+        b.channels.push_back(c);
+        setBottom(plan, c, c < span.last ? channelBytes : span.start + size - c * channelBytes);
+      }
+      return;
+    }
   }
-  int64_t used = 0;
+  int64_t need = 0;
   for (const HbmBuffer &other : plan.buffers)
-    used += roundUp(other.bytes(), device.alignmentBytes);
+    need += roundUp(other.bytes(), device.alignmentBytes);
   throw Error("hbm image", "buffer '" + b.name + "' (" + std::to_string(b.bytes()) + " bytes)",
               "room in " + std::to_string(device.pseudoChannels) + " pseudo-channels of " +
                   std::to_string(channelBytes) + " bytes; the model's buffers need " +
-                  std::to_string(used) + " bytes in all (reduce --max-context or the model)");
+                  std::to_string(need) + " bytes in all, " + freeRoom(plan) +
+                  " (reduce --max-context or the model)");
 }
 
 /// Places the slices of every striped cache (HbmBuffer::kvSlices > 1): the k_cache's slice j on
@@ -122,18 +224,22 @@ void placeKvSlices(HbmImagePlan &plan) {
     const int64_t size = roundUp(head.bytes(), device.alignmentBytes);
     // Each slice's blocks on its channel and the next kvBlockChannels - 1 (kv_striping.h).
     const int64_t spread = head.kvBlockChannels;
-    int64_t offset = 0;
+    const std::vector<HbmChannelRoom> &room = roomOf(plan);
+    int64_t offset = 0, top = device.pseudoChannelBytes;
     for (int64_t j = 0; j < slices; ++j)
-      for (int64_t b = 0; b < spread; ++b)
-        offset = std::max(offset, plan.channelBytes[static_cast<size_t>(channelOf(j) + b)]);
+      for (int64_t b = 0; b < spread; ++b) {
+        offset = std::max(offset, room[static_cast<size_t>(channelOf(j) + b)].bottom);
+        top = std::min(top, room[static_cast<size_t>(channelOf(j) + b)].top);
+      }
     offset = roundUp(offset, device.alignmentBytes);
-    if (offset + size > device.pseudoChannelBytes)
+    if (offset + size > top)
       throw Error("hbm image",
                   "buffer '" + head.name + "' (" + std::to_string(head.bytes()) +
                       " bytes per slice)",
                   "room at one offset of " + std::to_string(slices) + " pseudo-channels of " +
-                      std::to_string(device.pseudoChannelBytes) +
-                      " bytes (reduce --max-context or the model)");
+                      std::to_string(device.pseudoChannelBytes) + " bytes, " +
+                      std::to_string(std::max<int64_t>(0, top - offset)) +
+                      " free there (reduce --max-context or the model)");
     for (int64_t j = 0; j < slices; ++j) {
       HbmBuffer &b = plan.buffers[first + static_cast<size_t>(j)];
       const int64_t channel = channelOf(j);
@@ -141,7 +247,7 @@ void placeKvSlices(HbmImagePlan &plan) {
       b.channels.clear();
       for (int64_t block = 0; block < spread; ++block) {
         b.channels.push_back(channel + block);
-        plan.channelBytes[static_cast<size_t>(channel + block)] = offset + size;
+        setBottom(plan, channel + block, offset + size);
       }
     }
   }
@@ -155,6 +261,7 @@ HbmDevice hbmDeviceOf(const passes::DeviceConstraints &device) {
   d.pseudoChannelBytes = device.hbmPseudoChannelBytes;
   d.alignmentBytes = device.hbmAlignmentBytes;
   d.totalPeakGBps = device.hbmTotalPeakGBps;
+  d.miniSwitchChannels = device.hbmMiniSwitchChannels;
   return d;
 }
 
@@ -163,7 +270,11 @@ HbmDevice loadHbmDevice(const std::string &constraintsPath) {
 }
 
 int64_t HbmImagePlan::totalBytes() const {
-  return std::accumulate(channelBytes.begin(), channelBytes.end(), int64_t(0));
+  int64_t total = std::accumulate(channelBytes.begin(), channelBytes.end(), int64_t(0));
+  for (const HbmChannelRoom &r : channelRoom)
+    if (r.top < device.pseudoChannelBytes) // a buffer at the top: the room below it is free
+      total -= r.top - r.bottom;
+  return total;
 }
 
 std::string engineStreamBufferName(int64_t channel) {
@@ -366,6 +477,8 @@ void addKvCacheBuffers(HbmImagePlan &plan, const HbmBuffer &b,
 /// striped caches' slices on their spread channels before the first unpinned buffer.
 void placeBuffers(HbmImagePlan &plan) {
   plan.channelBytes.assign(static_cast<size_t>(plan.device.pseudoChannels), 0);
+  plan.channelRoom.clear();
+  roomOf(plan);
   for (HbmBuffer &b : plan.buffers)
     b.layerStride = roundUp(b.layerBytes, plan.device.alignmentBytes);
   std::vector<size_t> bySize(plan.buffers.size());

@@ -29,6 +29,11 @@ struct HbmDevice {
   /// HBM's peak bandwidth over all pseudo-channels in GB/s (hbm.total_peak_gbps; 0 when the
   /// YAML gives none: no HBM bound is reported).
   double totalPeakGBps = 0;
+  /// Pseudo-channels of one HBM mini-switch (hbm.mini_switch_pseudo_channels: channels 4m ..
+  /// 4m + 3 on the U55C). A buffer spanning channels splits no row at a channel boundary
+  /// between two mini-switches. 0: unknown, every channel boundary counts as one.
+  int64_t miniSwitchChannels = 4;
+  int64_t capacityBytes() const { return pseudoChannels * pseudoChannelBytes; }
 };
 /// The HBM facts of the device constraints (passes::loadDeviceConstraints reads them: hbm.*).
 HbmDevice hbmDeviceOf(const passes::DeviceConstraints &device);
@@ -37,7 +42,9 @@ HbmDevice hbmDeviceOf(const passes::DeviceConstraints &device);
 HbmDevice loadHbmDevice(const std::string &constraintsPath);
 
 /// One buffer: `layers` equal slices of `layerBytes` at `layerStride` from `address` (a global
-/// HBM address: channel * pseudoChannelBytes + offset). It occupies `channels` (consecutive).
+/// HBM address: channel * pseudoChannelBytes + offset). It occupies `channels` (consecutive; a
+/// buffer larger than the room of one channel spans several: the global address space runs on
+/// from the top of one channel into the bottom of the next).
 struct HbmBuffer {
   std::string name; ///< "stage/op.kind", e.g. "block/q_proj.weights"
   /// linear_weights, engine_stream (one pseudo-channel's words of every engine call of a step,
@@ -61,9 +68,14 @@ struct HbmBuffer {
   /// A tap whose rows hold more codes than its op's (an engine's padded LM head; the extra
   /// codes are the most negative code): the codes per row. 0: the op's.
   int64_t paddedCodes = 0;
-  /// The pseudo-channel the buffer must start at offset 0 of (an engine stream), or -1: placed
-  /// by the planner's rule.
+  /// The pseudo-channel the buffer must lie in (an engine stream), or -1: placed by the
+  /// planner's rule. A pinned buffer starts at offset 0 of its channel, or ends at the channel's
+  /// top when the planner moved it there to let a spanning buffer run on into the channel
+  /// (docs/hbm-image.md).
   int64_t pinnedChannel = -1;
+  /// The row a read fetches, that a spanning placement never splits at a mini-switch boundary:
+  /// lookupRowBytes, else rowBytes (0: none, e.g. a weight stream read whole).
+  int64_t rowUnitBytes() const { return lookupRowBytes > 0 ? lookupRowBytes : rowBytes; }
   /// A slice of a striped KV cache (llm/kv_striping.h): kvSlice of kvSlices, its row the
   /// chunks' parts of partCodes codes, one bus word each. kvSlices 1: the whole row, packed.
   int64_t kvSlice = 0;
@@ -101,23 +113,41 @@ struct RopeOpTables {
   std::vector<int64_t> runTable;
 };
 
+/// The free room of one pseudo-channel: offsets [bottom, top). Buffers are placed from offset 0
+/// up (bottom) and, an engine stream moved to make room for a spanning buffer, down from the
+/// channel's end (top).
+struct HbmChannelRoom {
+  int64_t bottom = 0;
+  int64_t top = 0;
+};
+
 struct HbmImagePlan {
   HbmDevice device;
   std::string architecture;
   std::string precision;
   int64_t maxContext = 0;
-  std::vector<HbmBuffer> buffers;    ///< in program order (the order the DMAs stream)
-  std::vector<int64_t> channelBytes; ///< bytes used per pseudo-channel
+  std::vector<HbmBuffer> buffers; ///< in program order (the order the DMAs stream)
+  /// Per pseudo-channel: the bytes from offset 0 to the end of its last buffer (its image
+  /// file's size; zero room inside stays a sparse hole).
+  std::vector<int64_t> channelBytes;
+  /// Per pseudo-channel: its free room (the planner's; empty in a plan read from a manifest,
+  /// where it follows from channelBytes).
+  std::vector<HbmChannelRoom> channelRoom;
   /// The RoPE ops' phase tables (st_rope's rope_<op>.mem files beside the image).
   std::vector<RopeOpTables> ropeTables;
+  /// The bytes the buffers use: channelBytes without the free room inside a channel.
   int64_t totalBytes() const;
 };
 
 /// Lays out every buffer of `model` for a context of `maxContext` positions (1 ..
-/// program.maxPositions). Placement: buffers from largest to smallest; one that fits a channel
-/// goes to the channel with the fewest bytes used that has room, one larger than a channel to
-/// the first run of empty consecutive channels. Throws st::Error ("hbm image", naming the buffer
-/// and the sizes) when a buffer finds no room. The plan refers to `model` (contents).
+/// program.maxPositions). Placement: buffers from largest to smallest; one that fits the room of
+/// a channel goes to the channel with the fewest bytes used that has room; a larger one spans
+/// consecutive channels: from the bottom of the first's room to its top, through empty ones, into
+/// the bottom of the last, whose engine stream (a pinned buffer alone at its bottom) moves to the
+/// channel's top to make that room; never splitting a row (HbmBuffer::rowUnitBytes) at a channel
+/// boundary between two mini-switches; the fewest channels first, then no move, then the lowest
+/// channel. Throws st::Error ("hbm image", naming the buffer, its size and the free room) when a
+/// buffer finds no room. The plan refers to `model` (contents).
 /// `stageLanes` (stage name -> codes per vector token, the e2e lowering's lane count): the
 /// linears of a stage listed there use model::linearKernelParamsForLanes(layer, lanes), the others
 /// model::linearKernelParamsFor(layer).

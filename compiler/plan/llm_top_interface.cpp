@@ -315,6 +315,8 @@ llmTopInterfaceOf(const llm::AcceleratorGraph &g, const std::string &designName,
     const unsigned index = static_cast<unsigned>(top.dmas.size());
     top.dmas.push_back(
         {n, svIdentifier(node.name), isRead, offset, port.rowLayout, placement.channel});
+    // A buffer spanning channels (plan::planHbmImage): the master's range HBM[first:last].
+    top.dmas.back().hbmChannelLast = std::max(placement.channel, placement.lastChannel);
     top.args.push_back({top.dmas.back().name, true, offset, static_cast<int>(index)});
     offset += 12;
     out.dmas.push_back(std::move(port));

@@ -31,7 +31,7 @@ struct TopInterface {
     /// it from its HBM manifest.
     unsigned hbmChannel = 0;
     /// The last pseudo-channel it reaches (> hbmChannel: HBM[first:last], the append DMA of a
-    /// striped KV cache writing every slice).
+    /// striped KV cache writing every slice, the read of a buffer spanning channels).
     unsigned hbmChannelLast = 0;
   };
   std::vector<DmaPort> dmas;

@@ -1,0 +1,30 @@
+# compile stops on a design that cannot fit HBM before any weight is read (plan/hbm_capacity.h):
+# Llama-3.1-8B at --max-context 2000000 exits 2 within 1 s with one line naming the KV cache
+# buffer, its bytes and the --max-context that fits, and leaves nothing in the output's parent.
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+string(TIMESTAMP t0 "%s%f")
+execute_process(COMMAND ${EXE} compile ${CONFIG} --random-weights --precision w4a8
+  --max-context 2000000 --target u55c -o ${WORK}/out
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(TIMESTAMP t1 "%s%f")
+math(EXPR ms "(${t1} - ${t0}) / 1000")
+set(failed "")
+if(NOT rc EQUAL 2)
+  string(APPEND failed "exit code: expected 2, got ${rc}\n")
+endif()
+set(line "^streamtensor compile: error: hbm capacity: buffer 'block/attention\\.k_cache' and the other KV caches \\(131072000000 bytes[^\n]*--max-context [0-9]+ or less fits\n$")
+if(NOT err MATCHES "${line}")
+  string(APPEND failed "stderr: expected one line matching\n${line}\n")
+endif()
+if(ms GREATER 1000)
+  string(APPEND failed "time: expected at most 1000 ms, took ${ms} ms\n")
+endif()
+file(GLOB left ${WORK}/* ${WORK}/.*)
+if(left)
+  string(APPEND failed "output: expected nothing written, found ${left}\n")
+endif()
+if(failed)
+  message(FATAL_ERROR "${failed}--- stdout:\n${out}--- stderr:\n${err}")
+endif()
+message(STATUS "capacity error in ${ms} ms: ${err}")
