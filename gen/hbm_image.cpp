@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "model/kernel_templates.h"
 #include "model/llm_kernel_params.h"
 #include "model/weight_stream.h"
 #include "numerics/embedding.h"
@@ -78,16 +79,9 @@ std::string hbmManifestJson(const plan::HbmImagePlan &plan) {
     e["format"] = b.format;
     if (b.kind == "linear_weights") {
       const model::LinearParams &p = b.linearParams;
-      e["linear_params"] = {{"K", p.k},
-                            {"NOut", p.nOut},
-                            {"Rows", p.rows},
-                            {"KLanes", p.kLanes},
-                            {"Lanes", p.lanes},
-                            {"WBits", p.weightBits},
-                            {"ABits", p.activationBits},
-                            {"GroupSize", p.groupSize},
-                            {"OutBits", p.outputBits},
-                            {"WordBits", p.wordBits}};
+      e["linear_params"] = nlohmann::json::object();
+      for (const auto &t : model::linearTemplate().params())
+        e["linear_params"][t.name] = t.get(p);
     }
     j["buffers"].push_back(e);
   }
@@ -226,16 +220,8 @@ plan::HbmImagePlan readHbmManifest(const std::string &path) {
     if (e.contains("linear_params")) {
       const nlohmann::json &p = e["linear_params"];
       const std::string w = where + "linear_params.";
-      b.linearParams.k = integer(p, "K", w);
-      b.linearParams.nOut = integer(p, "NOut", w);
-      b.linearParams.rows = integer(p, "Rows", w);
-      b.linearParams.kLanes = integer(p, "KLanes", w);
-      b.linearParams.lanes = integer(p, "Lanes", w);
-      b.linearParams.weightBits = integer(p, "WBits", w);
-      b.linearParams.activationBits = integer(p, "ABits", w);
-      b.linearParams.groupSize = integer(p, "GroupSize", w);
-      b.linearParams.outputBits = integer(p, "OutBits", w);
-      b.linearParams.wordBits = integer(p, "WordBits", w);
+      for (const auto &t : model::linearTemplate().params())
+        t.set(b.linearParams, integer(p, t.name, w));
     }
     plan.buffers.push_back(std::move(b));
   }

@@ -5,6 +5,8 @@
 #include <map>
 #include <sstream>
 
+#include "model/kernel_templates.h"
+
 namespace st::gen {
 
 nlohmann::json reportJson(const plan::GraphPlan &plan) {
@@ -31,7 +33,7 @@ nlohmann::json reportJson(const plan::GraphPlan &plan) {
     j["ports"] = ports;
     if (node.kind == ir::NodeKind::Converter) {
       const int64_t elems = node.attributes.at("buffer_elements");
-      const int64_t bits = elems * node.param("ElemBits").value_or(0);
+      const int64_t bits = elems * model::layoutConverterTemplate().decode(node).elementBits;
       converterBits += 2 * bits;
       converters.push_back({{"name", node.name},
                             {"from", node.inputs[0].type.toString()},

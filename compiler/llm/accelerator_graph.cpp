@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "model/kernel_templates.h"
 #include "passes/pass_pipeline.h"
 #include "support/error.h"
 #include "support/parallel.h"
@@ -258,12 +259,14 @@ private:
                         " (one lane count for every stage), got " + typeOf(stage, key).toString());
     g_.lanes = x.elementsPerToken();
 
-    ir::DataflowNode loop = controlNode("layer_loop", "st_layer_loop");
+    ir::DataflowNode loop = controlNode("layer_loop", model::layerLoopTemplate().module());
     loop.inputs = {{"first", x}, {"loop", x}};
     loop.outputs = {{"block", x}, {"last", x}};
-    loop.params = {{"Width", x.elementsPerToken() * ir::elementBits(x.elementType), std::nullopt},
-                   {"VecTokens", x.numTokens(), std::nullopt},
-                   {"Layers", g_.layers, std::nullopt}};
+    model::LayerLoopParams loopParams;
+    loopParams.width = x.elementsPerToken() * ir::elementBits(x.elementType);
+    loopParams.vecTokens = x.numTokens();
+    loopParams.layers = g_.layers;
+    loop.params = model::layerLoopTemplate().encode(loopParams);
     const ir::NodeId l = add(std::move(loop), {AcceleratorRole::LayerLoop});
     link(takeProducer(0, kResidual), {l, 0}, "x_first");
     link({l, 0}, takeConsumer(1, kResidual), "x_block");

@@ -7,6 +7,7 @@
 
 #include "frontend/quantized_model.h"
 #include "llm/accelerator_graph.h"
+#include "model/kernel_templates.h"
 #include "support/error.h"
 
 namespace st::llm {
@@ -15,13 +16,6 @@ namespace {
 
 /// Bits of an HBM word, and of the engine's channel words.
 constexpr int64_t kWordBits = 512;
-
-int64_t paramOf(const ir::DataflowNode &node, const char *name) {
-  const auto v = node.param(name);
-  if (!v)
-    throw Error("gemv engine", "call '" + node.name + "'", std::string("a parameter ") + name);
-  return *v;
-}
 
 /// The port that really produces the tokens of stream `s`: through forks, to their input.
 ir::PortRef trueSource(const ir::DataflowGraph &df, ir::StreamId s) {
@@ -49,9 +43,9 @@ bool dropForkOutputs(ir::DataflowGraph &df, ir::NodeId f, const std::set<unsigne
   fork.outputs = outputs;
   for (unsigned p = 0; p < fork.outputs.size(); ++p)
     fork.outputs[p].name = "out" + std::to_string(p);
-  for (ir::NodeParam &param : fork.params)
-    if (param.name == "N")
-      param.value = static_cast<int64_t>(fork.outputs.size());
+  model::ForkParams p = model::forkTemplate().decode(fork);
+  p.branches = static_cast<int64_t>(fork.outputs.size());
+  fork.params = model::forkTemplate().encode(p);
   if (fork.outputs.size() != 1)
     return false;
   const ir::StreamId in = *df.streamInto({f, 0});
@@ -166,11 +160,12 @@ void joinGemvEngine(AcceleratorGraph &g,
       c.stage = stage;
       c.stageNode = n;
       c.op = node.name;
-      c.k = paramOf(node, "K");
-      c.nOut = paramOf(node, "NOut");
-      c.nDeliver = paramOf(node, "NDeliver");
-      c.groupSize = paramOf(node, "GroupSize");
-      c.outputBits = paramOf(node, "OutBits");
+      const model::GemvCallParams p = model::gemvCallTemplate().decode(node);
+      c.k = p.k;
+      c.nOut = p.nOut;
+      c.nDeliver = p.nDeliver;
+      c.groupSize = p.groupSize;
+      c.outputBits = p.outputBits;
       engine.calls.push_back(c);
       callNodes.push_back(joinedOf.at({stage, n}));
     }
@@ -188,7 +183,7 @@ void joinGemvEngine(AcceleratorGraph &g,
 
   ir::DataflowNode node;
   node.kind = ir::NodeKind::Kernel;
-  node.module = "st_gemv_engine";
+  node.module = model::gemvEngineTemplate().module();
   node.name = "gemv_engine";
   // x ports: one per run of consecutive calls reading the same vector.
   std::optional<ir::PortRef> lastSource;
@@ -232,20 +227,8 @@ void joinGemvEngine(AcceleratorGraph &g,
   words.verify();
   for (int64_t ch = 0; ch < engine.shape.channels; ++ch)
     node.inputs.push_back({"w" + std::to_string(ch), words});
-  const numerics::GemvEngineShape &sh = engine.shape;
-  for (const auto &[name, value] : {std::pair<const char *, int64_t>{"Channels", sh.channels},
-                                    {"KLanes", sh.kLanes},
-                                    {"SegLanes", sh.segLanes},
-                                    {"Lanes", sh.lanes},
-                                    {"WBits", sh.weightBits},
-                                    {"ABits", sh.activationBits},
-                                    {"MaxK", sh.maxK},
-                                    {"OutBits", sh.outputBits},
-                                    {"NumX", sh.numX},
-                                    {"NumY", sh.numY}})
-    node.params.push_back({name, value, std::nullopt});
-  if (sh.packedPairs > 0) // the template's default is 0: unpacked designs keep their text
-    node.params.push_back({"PackedPairs", sh.packedPairs, std::nullopt});
+  // An unpacked engine leaves PackedPairs out (the template's default 0): its text stays.
+  node.params = model::gemvEngineTemplate().encode(engine.shape);
   engine.node = df.addNode(std::move(node));
   g.nodes[engine.node] = {AcceleratorRole::Engine, -1, 0, 1};
   for (const auto &[s, port] : xStreams)

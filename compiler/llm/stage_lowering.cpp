@@ -9,8 +9,7 @@
 #include "frontend/quantized_model.h"
 #include "ir/hbm_layout.h"
 #include "llm/kv_striping.h"
-#include "model/elementwise_model.h"
-#include "model/linear_model.h"
+#include "model/kernel_templates.h"
 #include "model/llm_kernel_catalog.h"
 #include "model/llm_kernel_params.h"
 #include "support/error.h"
@@ -35,10 +34,6 @@ std::string where(const ir::DecodeStage &stage, const std::string &what) {
 
 std::string elementTypeOfBits(unsigned bits) {
   return "i" + std::to_string(bits);
-}
-
-ir::NodeParam param(const std::string &name, int64_t value) {
-  return {name, value, std::nullopt};
 }
 
 /// A vector of `length` codes streamed `lanes` at a time.
@@ -224,13 +219,15 @@ private:
     addWriteDma("out_" + stage_.exportedName(tensor(t).name), t, it->second, kAttrStageOutput);
   }
 
-  ir::NodeId addKernel(const Op &op, std::string module, std::vector<ir::NodeParam> params,
-                       std::vector<ir::NodePort> inputs) {
+  /// A kernel of template `descriptor` with parameters `params` for `op`, its output the op's.
+  template <typename Params>
+  ir::NodeId addKernel(const Op &op, const model::TemplateDescriptor<Params> &descriptor,
+                       const Params &params, std::vector<ir::NodePort> inputs) {
     DataflowNode k;
     k.kind = NodeKind::Kernel;
-    k.module = std::move(module);
+    k.module = descriptor.module();
     k.name = op.name;
-    k.params = std::move(params);
+    k.params = descriptor.encode(params);
     k.inputs = std::move(inputs);
     k.outputs = {{"out", vectorOf(op.output.tensor)}};
     const ir::NodeId n = df().addNode(std::move(k));
@@ -252,31 +249,29 @@ private:
 
   void lower(const Op &op, const ir::EmbeddingAttrs &) {
     const TensorId table = op.inputs[0].tensor, index = op.inputs[1].tensor;
-    const int64_t dim = tensor(table).shape.at(1);
-    const ir::NodeId n =
-        addKernel(op, "st_embedding_gather",
-                  {param("Dim", dim), param("Lanes", out_.lanes),
-                   param("OutBits", bits(op.output.tensor)), param("AddrWidth", 64),
-                   param("IdWidth", 1), param("MaxBurstLen", 64), param("MaxOutstanding", 2)},
-                  {{"index", vectorOf(index)}});
+    model::EmbeddingParams p; // the AXI master's widths and bursts at their defaults
+    p.dim = tensor(table).shape.at(1);
+    p.lanes = out_.lanes;
+    p.outBits = bits(op.output.tensor);
+    const ir::NodeId n = addKernel(op, model::embeddingTemplate(), p, {{"index", vectorOf(index)}});
     df().node(n).tensor = table; // the table the kernel's own AXI master reads
     feed(index, {n, 0});
   }
 
   void lower(const Op &op, const ir::NormAttrs &a) {
     const TensorId x = op.inputs[0].tensor;
-    const int64_t n = length(x) / a.groups;
-    const bool layerNorm = a.kind == ir::NormKind::LayerNorm;
-    const unsigned outBits = bits(op.output.tensor);
+    model::NormParams p;
+    p.layerNorm = a.kind == ir::NormKind::LayerNorm;
+    p.n = length(x) / a.groups;
+    p.lanes = out_.lanes;
+    p.inBits = bits(x);
+    p.outBits = bits(op.output.tensor);
     // Per lane: gamma s16, and for LayerNorm beta in output LSBs with 8 fraction bits, in a
     // power-of-two slot (the image's layout).
-    const int64_t slotBits = model::normParamSlotBits(layerNorm, outBits);
-    const ITensorType paramType = recordType(n, slotBits / 8, out_.lanes);
-    const ir::NodeId k = addKernel(op, "st_norm",
-                                   {param("LayerNorm", layerNorm), param("N", n),
-                                    param("Lanes", out_.lanes), param("InBits", bits(x)),
-                                    param("OutBits", outBits), param("ParamSlotBits", slotBits)},
-                                   {{"in", vectorOf(x)}, {"param", paramType}});
+    p.paramSlotBits = model::normParamSlotBits(p.layerNorm, p.outBits);
+    const ITensorType paramType = recordType(p.n, p.paramSlotBits / 8, out_.lanes);
+    const ir::NodeId k =
+        addKernel(op, model::normTemplate(), p, {{"in", vectorOf(x)}, {"param", paramType}});
     df().node(k).attributes[model::kAttrInvocations] = a.groups;
     feed(x, {k, 0});
     // A per-head norm reads the same head-sized parameters once per head.
@@ -311,11 +306,7 @@ private:
       throw Error("lowering", where(stage_, "linear '" + op.name + "'"), e.expected());
     }
     const ir::NodeId n = addKernel(
-        op, "st_linear",
-        {param("K", p.k), param("NOut", p.nOut), param("Rows", p.rows), param("KLanes", p.kLanes),
-         param("Lanes", p.lanes), param("WBits", p.weightBits), param("ABits", p.activationBits),
-         param("GroupSize", p.groupSize), param("OutBits", p.outputBits),
-         param("WordBits", p.wordBits)},
+        op, model::linearTemplate(), p,
         {{"x", vectorOf(x)},
          {"w", recordType((p.nOut / p.rows) * model::linearBlockWords(p), p.wordBits / 8)}});
     feed(x, {n, 0});
@@ -332,24 +323,24 @@ private:
     const int64_t delivered = (nOut + out_.lanes - 1) / out_.lanes * out_.lanes;
     if (delivered != nOut)
       paddedLength_[y] = delivered;
-    const int64_t groupSize =
+    model::GemvCallParams p;
+    p.k = k;
+    p.nOut = nOut;
+    p.nDeliver = delivered;
+    p.weightBits = format.bits;
+    p.activationBits = bits(x);
+    p.groupSize =
         format.groupSize == static_cast<size_t>(k) ? 0 : static_cast<int64_t>(format.groupSize);
+    p.outputBits = bits(y);
+    p.lanes = out_.lanes;
+    p.channels = o_.engineShape.channels;
+    p.kLanes = o_.engineShape.kLanes;
+    p.segLanes = o_.engineShape.segLanes;
     DataflowNode call;
     call.kind = NodeKind::Kernel;
-    call.module = "st_gemv_engine";
+    call.module = model::gemvCallTemplate().module();
     call.name = op.name;
-    const numerics::GemvEngineShape &shape = o_.engineShape;
-    call.params = {param("K", k),
-                   param("NOut", nOut),
-                   param("NDeliver", delivered),
-                   param("WBits", format.bits),
-                   param("ABits", bits(x)),
-                   param("GroupSize", groupSize),
-                   param("OutBits", bits(y)),
-                   param("Lanes", out_.lanes),
-                   param("Channels", shape.channels),
-                   param("KLanes", shape.kLanes),
-                   param("SegLanes", shape.segLanes)};
+    call.params = model::gemvCallTemplate().encode(p);
     call.attributes[kAttrEngineCall] = 1;
     call.inputs = {{"x", vectorOf(x)}};
     call.outputs = {{"y", vectorOf(y)}};
@@ -360,12 +351,15 @@ private:
 
   void lower(const Op &op, const ir::RopeAttrs &a) {
     const TensorId x = op.inputs[0].tensor;
-    const ir::NodeId k = addKernel(
-        op, "st_rope",
-        {param("NumHeads", a.numHeads), param("HeadDim", a.headDim), param("Lanes", out_.lanes),
-         param("InBits", bits(x)), param("OutBits", bits(op.output.tensor)),
-         param("PosBits", kPositionBits), param("NumTables", ropeVariants(stage_, op))},
-        {{"in", vectorOf(x)}});
+    model::RopeParams p;
+    p.numHeads = a.numHeads;
+    p.headDim = a.headDim;
+    p.lanes = out_.lanes;
+    p.inBits = bits(x);
+    p.outBits = bits(op.output.tensor);
+    p.posBits = kPositionBits;
+    p.numTables = ropeVariants(stage_, op);
+    const ir::NodeId k = addKernel(op, model::ropeTemplate(), p, {{"in", vectorOf(x)}});
     feed(x, {k, 0});
   }
 
@@ -404,17 +398,16 @@ private:
     const int64_t readPositions =
         (o_.cacheLength + positionSlices - 1) / positionSlices * positionSlices;
     const ITensorType cacheType = recordType(readPositions, kvWidth, 1, cacheLanes);
-    std::vector<ir::NodeParam> attentionParams = {param("NumHeads", a.numHeads),
-                                                  param("NumKvHeads", a.numKvHeads),
-                                                  param("HeadDim", a.headDim),
-                                                  param("MaxContext", o_.maxContext),
-                                                  param("Lanes", out_.lanes),
-                                                  param("CacheLanes", cacheLanes),
-                                                  param("OutBits", bits(op.output.tensor))};
-    if (reading.blockMajor())
-      attentionParams.push_back(param("BlockMajor", 1));
-    if (positionSlices > 1)
-      attentionParams.push_back(param("CacheRound", positionSlices));
+    model::AttentionParams p;
+    p.numHeads = a.numHeads;
+    p.numKvHeads = a.numKvHeads;
+    p.headDim = a.headDim;
+    p.maxContext = o_.maxContext;
+    p.lanes = out_.lanes;
+    p.cacheLanes = cacheLanes;
+    p.outBits = bits(op.output.tensor);
+    p.blockMajor = reading.blockMajor();
+    p.cacheRound = positionSlices;
     if (const int64_t tile = o_.attentionTilePositions; tile > 0) {
       if (!attentionOnePassApplies(a.headDim, cacheLanes, reading.blockMajor()))
         throw Error("lowering", where(stage_, "attention '" + op.name + "'"),
@@ -428,10 +421,10 @@ private:
         throw Error("lowering", where(stage_, "attention '" + op.name + "'"),
                     "a one-pass tile that is a power of two 2 .. " + std::to_string(o_.maxContext) +
                         " (the max context), got " + std::to_string(tile));
-      attentionParams.push_back(param("OnePass", 1));
-      attentionParams.push_back(param("TilePositions", tile));
+      p.onePass = true;
+      p.tilePositions = tile;
     }
-    const ir::NodeId k = addKernel(op, "st_attention", attentionParams,
+    const ir::NodeId k = addKernel(op, model::attentionTemplate(), p,
                                    {{"q", vectorOf(q)},
                                     {"k_new", vectorOf(kNew)},
                                     {"v_new", vectorOf(vNew)},
@@ -462,9 +455,10 @@ private:
       if (reading.cacheLanes != cacheLanes) {
         DataflowNode cvt;
         cvt.kind = NodeKind::Kernel;
-        cvt.module = "st_width_converter";
+        cvt.module = model::widthConverterTemplate().module();
         cvt.name = "narrow_" + tensor(cache).name;
-        cvt.params = {param("InWidth", reading.cacheLanes * 8), param("OutWidth", cacheLanes * 8)};
+        cvt.params =
+            model::widthConverterTemplate().encode({reading.cacheLanes * 8, cacheLanes * 8});
         cvt.inputs = {{"in", readType}};
         cvt.outputs = {{"out", cacheType}};
         const ir::NodeId c = df().addNode(std::move(cvt));
@@ -490,12 +484,12 @@ private:
 
   void lower(const Op &op, const ir::ActivationAttrs &a) {
     const TensorId x = op.inputs[0].tensor;
-    const ir::NodeId k =
-        addKernel(op, "st_activation",
-                  {param("Function", static_cast<int64_t>(model::elementwiseFunctionOf(a.kind))),
-                   param("Lanes", out_.lanes), param("InBits", bits(x)),
-                   param("OutBits", bits(op.output.tensor))},
-                  {{"in", vectorOf(x)}});
+    model::ActivationParams p;
+    p.function = model::elementwiseFunctionOf(a.kind);
+    p.lanes = out_.lanes;
+    p.inBits = bits(x);
+    p.outBits = bits(op.output.tensor);
+    const ir::NodeId k = addKernel(op, model::activationTemplate(), p, {{"in", vectorOf(x)}});
     df().node(k).attributes[model::kAttrVectorLength] = length(x);
     feed(x, {k, 0});
   }
@@ -505,12 +499,13 @@ private:
     if (bits(gate) != bits(up))
       throw Error("lowering", where(stage_, "gated '" + op.name + "'"),
                   "gate and up of one code width");
-    const int64_t function = static_cast<int64_t>(model::elementwiseFunctionOf(a.kind));
-    const ir::NodeId k =
-        addKernel(op, "st_gated_activation",
-                  {param("Function", function), param("Lanes", out_.lanes),
-                   param("InBits", bits(gate)), param("OutBits", bits(op.output.tensor))},
-                  {{"gate", vectorOf(gate)}, {"up", vectorOf(up)}});
+    model::GatedActivationParams p;
+    p.function = model::elementwiseFunctionOf(a.kind);
+    p.lanes = out_.lanes;
+    p.inBits = bits(gate);
+    p.outBits = bits(op.output.tensor);
+    const ir::NodeId k = addKernel(op, model::gatedActivationTemplate(), p,
+                                   {{"gate", vectorOf(gate)}, {"up", vectorOf(up)}});
     df().node(k).attributes[model::kAttrVectorLength] = length(gate);
     feed(gate, {k, 0});
     feed(up, {k, 1});
@@ -518,11 +513,13 @@ private:
 
   void lower(const Op &op, const ir::AddAttrs &) {
     const TensorId a = op.inputs[0].tensor, b = op.inputs[1].tensor;
+    model::ResidualAddParams p;
+    p.lanes = out_.lanes;
+    p.aBits = bits(a);
+    p.bBits = bits(b);
+    p.outBits = bits(op.output.tensor);
     const ir::NodeId k =
-        addKernel(op, "st_residual_add",
-                  {param("Lanes", out_.lanes), param("ABits", bits(a)), param("BBits", bits(b)),
-                   param("OutBits", bits(op.output.tensor))},
-                  {{"a", vectorOf(a)}, {"b", vectorOf(b)}});
+        addKernel(op, model::residualAddTemplate(), p, {{"a", vectorOf(a)}, {"b", vectorOf(b)}});
     df().node(k).attributes[model::kAttrVectorLength] = length(a);
     feed(a, {k, 0});
     feed(b, {k, 1});
@@ -530,10 +527,11 @@ private:
 
   void lower(const Op &op, const ir::ArgmaxAttrs &) {
     const TensorId x = op.inputs[0].tensor;
-    const ir::NodeId k = addKernel(
-        op, "st_argmax",
-        {param("Lanes", out_.lanes), param("ElemBits", bits(x)), param("MaxLen", length(x))},
-        {{"in", vectorOf(x)}});
+    model::ArgmaxParams p;
+    p.lanes = out_.lanes;
+    p.elemBits = bits(x);
+    p.maxLen = length(x);
+    const ir::NodeId k = addKernel(op, model::argmaxTemplate(), p, {{"in", vectorOf(x)}});
     df().node(k).attributes[model::kAttrVectorLength] = length(x);
     feed(x, {k, 0});
   }

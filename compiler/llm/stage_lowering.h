@@ -16,6 +16,7 @@
 
 #include "ir/dataflow_graph.h"
 #include "ir/decode_program.h"
+#include "model/llm_kernel_catalog.h"
 #include "numerics/gemv_stream.h"
 #include "numerics/quantization.h"
 
@@ -82,7 +83,7 @@ inline constexpr const char *kAttrKvBlocks = "kv_blocks";
 inline constexpr const char *kAttrKvPositionSlices = "kv_position_slices";
 inline constexpr const char *kAttrWeightStream = "weight_stream";
 /// On a kernel node: a linear computed by the shared GEMV engine (gemvEngine lowering).
-inline constexpr const char *kAttrEngineCall = "engine_call";
+using model::kAttrEngineCall;
 
 struct LoweredStage {
   ir::DataflowGraph dataflow;

@@ -16,6 +16,8 @@ struct EmbeddingParams {
   int64_t dim = 128;          ///< codes per row (hidden size)
   int64_t lanes = 8;          ///< codes per output token; divides 64 and dim
   int64_t outBits = 16;       ///< output code width
+  int64_t addrWidth = 64;     ///< the AXI master's address width
+  int64_t idWidth = 1;        ///< the AXI master's ID width
   int64_t maxBurstLen = 64;   ///< the read DMA's longest burst
   int64_t maxOutstanding = 2; ///< the read DMA's bursts in flight
 };

@@ -10,6 +10,11 @@
 
 namespace st::model {
 
+struct ForkParams {
+  int64_t branches = 2; ///< N
+  int64_t width = 32;   ///< Width: bits of a token
+};
+
 /// One st_fork #(.N(branches), .Width(width)).
 ResourceEstimate forkResources(int64_t branches, int64_t width);
 

@@ -44,6 +44,22 @@ constexpr int64_t kGemvHandoffDelay = 5;
 /// requantization r1..r4 and the output register slice.
 constexpr int64_t kGemvOutputDelay = 11;
 
+/// A stage graph's call node (llm/stage_lowering's engine mode): one linear on the engine,
+/// carrying the call's own sizes beside the engine's shape until the engines are joined.
+struct GemvCallParams {
+  int64_t k = 128;            ///< K: reduction length
+  int64_t nOut = 16;          ///< NOut: output rows of the layer
+  int64_t nDeliver = 16;      ///< NDeliver: rows delivered on y (NOut padded to the lanes)
+  int64_t weightBits = 4;     ///< WBits
+  int64_t activationBits = 8; ///< ABits
+  int64_t groupSize = 0;      ///< GroupSize; 0 = per output channel
+  int64_t outputBits = 16;    ///< OutBits
+  int64_t lanes = 2;          ///< Lanes
+  int64_t channels = 32;      ///< Channels of the engine
+  int64_t kLanes = 16;        ///< KLanes of the engine
+  int64_t segLanes = 16;      ///< SegLanes of the engine
+};
+
 /// One invocation as its timing sees it.
 struct GemvEngineCall {
   int64_t k = 0;         ///< reduction length

@@ -12,6 +12,7 @@
 namespace st::model {
 
 struct LayerLoopParams {
+  int64_t width = 32;      ///< Width: bits of a token
   int64_t vecTokens = 16;  ///< VecTokens
   int64_t layers = 2;      ///< Layers
   int64_t fifoLatency = 1; ///< cycles from a loop FIFO write to the token being offered

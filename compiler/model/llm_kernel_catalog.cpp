@@ -3,16 +3,8 @@
 
 #include <stdexcept>
 
-#include "model/argmax_model.h"
-#include "model/attention_model.h"
 #include "model/dma_stream_model.h"
-#include "model/elementwise_model.h"
-#include "model/embedding_model.h"
-#include "model/gemv_engine_model.h"
-#include "model/linear_model.h"
-#include "model/norm_model.h"
-#include "model/rope_model.h"
-#include "model/width_converter_model.h"
+#include "model/kernel_templates.h"
 #include "support/error.h"
 
 namespace st::model {
@@ -24,13 +16,8 @@ class NodeReader {
 public:
   explicit NodeReader(const ir::DataflowNode &node) : node_(node) {}
 
-  int64_t param(const std::string &name, std::optional<int64_t> fallback = {}) const {
-    if (auto v = node_.param(name))
-      return *v;
-    if (fallback)
-      return *fallback;
-    throw Error("timing", "kernel '" + node_.name + "' (" + node_.module + ")",
-                "a template parameter " + name);
+  template <typename P> P decode(const TemplateDescriptor<P> &descriptor) const {
+    return descriptor.decode(node_);
   }
   /// Tokens of one invocation on input port `port` (its stream's itensor).
   int64_t inputTokens(unsigned port) const { return node_.inputs.at(port).type.numTokens(); }
@@ -57,111 +44,21 @@ private:
   const ir::DataflowNode &node_;
 };
 
-LinearParams linearParamsFrom(const NodeReader &r) {
-  LinearParams p;
-  p.k = r.param("K");
-  p.nOut = r.param("NOut");
-  p.rows = r.param("Rows");
-  p.kLanes = r.param("KLanes");
-  p.lanes = r.param("Lanes");
-  p.weightBits = r.param("WBits");
-  p.activationBits = r.param("ABits");
-  p.groupSize = r.param("GroupSize");
-  p.outputBits = r.param("OutBits");
-  p.wordBits = r.param("WordBits");
-  return p;
-}
-
-NormParams normParamsOf(const NodeReader &r) {
-  NormParams p;
-  p.layerNorm = r.param("LayerNorm") != 0;
-  p.n = r.param("N");
-  p.lanes = r.param("Lanes");
-  p.inBits = static_cast<unsigned>(r.param("InBits"));
-  p.outBits = static_cast<unsigned>(r.param("OutBits"));
-  return p;
-}
-
-RopeParams ropeParamsOf(const NodeReader &r) {
-  RopeParams p;
-  p.numHeads = r.param("NumHeads");
-  p.headDim = r.param("HeadDim");
-  p.lanes = r.param("Lanes");
-  p.inBits = r.param("InBits");
-  p.outBits = r.param("OutBits");
-  p.posBits = r.param("PosBits");
-  p.numTables = r.param("NumTables");
-  return p;
-}
-
-AttentionParams attentionParamsOf(const NodeReader &r) {
-  AttentionParams p;
-  p.numHeads = r.param("NumHeads");
-  p.numKvHeads = r.param("NumKvHeads");
-  p.headDim = r.param("HeadDim");
-  p.maxContext = r.param("MaxContext");
-  p.lanes = r.param("Lanes");
-  p.cacheLanes = r.param("CacheLanes");
-  p.outBits = r.param("OutBits");
-  p.blockMajor = r.param("BlockMajor", 0) != 0;
-  p.cacheRound = r.param("CacheRound", 1);
-  p.onePass = r.param("OnePass", 0) != 0;
-  p.tilePositions = r.param("TilePositions", 64);
-  p.cacheLength = r.attribute(kAttrCacheLength, 0);
-  return p;
-}
-
-EmbeddingParams embeddingParamsOf(const NodeReader &r) {
-  EmbeddingParams p;
-  p.dim = r.param("Dim");
-  p.lanes = r.param("Lanes");
-  p.outBits = r.param("OutBits");
-  p.maxBurstLen = r.param("MaxBurstLen");
-  p.maxOutstanding = r.param("MaxOutstanding");
-  return p;
-}
-
-ElementwiseFunction functionOf(const NodeReader &r) {
-  return static_cast<ElementwiseFunction>(r.param("Function"));
-}
-
-ActivationParams activationParamsOf(const NodeReader &r) {
-  ActivationParams p;
-  p.function = functionOf(r);
-  p.lanes = r.param("Lanes");
-  p.inBits = r.param("InBits");
-  p.outBits = r.param("OutBits");
+/// What a model needs beside a kernel's template parameters: attributes the lowering sets.
+void withVectorLength(const NodeReader &r, ActivationParams &p) {
   p.n = r.attribute(kAttrVectorLength);
-  return p;
 }
-
-GatedActivationParams gatedParamsOf(const NodeReader &r) {
-  GatedActivationParams p;
-  p.function = functionOf(r);
-  p.lanes = r.param("Lanes");
-  p.inBits = r.param("InBits");
-  p.outBits = r.param("OutBits");
+void withVectorLength(const NodeReader &r, GatedActivationParams &p) {
   p.n = r.attribute(kAttrVectorLength);
-  return p;
 }
-
-ResidualAddParams residualAddParamsOf(const NodeReader &r) {
-  ResidualAddParams p;
-  p.lanes = r.param("Lanes");
-  p.aBits = r.param("ABits");
-  p.bBits = r.param("BBits");
-  p.outBits = r.param("OutBits");
+void withVectorLength(const NodeReader &r, ResidualAddParams &p) {
   p.n = r.attribute(kAttrVectorLength);
-  return p;
 }
-
-ArgmaxParams argmaxParamsOf(const NodeReader &r) {
-  ArgmaxParams p;
-  p.lanes = r.param("Lanes");
-  p.elemBits = r.param("ElemBits");
-  p.maxLen = r.param("MaxLen");
+void withRuntimeLength(const NodeReader &r, ArgmaxParams &p) {
   p.length = r.attribute(kAttrVectorLength, 0);
-  return p;
+}
+void withCacheLength(const NodeReader &r, AttentionParams &p) {
+  p.cacheLength = r.attribute(kAttrCacheLength, 0);
 }
 
 } // namespace
@@ -197,17 +94,26 @@ struct CatalogEntry {
   std::function<ResourceEstimate(const NodeReader &)> resources;
 };
 
+/// The entry of a template whose models take its Params: decoded by its descriptor, plus the
+/// attributes `withAttributes` adds.
 template <typename Params>
-CatalogEntry entry(const char *module, Params (*paramsOf)(const NodeReader &),
+CatalogEntry entry(const TemplateDescriptor<Params> &descriptor,
                    KernelTiming (*timing)(const Params &),
-                   ResourceEstimate (*resources)(const Params &)) {
-  return {module, [=](const NodeReader &r) { return timing(paramsOf(r)); },
-          [=](const NodeReader &r) { return resources(paramsOf(r)); }};
+                   ResourceEstimate (*resources)(const Params &),
+                   void (*withAttributes)(const NodeReader &, Params &) = nullptr) {
+  auto read = [&descriptor, withAttributes](const NodeReader &r) {
+    Params p = r.decode(descriptor);
+    if (withAttributes)
+      withAttributes(r, p);
+    return p;
+  };
+  return {descriptor.module(), [=](const NodeReader &r) { return timing(read(r)); },
+          [=](const NodeReader &r) { return resources(read(r)); }};
 }
 
-KernelTiming repeatedNormTiming(const NodeReader &r) {
-  const NormParams p = normParamsOf(r);
-  return repeatedTiming(normTiming(p), r.attribute(kAttrInvocations, 1),
+/// A per-head norm runs once per head.
+KernelTiming repeatedNormTiming(const NormParams &p, int64_t invocations) {
+  return repeatedTiming(normTiming(p), invocations,
                         [&p](int64_t j) { return normVectorStartCycle(p, j); });
 }
 
@@ -224,66 +130,71 @@ KernelTiming argmaxDataTiming(const ArgmaxParams &p) {
   return t;
 }
 
-/// The shared GEMV engine's shape from a node's parameters: the joined engine's own, or a call
-/// node's (its K the longest, one x and one y port).
-numerics::GemvEngineShape gemvShapeOf(const NodeReader &r) {
+/// The shared GEMV engine's shape of a call node: its K the longest, one x and one y port.
+numerics::GemvEngineShape gemvShapeOfCall(const GemvCallParams &c) {
   numerics::GemvEngineShape s;
-  s.channels = r.param("Channels");
-  s.kLanes = r.param("KLanes");
-  s.segLanes = r.param("SegLanes");
-  s.lanes = r.param("Lanes");
-  s.weightBits = r.param("WBits");
-  s.activationBits = r.param("ABits");
-  const bool call = r.attribute("engine_call", 0) != 0;
-  s.maxK = r.param(call ? "K" : "MaxK");
-  s.outputBits = r.param("OutBits");
-  s.numX = call ? 1 : r.param("NumX");
-  s.numY = call ? 1 : r.param("NumY");
-  s.packedPairs = r.param("PackedPairs", 0);
+  s.channels = c.channels;
+  s.kLanes = c.kLanes;
+  s.segLanes = c.segLanes;
+  s.lanes = c.lanes;
+  s.weightBits = c.weightBits;
+  s.activationBits = c.activationBits;
+  s.maxK = c.k;
+  s.outputBits = c.outputBits;
   return s;
 }
 
 /// A call node of a stage graph (stage_lowering's gemvEngine mode): one invocation of the
 /// engine with its words at one a cycle; only x is a stream of the stage (the words come
 /// through the engine's channels), so the word port is left out.
-KernelTiming gemvCallTiming(const NodeReader &r) {
+KernelTiming gemvCallTiming(const GemvCallParams &c) {
   GemvEngineCall call;
-  call.k = r.param("K");
-  call.rows = r.param("NDeliver");
-  call.groupSize = r.param("GroupSize");
-  KernelTiming t = gemvEngineTiming(gemvShapeOf(r), call);
+  call.k = c.k;
+  call.rows = c.nDeliver;
+  call.groupSize = c.groupSize;
+  KernelTiming t = gemvEngineTiming(gemvShapeOfCall(c), call);
   t.inputTokens.erase(t.inputTokens.begin() + kGemvInputSuperWords);
   t.inputTokensNeeded.erase(t.inputTokensNeeded.begin() + kGemvInputSuperWords);
   return t;
 }
 
+bool isEngineCall(const NodeReader &r) {
+  return r.attribute(kAttrEngineCall, 0) != 0;
+}
+
 const std::vector<CatalogEntry> &catalog() {
   static const std::vector<CatalogEntry> entries = {
-      entry("st_linear", linearParamsFrom, linearTiming, linearResources),
-      // A per-head norm runs once per head.
-      {"st_norm", repeatedNormTiming,
-       [](const NodeReader &r) { return normResources(normParamsOf(r)); }},
-      entry("st_rope", ropeParamsOf, ropeTiming, ropeResources),
-      entry("st_attention", attentionParamsOf, attentionTiming, attentionResources),
-      entry("st_embedding_gather", embeddingParamsOf, embeddingTimingAtNominalLatency,
-            embeddingResources),
-      entry("st_activation", activationParamsOf, activationTiming, activationResources),
-      entry("st_gated_activation", gatedParamsOf, gatedActivationTiming, gatedActivationResources),
-      entry("st_residual_add", residualAddParamsOf, residualAddTiming, residualAddResources),
-      entry("st_argmax", argmaxParamsOf, argmaxDataTiming, argmaxResources),
-      // A KV cache read wider than attention's token, split on its way in.
-      {"st_width_converter",
+      entry(linearTemplate(), linearTiming, linearResources),
+      {normTemplate().module(),
        [](const NodeReader &r) {
-         return widthConverterTiming(r.param("InWidth"), r.param("OutWidth"), r.inputTokens(0));
+         return repeatedNormTiming(r.decode(normTemplate()), r.attribute(kAttrInvocations, 1));
+       },
+       [](const NodeReader &r) { return normResources(r.decode(normTemplate())); }},
+      entry(ropeTemplate(), ropeTiming, ropeResources),
+      entry(attentionTemplate(), attentionTiming, attentionResources, withCacheLength),
+      entry(embeddingTemplate(), embeddingTimingAtNominalLatency, embeddingResources),
+      entry(activationTemplate(), activationTiming, activationResources, withVectorLength),
+      entry(gatedActivationTemplate(), gatedActivationTiming, gatedActivationResources,
+            withVectorLength),
+      entry(residualAddTemplate(), residualAddTiming, residualAddResources, withVectorLength),
+      entry(argmaxTemplate(), argmaxDataTiming, argmaxResources, withRuntimeLength),
+      // A KV cache read wider than attention's token, split on its way in.
+      {widthConverterTemplate().module(),
+       [](const NodeReader &r) {
+         const WidthConverterParams p = r.decode(widthConverterTemplate());
+         return widthConverterTiming(p.inWidth, p.outWidth, r.inputTokens(0));
        },
        [](const NodeReader &r) {
-         return widthConverterResources(r.param("InWidth"), r.param("OutWidth"));
+         const WidthConverterParams p = r.decode(widthConverterTemplate());
+         return widthConverterResources(p.inWidth, p.outWidth);
        }},
       // A stage's call node is timed as one invocation; the joined engine (its calls in
       // sequence) is timed by the step prediction's sequenced engine, not by a KernelTiming.
-      {"st_gemv_engine", gemvCallTiming, [](const NodeReader &r) {
-         return r.attribute("engine_call", 0) != 0 ? ResourceEstimate{}
-                                                   : gemvEngineResources(gemvShapeOf(r));
+      {gemvEngineTemplate().module(),
+       [](const NodeReader &r) { return gemvCallTiming(r.decode(gemvCallTemplate())); },
+       [](const NodeReader &r) {
+         return isEngineCall(r) ? ResourceEstimate{}
+                                : gemvEngineResources(r.decode(gemvEngineTemplate()));
        }}};
   return entries;
 }
@@ -298,7 +209,7 @@ const CatalogEntry *entryOf(const ir::DataflowNode &node) {
 } // namespace
 
 LinearParams linearParamsOf(const ir::DataflowNode &node) {
-  return linearParamsFrom(NodeReader(node));
+  return linearTemplate().decode(node);
 }
 
 std::optional<KernelTiming> llmKernelTiming(const ir::DataflowNode &node) {

@@ -19,6 +19,8 @@ namespace st::model {
 inline constexpr const char *kAttrVectorLength = "vector_length"; ///< elements per invocation
 inline constexpr const char *kAttrInvocations = "invocations";    ///< back-to-back vectors
 inline constexpr const char *kAttrCacheLength = "cache_length";   ///< attention: cached rows
+/// A stage graph's call of the shared GEMV engine (module st_gemv_engine, gemvCallTemplate).
+inline constexpr const char *kAttrEngineCall = "engine_call";
 
 /// The timing of one step of an LLM kernel node (st_linear, st_norm, st_rope, st_attention,
 /// st_embedding_gather, st_activation, st_gated_activation, st_residual_add, st_argmax), or

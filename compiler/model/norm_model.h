@@ -17,6 +17,8 @@ struct NormParams {
   int64_t lanes = 4;      ///< elements per token
   unsigned inBits = 16;   ///< input code width
   unsigned outBits = 8;   ///< output code width
+  /// Bits of one gamma (and beta) element in the parameter stream (normParamSlotBits).
+  int64_t paramSlotBits = 16;
 };
 
 /// Pipeline constants of st_norm (cycles), shared by the model and the tests.

@@ -12,6 +12,11 @@
 
 namespace st::model {
 
+struct WidthConverterParams {
+  int64_t inWidth = 512; ///< InWidth: bits of a wide input token
+  int64_t outWidth = 64; ///< OutWidth: bits of a narrow output token (divides InWidth)
+};
+
 /// `inputTokens` tokens of `inWidth` bits split into tokens of `outWidth` bits (a divisor).
 /// Throws std::invalid_argument when outWidth does not divide inWidth.
 KernelTiming widthConverterTiming(int64_t inWidth, int64_t outWidth, int64_t inputTokens);

@@ -6,6 +6,7 @@
 // back once that write is done. A node that alone exceeds the budget is an error naming it.
 #include <algorithm>
 
+#include "model/kernel_templates.h"
 #include "passes/pass_pipeline.h"
 #include "support/error.h"
 
@@ -17,7 +18,8 @@ namespace {
 int64_t onChipBits(const ir::DataflowNode &node) {
   if (node.kind != ir::NodeKind::Converter)
     return 0;
-  return 2 * node.attributes.at("buffer_elements") * node.param("ElemBits").value_or(0);
+  return 2 * node.attributes.at("buffer_elements") *
+         model::layoutConverterTemplate().decode(node).elementBits;
 }
 
 bool isDma(const ir::DataflowNode &node) {

@@ -5,6 +5,7 @@
 // one converter (the paper's common-subexpression elimination before materializing).
 #include "ir/converter_buffer.h"
 #include "ir/converter_program.h"
+#include "model/kernel_templates.h"
 #include "passes/pass_pipeline.h"
 
 namespace st::passes {
@@ -34,7 +35,7 @@ void insertConverters(CompileState &state) {
         const ir::ConverterBufferShape buffer = ir::inferConverterBuffer(from, to);
         ir::DataflowNode cvt;
         cvt.kind = ir::NodeKind::Converter;
-        cvt.module = "st_layout_converter";
+        cvt.module = model::layoutConverterTemplate().module();
         cvt.name = "cvt_" + df.node(n).name +
                    (df.node(n).outputs.size() > 1 ? "_" + df.node(n).outputs[p].name : "") +
                    (groups.size() > 1 ? "_" + std::to_string(g) : "");
@@ -44,12 +45,7 @@ void insertConverters(CompileState &state) {
         // the program's address tables next to the RTL and passes their paths.
         const ir::ConverterProgram program = ir::buildConverterProgram(from, to, buffer);
         const ir::ConverterLimits limits = ir::converterLimitsOf(program);
-        cvt.params = {{"ElemBits", limits.elementBits, std::nullopt},
-                      {"MaxProdElems", limits.maxProducerElements, std::nullopt},
-                      {"MaxConsElems", limits.maxConsumerElements, std::nullopt},
-                      {"MaxBufferElems", limits.maxBufferElements, std::nullopt},
-                      {"MaxProdTokens", limits.maxProducerTokens, std::nullopt},
-                      {"MaxConsTokens", limits.maxConsumerTokens, std::nullopt}};
+        cvt.params = model::layoutConverterTemplate().encode(ir::converterLimitsOf(program));
         cvt.attributes = {{"buffer_elements", buffer.elements}, {"phases", buffer.phases()}};
         const ir::NodeId c = df.addNode(std::move(cvt));
         df.connect(src, {c, 0});

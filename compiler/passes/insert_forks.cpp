@@ -3,6 +3,8 @@
 // stream — the FIFO of that stream is what the FIFO-sizing pass sizes.
 #include "passes/pass_pipeline.h"
 
+#include "model/kernel_templates.h"
+
 namespace st::passes {
 
 void insertForks(CompileState &state) {
@@ -16,15 +18,15 @@ void insertForks(CompileState &state) {
       const ir::ITensorType type = df.node(n).outputs[p].type;
       ir::DataflowNode fork;
       fork.kind = ir::NodeKind::Fork;
-      fork.module = "st_fork";
+      fork.module = model::forkTemplate().module();
       fork.name = "fork_" + df.node(n).name +
                   (df.node(n).outputs.size() > 1 ? "_" + df.node(n).outputs[p].name : "");
       fork.inputs = {{"in", type}};
       for (size_t b = 0; b < fanout.size(); ++b)
         fork.outputs.push_back({"out" + std::to_string(b), type});
-      fork.params = {
-          {"N", static_cast<int64_t>(fanout.size()), std::nullopt},
-          {"Width", type.elementsPerToken() * ir::elementBits(type.elementType), std::nullopt}};
+      fork.params = model::forkTemplate().encode(
+          {static_cast<int64_t>(fanout.size()),
+           type.elementsPerToken() * ir::elementBits(type.elementType)});
       const ir::NodeId f = df.addNode(std::move(fork));
       df.connect(src, {f, 0});
       for (size_t b = 0; b < fanout.size(); ++b) {

@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "ir/dtype.h"
+#include "model/kernel_templates.h"
 #include "passes/pass_pipeline.h"
 #include "support/error.h"
 
@@ -125,10 +126,6 @@ ITensorType rowMajorType(const ir::TensorInfo &tensor, int64_t chunk) {
   return ir::inferITensorType(loops, offsets, sizes, ir::toString(tensor.dtype), tensor.shape);
 }
 
-ir::NodeParam param(const std::string &name, int64_t value) {
-  return {name, value, std::nullopt};
-}
-
 /// The stream a transpose view emits for input stream `in`: the same tokens and loops, the
 /// tile's lanes permuted (free wiring). Output dim j is input dim perm[j].
 ITensorType transposedType(const ITensorType &in, const std::vector<unsigned> &perm) {
@@ -152,8 +149,8 @@ std::vector<unsigned> transposePermutation(const Op &op) {
 int64_t bitsOf(const ir::TensorGraph &g, ir::TensorId t) {
   return ir::bitWidth(g.tensor(t).dtype);
 }
-int64_t signedOf(const ir::TensorGraph &g, ir::TensorId t) {
-  return ir::isSigned(g.tensor(t).dtype) ? 1 : 0;
+bool signedOf(const ir::TensorGraph &g, ir::TensorId t) {
+  return ir::isSigned(g.tensor(t).dtype);
 }
 
 /// The kernel node of one op, with its ports typed.
@@ -191,17 +188,19 @@ ir::DataflowNode kernelFor(const CompileState &state, ir::OpId id) {
     const unsigned m = batched ? 1 : 0;
     if (batched && t.tileSizes[0] != 1)
       throw Error("tiling", where + " tile[0]", "1 for the batch loop of a batched matmul");
-    node.module = "st_matmul";
-    node.params = {param("TM", t.tileSizes[m]),
-                   param("TN", t.tileSizes[m + 1]),
-                   param("TK", t.tileSizes[m + 2]),
-                   param("KTiles", op.loopExtents[m + 2] / t.tileSizes[m + 2]),
-                   param("ABits", bitsOf(g, op.inputs[0].tensor)),
-                   param("BBits", bitsOf(g, op.inputs[1].tensor)),
-                   param("OutBits", bitsOf(g, op.output.tensor)),
-                   param("ASigned", signedOf(g, op.inputs[0].tensor)),
-                   param("BSigned", signedOf(g, op.inputs[1].tensor)),
-                   param("OutSigned", signedOf(g, op.output.tensor))};
+    model::MatmulParams p;
+    p.tm = t.tileSizes[m];
+    p.tn = t.tileSizes[m + 1];
+    p.tk = t.tileSizes[m + 2];
+    p.kTiles = op.loopExtents[m + 2] / t.tileSizes[m + 2];
+    p.aBits = bitsOf(g, op.inputs[0].tensor);
+    p.bBits = bitsOf(g, op.inputs[1].tensor);
+    p.outBits = bitsOf(g, op.output.tensor);
+    p.aSigned = signedOf(g, op.inputs[0].tensor);
+    p.bSigned = signedOf(g, op.inputs[1].tensor);
+    p.outSigned = signedOf(g, op.output.tensor);
+    node.module = model::matmulTemplate().module();
+    node.params = model::matmulTemplate().encode(p);
     break;
   }
   case OpKind::Reduce: {
@@ -211,16 +210,19 @@ ir::DataflowNode kernelFor(const CompileState &state, ir::OpId id) {
     int64_t outer = 1, inner = 1;
     for (unsigned d = 0; d < op.numLoops(); ++d)
       (d < r ? outer : inner) *= d == r ? 1 : t.tileSizes[d];
-    node.module = "st_reduce";
-    node.params = {param("OuterLanes", outer),
-                   param("ReduceLanes", t.tileSizes[r]),
-                   param("InnerLanes", inner),
-                   param("Tokens", op.loopExtents[r] / t.tileSizes[r]),
-                   param("InBits", bitsOf(g, op.inputs[0].tensor)),
-                   param("OutBits", bitsOf(g, op.output.tensor)),
-                   param("Combiner", op.combiner == ir::Combiner::Max ? 1 : 0),
-                   param("InSigned", signedOf(g, op.inputs[0].tensor)),
-                   param("OutSigned", signedOf(g, op.output.tensor))};
+    model::ReduceParams p;
+    p.outerLanes = outer;
+    p.reduceLanes = t.tileSizes[r];
+    p.innerLanes = inner;
+    p.tokens = op.loopExtents[r] / t.tileSizes[r];
+    p.inBits = bitsOf(g, op.inputs[0].tensor);
+    p.outBits = bitsOf(g, op.output.tensor);
+    p.combiner =
+        op.combiner == ir::Combiner::Max ? model::ReduceCombiner::Max : model::ReduceCombiner::Sum;
+    p.inSigned = signedOf(g, op.inputs[0].tensor);
+    p.outSigned = signedOf(g, op.output.tensor);
+    node.module = model::reduceTemplate().module();
+    node.params = model::reduceTemplate().encode(p);
     break;
   }
   case OpKind::Elementwise:

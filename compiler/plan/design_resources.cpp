@@ -13,6 +13,7 @@
 #include "model/fifo_resources.h"
 #include "model/fork_resources.h"
 #include "model/graph_kernel_params.h"
+#include "model/kernel_templates.h"
 #include "model/layer_loop_model.h"
 #include "model/llm_kernel_catalog.h"
 #include "model/step_sequencer_model.h"
@@ -23,13 +24,6 @@
 namespace st::plan {
 
 namespace {
-
-int64_t requireParam(const ir::DataflowNode &node, const std::string &name) {
-  auto v = node.param(name);
-  if (!v)
-    throw Error("resource estimate", "node '" + node.name + "'", "a parameter " + name);
-  return *v;
-}
 
 model::ResourceEstimate dmaResources(const ir::HbmTensorLayout &layout, bool isRead,
                                      int64_t extraLoops = 0) {
@@ -54,11 +48,9 @@ model::ResourceEstimate kernelResources(const ir::DataflowGraph &df, const ir::D
     return *llm;
   // The LLM decode loop's control nodes (llm/accelerator_graph).
   if (node.module == "st_layer_loop") {
-    model::LayerLoopParams p;
-    p.vecTokens = requireParam(node, "VecTokens");
-    p.layers = requireParam(node, "Layers");
-    return model::layerLoopResources(p, requireParam(node, "Width"),
-                                     node.param("LoopDepth").value_or(p.vecTokens));
+    // The compiler leaves LoopDepth at its default, VecTokens.
+    const model::LayerLoopParams p = model::layerLoopTemplate().decode(node);
+    return model::layerLoopResources(p, p.width, p.vecTokens);
   }
   if (node.module == "st_token_source")
     return llmTokenSourceResources();
@@ -121,7 +113,7 @@ DesignResources designResources(const ir::DataflowGraph &df, const TopInterface 
     case ir::NodeKind::Fork:
       add(node.name, node.module,
           model::forkResources(static_cast<int64_t>(node.outputs.size()),
-                               requireParam(node, "Width")));
+                               model::forkTemplate().decode(node).width));
       break;
     case ir::NodeKind::ReadDma:
     case ir::NodeKind::WriteDma: {

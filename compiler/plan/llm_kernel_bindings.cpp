@@ -2,7 +2,7 @@
 // lowered kernels (see llm_kernel_bindings.h).
 #include "plan/llm_kernel_bindings.h"
 
-#include "model/elementwise_model.h"
+#include "model/kernel_templates.h"
 #include "numerics/table_export.h"
 #include "support/error.h"
 
@@ -33,13 +33,6 @@ void addScale(std::vector<SidebandValue> &out, const std::string &prefix,
 
 std::string where(const ir::DataflowNode &node) {
   return "kernel '" + node.name + "' (" + node.module + ")";
-}
-
-int64_t requireParam(const ir::DataflowNode &node, const std::string &name) {
-  const std::optional<int64_t> v = node.param(name);
-  if (!v)
-    throw Error("kernel bindings", where(node), "parameter " + name);
-  return *v;
 }
 
 /// The descriptor of `node`'s op for (stage, run), of type T, or an error naming the node.
@@ -228,62 +221,67 @@ int64_t ropeTableIndex(const QuantizedModel &q, const std::string &stage, const 
 std::vector<SidebandValue> kernelSidebands(const ir::DataflowNode &node, const QuantizedModel &q,
                                            const std::string &stage, int64_t run) {
   const std::string &m = node.module;
-  if (m == "st_width_converter") // a KV cache read's token split for attention: no op of its own
+  if (m == model::widthConverterTemplate()
+               .module()) // a KV cache read's token split for attention: no op of its own
     return {};
-  if (m == "st_norm") {
+  if (m == model::normTemplate().module()) {
     const auto &d = descriptorOf<frontend::QuantizedNormOp>(node, q, stage, run);
-    if (static_cast<int64_t>(d.norm.size) != requireParam(node, "N"))
+    if (static_cast<int64_t>(d.norm.size) != model::normTemplate().decode(node).n)
       throw Error("kernel bindings", where(node),
                   "N = the norm's group size " + std::to_string(d.norm.size));
     return normSidebands(d.norm);
   }
-  if (m == "st_rope") {
+  if (m == model::ropeTemplate().module()) {
     const auto &d = descriptorOf<frontend::QuantizedRopeOp>(node, q, stage, run);
-    const int64_t numTables = requireParam(node, "NumTables");
+    const model::RopeParams p = model::ropeTemplate().decode(node);
+    const int64_t numTables = p.numTables;
     const int64_t index = ropeTableIndex(q, stage, node.name, run);
     if (index >= numTables)
       throw Error("kernel bindings", where(node),
                   "at most NumTables = " + std::to_string(numTables) + " RoPE variants, run " +
                       std::to_string(run) + " uses variant " + std::to_string(index));
     return ropeSidebands(d.multiplier, static_cast<uint64_t>(index), ropeTableSelectBits(numTables),
-                         static_cast<unsigned>(requireParam(node, "PosBits")));
+                         static_cast<unsigned>(p.posBits));
   }
-  if (m == "st_attention") {
+  if (m == model::attentionTemplate().module()) {
     const auto &d = descriptorOf<frontend::QuantizedAttentionOp>(node, q, stage, run);
-    if (static_cast<int64_t>(d.scales.outputBits) != requireParam(node, "OutBits"))
+    const model::AttentionParams p = model::attentionTemplate().decode(node);
+    if (static_cast<int64_t>(d.scales.outputBits) != p.outBits)
       throw Error("kernel bindings", where(node),
                   "OutBits = the descriptor's " + std::to_string(d.scales.outputBits));
-    const int64_t maxContext = requireParam(node, "MaxContext");
-    return attentionSidebands(d.scales, numerics::ceilLog2(static_cast<uint64_t>(maxContext)));
+    return attentionSidebands(d.scales, numerics::ceilLog2(static_cast<uint64_t>(p.maxContext)));
   }
-  if (m == "st_activation") {
+  if (m == model::activationTemplate().module()) {
     const auto &d = descriptorOf<frontend::QuantizedActivationOp>(node, q, stage, run);
-    if (functionCode(d.kind) != requireParam(node, "Function"))
+    if (functionCode(d.kind) !=
+        static_cast<int64_t>(model::activationTemplate().decode(node).function))
       throw Error("kernel bindings", where(node),
                   "Function " + std::to_string(functionCode(d.kind)) + " for run " +
                       std::to_string(run));
     return activationSidebands(d.scales);
   }
-  if (m == "st_gated_activation") {
+  if (m == model::gatedActivationTemplate().module()) {
     const auto &d = descriptorOf<frontend::QuantizedGatedOp>(node, q, stage, run);
-    if (functionCode(d.kind) != requireParam(node, "Function"))
+    if (functionCode(d.kind) !=
+        static_cast<int64_t>(model::gatedActivationTemplate().decode(node).function))
       throw Error("kernel bindings", where(node),
                   "Function " + std::to_string(functionCode(d.kind)) + " for run " +
                       std::to_string(run));
     return gatedSidebands(d.scales);
   }
-  if (m == "st_residual_add")
+  if (m == model::residualAddTemplate().module())
     return residualAddSidebands(descriptorOf<numerics::ResidualAddScales>(node, q, stage, run));
-  if (m == "st_embedding_gather") {
+  if (m == model::embeddingTemplate().module()) {
     const auto &d = descriptorOf<frontend::QuantizedEmbeddingOp>(node, q, stage, run);
-    return embeddingSidebands(d.table.outputScale,
-                              static_cast<unsigned>(requireParam(node, "AddrWidth")));
+    return embeddingSidebands(
+        d.table.outputScale,
+        static_cast<unsigned>(model::embeddingTemplate().decode(node).addrWidth));
   }
-  if (m == "st_linear") {
+  if (m == model::linearTemplate().module()) {
     descriptorOf<numerics::QuantizedLinear>(node, q, stage, run);
     return {};
   }
-  if (m == "st_argmax") {
+  if (m == model::argmaxTemplate().module()) {
     descriptorOf<frontend::QuantizedArgmaxOp>(node, q, stage, run);
     return {};
   }
@@ -295,20 +293,24 @@ std::vector<ir::NodeParam> kernelTableParams(const ir::DataflowNode &node, const
                                              const std::string &pathPrefix,
                                              std::vector<KernelTable> &tables) {
   const std::string &m = node.module;
-  if (m == "st_linear" || m == "st_residual_add" || m == "st_embedding_gather" ||
-      m == "st_argmax" || m == "st_width_converter")
+  if (m == model::linearTemplate().module() || m == model::residualAddTemplate().module() ||
+      m == model::embeddingTemplate().module() || m == model::argmaxTemplate().module() ||
+      m == model::widthConverterTemplate().module())
     return {};
-  if (m == "st_norm")
+  if (m == model::normTemplate().module())
     return {fixedTableParam("TableFile", "rsqrt", tables, pathPrefix)};
-  if (m == "st_attention")
+  if (m == model::attentionTemplate().module())
     return {fixedTableParam("ExpTableFile", "exp2_neg_frac", tables, pathPrefix),
             fixedTableParam("ReciprocalTableFile", "reciprocal", tables, pathPrefix)};
-  if (m == "st_activation" || m == "st_gated_activation") {
+  if (m == model::activationTemplate().module() || m == model::gatedActivationTemplate().module()) {
     // The table is a parameter: every run must use the kernel's Function.
-    const int64_t function = requireParam(node, "Function");
+    const int64_t function =
+        static_cast<int64_t>(m == model::activationTemplate().module()
+                                 ? model::activationTemplate().decode(node).function
+                                 : model::gatedActivationTemplate().decode(node).function);
     for (int64_t run = 0; run < stage.repeat; ++run) {
       const int64_t wanted =
-          m == "st_activation"
+          m == model::activationTemplate().module()
               ? functionCode(
                     descriptorOf<frontend::QuantizedActivationOp>(node, q, stage.name, run).kind)
               : functionCode(
@@ -320,15 +322,15 @@ std::vector<ir::NodeParam> kernelTableParams(const ir::DataflowNode &node, const
     }
     return {fixedTableParam("TableFile", residualTableOf(function), tables, pathPrefix)};
   }
-  if (m == "st_rope") {
+  if (m == model::ropeTemplate().module()) {
     std::vector<numerics::RopeTable> ropePhases = ropeTables(q, stage.name, node.name);
-    const int64_t numTables = requireParam(node, "NumTables");
+    const model::RopeParams p = model::ropeTemplate().decode(node);
+    const int64_t numTables = p.numTables;
     if (static_cast<int64_t>(ropePhases.size()) > numTables)
       throw Error("kernel bindings", where(node),
                   "at most NumTables = " + std::to_string(numTables) + " RoPE variants over the " +
                       "stage's runs, got " + std::to_string(ropePhases.size()));
-    if (ropePhases.empty() ||
-        static_cast<int64_t>(ropePhases[0].headDim) != requireParam(node, "HeadDim"))
+    if (ropePhases.empty() || static_cast<int64_t>(ropePhases[0].headDim) != p.headDim)
       throw Error("kernel bindings", where(node), "RoPE tables of the kernel's HeadDim");
     while (static_cast<int64_t>(ropePhases.size()) < numTables)
       ropePhases.push_back(ropePhases.back()); // never selected: table_sel_i < the variants used
@@ -342,15 +344,15 @@ std::vector<ir::NodeParam> kernelTableParams(const ir::DataflowNode &node, const
 
 KernelPorts kernelPorts(const ir::DataflowNode &node) {
   KernelPorts ports;
-  if (node.module == "st_argmax") {
-    const int64_t maxLen = requireParam(node, "MaxLen");
+  if (node.module == model::argmaxTemplate().module()) {
+    const int64_t maxLen = model::argmaxTemplate().decode(node).maxLen;
     const unsigned lenBits = numerics::ceilLog2(static_cast<uint64_t>(maxLen) + 1);
     ports.ties = {".cfg_valid_i(1'b1)", ".cfg_ready_o()",
                   ".cfg_data_i(" + std::to_string(lenBits) + "'d" + std::to_string(maxLen) + ")"};
     ports.narrowOutputBits =
         maxLen > 1 ? numerics::ceilLog2(static_cast<uint64_t>(maxLen)) : 1; // st_argmax IndexBits
     ports.narrowOutputWire = "index";
-  } else if (node.module == "st_embedding_gather") {
+  } else if (node.module == model::embeddingTemplate().module()) {
     ports.ownAxiMaster = true;
   }
   return ports;
