@@ -104,18 +104,39 @@ std::vector<int32_t> &GoldenExecutor::stateOf(const DecodeStage &stage, int64_t 
   return s;
 }
 
-GoldenExecutor::RunTensors
-GoldenExecutor::bindRun(const DecodeStage &stage, int64_t run,
-                        const std::map<std::string, std::vector<int32_t>> &exchanged) {
-  RunTensors r;
-  for (TensorId t = 0; t < stage.graph.numTensors(); ++t) {
-    const TensorInfo &info = stage.graph.tensor(t);
-    if (info.role == TensorRole::Input)
-      r.values[t] = exchanged.at(info.name);
-    else if (info.role == TensorRole::State)
-      r.states[t] = &stateOf(stage, run, t);
+void GoldenExecutor::runProgram(std::map<std::string, std::vector<int32_t>> &exchanged,
+                                const std::function<std::vector<int32_t>(const OpRun &)> &compute) {
+  for (const DecodeStage &stage : program_.stages) {
+    const TensorGraph &g = stage.graph;
+    const std::vector<OpId> order = g.topologicalOrder();
+    for (int64_t run = 0; run < stage.repeat; ++run) {
+      std::map<TensorId, std::vector<int32_t>> values;
+      std::map<TensorId, std::vector<int32_t> *> states;
+      for (TensorId t = 0; t < g.numTensors(); ++t) {
+        const TensorInfo &info = g.tensor(t);
+        if (info.role == TensorRole::Input)
+          values[t] = exchanged.at(info.name);
+        else if (info.role == TensorRole::State)
+          states[t] = &stateOf(stage, run, t);
+      }
+      for (OpId o : order) {
+        const Op &op = g.op(o);
+        const OpRun opRun{stage,
+                          run,
+                          op,
+                          model_.op(stage.name, run, op.name),
+                          states,
+                          [&](size_t i) -> const std::vector<int32_t> & {
+                            return values.at(op.inputs.at(i).tensor);
+                          },
+                          [&](size_t i) { return values.count(op.inputs.at(i).tensor) > 0; }};
+        values[op.output.tensor] = compute(opRun);
+      }
+      for (TensorId t = 0; t < g.numTensors(); ++t)
+        if (g.tensor(t).role == TensorRole::Output)
+          exchanged[stage.exportedName(g.tensor(t).name)] = values.at(t);
+    }
   }
-  return r;
 }
 
 GoldenExecutor::StepResult GoldenExecutor::step(int64_t token, int64_t pos) {
@@ -130,44 +151,27 @@ GoldenExecutor::StepResult GoldenExecutor::step(int64_t token, int64_t pos) {
   std::map<std::string, std::vector<int32_t>> exchanged = {
       {DecodeProgram::kTokenInput, {static_cast<int32_t>(token)}},
       {DecodeProgram::kPositionInput, {static_cast<int32_t>(pos)}}};
-  for (const DecodeStage &stage : program_.stages) {
-    const TensorGraph &g = stage.graph;
-    const std::vector<OpId> order = g.topologicalOrder();
-    for (int64_t run = 0; run < stage.repeat; ++run) {
-      RunTensors bound = bindRun(stage, run, exchanged);
-      std::map<TensorId, std::vector<int32_t>> &values = bound.values;
-      std::map<TensorId, std::vector<int32_t> *> &states = bound.states;
-      for (OpId o : order) {
-        const Op &op = g.op(o);
-        const QuantizedOp &q = model_.op(stage.name, run, op.name);
-        auto in = [&](size_t i) -> const std::vector<int32_t> & {
-          return values.at(op.inputs.at(i).tensor);
-        };
-        std::vector<int32_t> out;
-        if (auto *a = std::get_if<QuantizedAttentionOp>(&q.descriptor)) {
-          std::vector<int32_t> &kCache = *states.at(op.inputs[3].tensor);
-          std::vector<int32_t> &vCache = *states.at(op.inputs[4].tensor);
-          const int64_t p = in(5).at(0);
-          const int64_t kvWidth = static_cast<int64_t>(a->shape.kvSize());
-          num::AttentionInputs ai;
-          ai.q = in(0);
-          ai.kNew = in(1);
-          ai.vNew = in(2);
-          out = attentionAt(*a, p, kCache, vCache, ai);
-          std::copy(ai.kNew.begin(), ai.kNew.end(), kCache.begin() + p * kvWidth);
-          std::copy(ai.vNew.begin(), ai.vNew.end(), vCache.begin() + p * kvWidth);
-        } else {
-          out = rowOp(q, in);
-        }
-        if (recordTaps_)
-          result.taps[QuantizedModel::key(stage.name, run, op.name)] = out;
-        values[op.output.tensor] = std::move(out);
-      }
-      for (TensorId t = 0; t < g.numTensors(); ++t)
-        if (g.tensor(t).role == TensorRole::Output)
-          exchanged[stage.exportedName(g.tensor(t).name)] = values.at(t);
+  runProgram(exchanged, [&](const OpRun &r) {
+    std::vector<int32_t> out;
+    if (auto *a = std::get_if<QuantizedAttentionOp>(&r.quantized.descriptor)) {
+      std::vector<int32_t> &kCache = *r.states.at(r.op.inputs[3].tensor);
+      std::vector<int32_t> &vCache = *r.states.at(r.op.inputs[4].tensor);
+      const int64_t p = r.in(5).at(0);
+      const int64_t kvWidth = static_cast<int64_t>(a->shape.kvSize());
+      num::AttentionInputs ai;
+      ai.q = r.in(0);
+      ai.kNew = r.in(1);
+      ai.vNew = r.in(2);
+      out = attentionAt(*a, p, kCache, vCache, ai);
+      std::copy(ai.kNew.begin(), ai.kNew.end(), kCache.begin() + p * kvWidth);
+      std::copy(ai.vNew.begin(), ai.vNew.end(), vCache.begin() + p * kvWidth);
+    } else {
+      out = rowOp(r.quantized, r.in);
     }
-  }
+    if (recordTaps_)
+      result.taps[r.key()] = out;
+    return out;
+  });
   result.logitCodes = exchanged.at(DecodeProgram::kLogitsOutput);
   result.logits.resize(result.logitCodes.size());
   for (size_t i = 0; i < result.logitCodes.size(); ++i)
@@ -208,73 +212,56 @@ void GoldenExecutor::prefillBlock(const std::vector<int64_t> &tokens, int64_t fi
     exchanged[DecodeProgram::kTokenInput].push_back(static_cast<int32_t>(tokens[first + b]));
     exchanged[DecodeProgram::kPositionInput].push_back(static_cast<int32_t>(first + b));
   }
-  for (const DecodeStage &stage : program_.stages) {
-    const TensorGraph &g = stage.graph;
-    const std::vector<OpId> order = g.topologicalOrder();
-    for (int64_t run = 0; run < stage.repeat; ++run) {
-      RunTensors bound = bindRun(stage, run, exchanged);
-      std::map<TensorId, std::vector<int32_t>> &values = bound.values;
-      std::map<TensorId, std::vector<int32_t> *> &states = bound.states;
-      for (OpId o : order) {
-        const Op &op = g.op(o);
-        const QuantizedOp &q = model_.op(stage.name, run, op.name);
-        auto in = [&](size_t i) -> const std::vector<int32_t> & {
-          return values.at(op.inputs.at(i).tensor);
-        };
-        std::vector<std::vector<int32_t>> outRows(n);
-        std::vector<int32_t> out;
-        if (auto *l = std::get_if<num::QuantizedLinear>(&q.descriptor)) {
-          out = num::linearRows(in(0), n, *l);
-        } else if (auto *a = std::get_if<QuantizedAttentionOp>(&q.descriptor)) {
-          // Every row's k and v appended first: row b reads cache rows before its position only.
-          std::vector<int32_t> &kCache = *states.at(op.inputs[3].tensor);
-          std::vector<int32_t> &vCache = *states.at(op.inputs[4].tensor);
-          const size_t kvWidth = a->shape.kvSize();
-          std::copy(in(1).begin(), in(1).end(), kCache.begin() + first * int64_t(kvWidth));
-          std::copy(in(2).begin(), in(2).end(), vCache.begin() + first * int64_t(kvWidth));
-          // attention()/attentionTiled() over the caches in place (numerics/attention_rows.h).
-          const size_t qWidth = a->shape.qSize();
-          if (in(0).size() != n * qWidth || in(1).size() != n * kvWidth ||
-              in(2).size() != n * kvWidth)
-            throw Error("golden executor", "attention '" + op.name + "' operands",
-                        "rows of " + std::to_string(qWidth) + " q and " + std::to_string(kvWidth) +
-                            " k, v codes");
-          parallelFor(n, [&](size_t b) {
-            const int64_t p = in(5).at(b);
-            const int64_t firstRow = firstCachedRow(*a, p);
-            num::AttentionView view;
-            view.q = in(0).data() + b * qWidth;
-            view.kNew = in(1).data() + b * kvWidth;
-            view.vNew = in(2).data() + b * kvWidth;
-            view.kCache = kCache.data() + firstRow * int64_t(kvWidth);
-            view.vCache = vCache.data() + firstRow * int64_t(kvWidth);
-            view.cacheLength = static_cast<size_t>(p - firstRow);
-            outRows[b] = num::attentionInPlace(view, a->shape, a->scales,
-                                               size_t(std::max<int64_t>(a->tilePositions, 0)));
-          });
-          out = joinRows(outRows);
-        } else {
-          parallelFor(n, [&](size_t b) {
-            std::vector<std::vector<int32_t>> ins(op.inputs.size());
-            for (size_t i = 0; i < ins.size(); ++i)
-              if (values.count(op.inputs[i].tensor))
-                ins[i] = rowOf(in(i), n, b);
-            outRows[b] =
-                rowOp(q, [&](size_t i) -> const std::vector<int32_t> & { return ins.at(i); });
-          });
-          out = joinRows(outRows);
-        }
-        const std::string key = QuantizedModel::key(stage.name, run, op.name);
-        if (recordTaps_ && (!options.keepTap || options.keepTap(key)))
-          for (size_t b = 0; b < n; ++b)
-            results[first + b].taps[key] = rowOf(out, n, b);
-        values[op.output.tensor] = std::move(out);
-      }
-      for (TensorId t = 0; t < g.numTensors(); ++t)
-        if (g.tensor(t).role == TensorRole::Output)
-          exchanged[stage.exportedName(g.tensor(t).name)] = values.at(t);
+  runProgram(exchanged, [&](const OpRun &r) {
+    std::vector<std::vector<int32_t>> outRows(n);
+    std::vector<int32_t> out;
+    if (auto *l = std::get_if<num::QuantizedLinear>(&r.quantized.descriptor)) {
+      out = num::linearRows(r.in(0), n, *l);
+    } else if (auto *a = std::get_if<QuantizedAttentionOp>(&r.quantized.descriptor)) {
+      // Every row's k and v appended first: row b reads cache rows before its position only.
+      std::vector<int32_t> &kCache = *r.states.at(r.op.inputs[3].tensor);
+      std::vector<int32_t> &vCache = *r.states.at(r.op.inputs[4].tensor);
+      const size_t kvWidth = a->shape.kvSize();
+      std::copy(r.in(1).begin(), r.in(1).end(), kCache.begin() + first * int64_t(kvWidth));
+      std::copy(r.in(2).begin(), r.in(2).end(), vCache.begin() + first * int64_t(kvWidth));
+      // attention()/attentionTiled() over the caches in place (numerics/attention_rows.h).
+      const size_t qWidth = a->shape.qSize();
+      if (r.in(0).size() != n * qWidth || r.in(1).size() != n * kvWidth ||
+          r.in(2).size() != n * kvWidth)
+        throw Error("golden executor", "attention '" + r.op.name + "' operands",
+                    "rows of " + std::to_string(qWidth) + " q and " + std::to_string(kvWidth) +
+                        " k, v codes");
+      parallelFor(n, [&](size_t b) {
+        const int64_t p = r.in(5).at(b);
+        const int64_t firstRow = firstCachedRow(*a, p);
+        num::AttentionView view;
+        view.q = r.in(0).data() + b * qWidth;
+        view.kNew = r.in(1).data() + b * kvWidth;
+        view.vNew = r.in(2).data() + b * kvWidth;
+        view.kCache = kCache.data() + firstRow * int64_t(kvWidth);
+        view.vCache = vCache.data() + firstRow * int64_t(kvWidth);
+        view.cacheLength = static_cast<size_t>(p - firstRow);
+        outRows[b] = num::attentionInPlace(view, a->shape, a->scales,
+                                           size_t(std::max<int64_t>(a->tilePositions, 0)));
+      });
+      out = joinRows(outRows);
+    } else {
+      parallelFor(n, [&](size_t b) {
+        std::vector<std::vector<int32_t>> ins(r.op.inputs.size());
+        for (size_t i = 0; i < ins.size(); ++i)
+          if (r.hasCodes(i))
+            ins[i] = rowOf(r.in(i), n, b);
+        outRows[b] =
+            rowOp(r.quantized, [&](size_t i) -> const std::vector<int32_t> & { return ins.at(i); });
+      });
+      out = joinRows(outRows);
     }
-  }
+    const std::string key = r.key();
+    if (recordTaps_ && (!options.keepTap || options.keepTap(key)))
+      for (size_t b = 0; b < n; ++b)
+        results[first + b].taps[key] = rowOf(out, n, b);
+    return out;
+  });
   const std::vector<int32_t> &logits = exchanged.at(DecodeProgram::kLogitsOutput);
   const std::vector<int32_t> &next = exchanged.at(DecodeProgram::kNextTokenOutput);
   for (size_t b = 0; b < n; ++b) {

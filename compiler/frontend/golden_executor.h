@@ -60,13 +60,25 @@ private:
 
   /// The cache of state tensor t of `stage`'s run `run`, zero-filled on first use.
   std::vector<int32_t> &stateOf(const ir::DecodeStage &stage, int64_t run, ir::TensorId t);
-  /// One run of a stage's tensors: its inputs from `exchanged` (by name) and its states.
-  struct RunTensors {
-    std::map<ir::TensorId, std::vector<int32_t>> values;
-    std::map<ir::TensorId, std::vector<int32_t> *> states;
+  /// One op of one stage run, as the program walk hands it to the op's computation.
+  struct OpRun {
+    const ir::DecodeStage &stage;
+    int64_t run;
+    const ir::Op &op;
+    const QuantizedOp &quantized;
+    /// The run's KV-cache tensors by id.
+    const std::map<ir::TensorId, std::vector<int32_t> *> &states;
+    /// The codes of the op's input i.
+    std::function<const std::vector<int32_t> &(size_t)> in;
+    /// Whether input i carries codes (a weight input's values are in the descriptor).
+    std::function<bool(size_t)> hasCodes;
+    std::string key() const { return QuantizedModel::key(stage.name, run, op.name); }
   };
-  RunTensors bindRun(const ir::DecodeStage &stage, int64_t run,
-                     const std::map<std::string, std::vector<int32_t>> &exchanged);
+  /// Walks every stage run in program order, each op in topological order, over `exchanged`
+  /// (the stage inputs by name; each run's outputs are added): an op's output is what
+  /// `compute` returns for it.
+  void runProgram(std::map<std::string, std::vector<int32_t>> &exchanged,
+                  const std::function<std::vector<int32_t>(const OpRun &)> &compute);
   /// Rows [first, first + rows) of the prompt, layer-major, into results[first ..].
   void prefillBlock(const std::vector<int64_t> &tokens, int64_t first, int64_t rows,
                     const PrefillOptions &options, std::vector<StepResult> &results);

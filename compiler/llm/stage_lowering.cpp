@@ -363,6 +363,18 @@ private:
     feed(x, {k, 0});
   }
 
+  /// A KV cache DMA's attributes: how the cache it reads or appends to is striped.
+  static void markKvCacheDma(DataflowNode &dma, const KvStriping &reading) {
+    if (reading.striped()) {
+      dma.attributes[ir::kAttrKvSlices] = reading.slices;
+      dma.attributes[kAttrKvPartCodes] = reading.partCodes;
+    }
+    if (reading.blockMajor())
+      dma.attributes[kAttrKvBlocks] = reading.blocks;
+    if (reading.positionSlices > 1)
+      dma.attributes[kAttrKvPositionSlices] = reading.positionSlices;
+  }
+
   void lower(const Op &op, const ir::AttentionAttrs &a) {
     const TensorId q = op.inputs[0].tensor, kNew = op.inputs[1].tensor, vNew = op.inputs[2].tensor,
                    kCache = op.inputs[3].tensor, vCache = op.inputs[4].tensor;
@@ -443,14 +455,7 @@ private:
       const TensorId cache = port == 3 ? kCache : vCache;
       const ir::NodeId dma =
           addReadDma("rd_" + tensor(cache).name, cache, readType, kAttrKvCacheRead);
-      if (reading.striped()) {
-        df().node(dma).attributes[ir::kAttrKvSlices] = reading.slices;
-        df().node(dma).attributes[kAttrKvPartCodes] = reading.partCodes;
-      }
-      if (reading.blockMajor())
-        df().node(dma).attributes[kAttrKvBlocks] = reading.blocks;
-      if (positionSlices > 1)
-        df().node(dma).attributes[kAttrKvPositionSlices] = positionSlices;
+      markKvCacheDma(df().node(dma), reading);
       ir::PortRef rows{dma, 0};
       if (reading.cacheLanes != cacheLanes) {
         DataflowNode cvt;
@@ -471,14 +476,7 @@ private:
     for (const auto &[cache, row] : {std::pair{kCache, kNew}, std::pair{vCache, vNew}}) {
       const ir::NodeId dma =
           addWriteDma("wr_" + tensor(cache).name, cache, producedBy_.at(row), kAttrKvAppend);
-      if (reading.striped()) {
-        df().node(dma).attributes[ir::kAttrKvSlices] = reading.slices;
-        df().node(dma).attributes[kAttrKvPartCodes] = reading.partCodes;
-      }
-      if (reading.blockMajor())
-        df().node(dma).attributes[kAttrKvBlocks] = reading.blocks;
-      if (positionSlices > 1)
-        df().node(dma).attributes[kAttrKvPositionSlices] = positionSlices;
+      markKvCacheDma(df().node(dma), reading);
     }
   }
 
