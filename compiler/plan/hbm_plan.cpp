@@ -49,9 +49,12 @@ std::vector<HbmChannelRoom> &roomOf(HbmImagePlan &plan) {
   if (plan.channelRoom.size() != channels) {
     plan.channelBytes.resize(channels, 0);
     plan.channelRoom.assign(channels, {0, plan.device.pseudoChannelBytes});
-    for (size_t c = 0; c < channels; ++c)
-      plan.channelRoom[c].bottom = plan.channelBytes[c];
   }
+  // Where nothing lies at a channel's top, channelBytes is the bottom of its room (a caller may
+  // have set it, e.g. to leave a channel no room).
+  for (size_t c = 0; c < channels; ++c)
+    if (plan.channelRoom[c].top == plan.device.pseudoChannelBytes)
+      plan.channelRoom[c].bottom = plan.channelBytes[c];
   return plan.channelRoom;
 }
 
