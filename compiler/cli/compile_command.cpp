@@ -33,10 +33,6 @@
 #include "support/parallel.h"
 #include "support/phase_log.h"
 
-#ifndef ST_SOURCE_DIR
-#define ST_SOURCE_DIR "."
-#endif
-
 namespace st::cli {
 
 namespace {

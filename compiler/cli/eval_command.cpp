@@ -50,16 +50,10 @@ std::vector<int64_t> parseIds(const std::string &text) {
   std::vector<int64_t> ids;
   std::stringstream in(text);
   for (std::string item; std::getline(in, item, ',');) {
-    size_t used = 0;
-    long long v = -1;
-    try {
-      v = std::stoll(item, &used);
-    } catch (const std::exception &) {
-      used = 0;
-    }
-    if (used != item.size() || item.empty() || v < 0)
+    const std::optional<int64_t> v = frontend::parseTokenId(item);
+    if (!v)
       throw Error("--prompt-ids", "'" + item + "'", "a comma-separated list of token ids >= 0");
-    ids.push_back(v);
+    ids.push_back(*v);
   }
   if (ids.empty())
     throw Error("--prompt-ids", "list", "at least one token id");

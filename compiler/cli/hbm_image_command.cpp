@@ -22,10 +22,6 @@
 #include "gen/hbm_image.h"
 #include "support/error.h"
 
-#ifndef ST_SOURCE_DIR
-#define ST_SOURCE_DIR "."
-#endif
-
 namespace st::cli {
 
 namespace {

@@ -30,10 +30,6 @@
 #include "plan/run_regions.h"
 #include "support/error.h"
 
-#ifndef ST_SOURCE_DIR
-#define ST_SOURCE_DIR "."
-#endif
-
 namespace st::cli {
 
 namespace {

@@ -59,18 +59,12 @@ std::vector<int64_t> textSequence(const std::string &file, const std::string &te
            text[end] != ',')
       ++end;
     const std::string item = text.substr(i, end - i);
-    size_t used = 0;
-    long long v = -1;
-    try {
-      v = std::stoll(item, &used);
-    } catch (const std::exception &) {
-      used = 0;
-    }
-    if (used != item.size() || v < 0 || v >= vocabSize)
+    const std::optional<int64_t> v = parseTokenId(item);
+    if (!v || *v >= vocabSize)
       throw Error(file, "token " + std::to_string(ids.size()),
                   "an integer token id in [0, " + std::to_string(vocabSize) + "), got '" + item +
                       "'");
-    ids.push_back(v);
+    ids.push_back(*v);
     i = end;
   }
   if (ids.empty())
@@ -79,6 +73,19 @@ std::vector<int64_t> textSequence(const std::string &file, const std::string &te
 }
 
 } // namespace
+
+std::optional<int64_t> parseTokenId(const std::string &item) {
+  size_t used = 0;
+  long long v = -1;
+  try {
+    v = std::stoll(item, &used);
+  } catch (const std::exception &) {
+    return std::nullopt;
+  }
+  if (item.empty() || used != item.size() || v < 0)
+    return std::nullopt;
+  return v;
+}
 
 std::vector<std::vector<int64_t>> readTokenIdFile(const std::string &file, int64_t vocabSize) {
   std::ifstream in(file);

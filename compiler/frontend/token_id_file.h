@@ -9,10 +9,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace st::frontend {
+
+/// `item` as a token id: a whole decimal integer >= 0, else nullopt.
+std::optional<int64_t> parseTokenId(const std::string &item);
 
 /// Reads `file`. Throws st::Error naming the file and the field (or the position of a bad id)
 /// for a missing or malformed file, an empty sequence or an id outside [0, vocabSize).

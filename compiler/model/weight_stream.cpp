@@ -11,26 +11,13 @@ namespace st::model {
 
 namespace {
 
+using numerics::placeBits;
+
 const char *const kWhere = "weight stream";
 
 void require(bool ok, const std::string &field, const std::string &expected) {
   if (!ok)
     throw Error(kWhere, field, expected);
-}
-
-/// Writes the low `width` bits of `value` at bit `lo` of a limb vector (bits there are zero).
-/// (A limb-sized piece at a time: the HBM image writer streams whole models through here.)
-void placeBits(std::vector<uint32_t> &limbs, int64_t lo, int64_t width, uint64_t value) {
-  if (width < 64)
-    value &= (uint64_t(1) << width) - 1;
-  while (width > 0) {
-    const int64_t bit = lo % 32;
-    const int64_t take = std::min<int64_t>(width, 32 - bit);
-    limbs[size_t(lo / 32)] |= uint32_t(value & ((uint64_t(1) << take) - 1)) << bit;
-    value >>= take;
-    lo += take;
-    width -= take;
-  }
 }
 
 void checkLayer(const numerics::QuantizedLinear &layer, const LinearParams &p) {

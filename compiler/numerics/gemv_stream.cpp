@@ -47,20 +47,6 @@ void checkKAndGroup(int64_t k, int64_t groupSize, const GemvEngineShape &s) {
               " and divides K = " + std::to_string(k) + got(groupSize));
 }
 
-/// Writes the low `width` bits of `value` at bit `lo` of a limb vector (bits there are zero).
-void placeBits(StreamWord &limbs, int64_t lo, int64_t width, uint64_t value) {
-  if (width < 64)
-    value &= (uint64_t(1) << width) - 1;
-  while (width > 0) {
-    const int64_t bit = lo % 32;
-    const int64_t take = std::min<int64_t>(width, 32 - bit);
-    limbs[size_t(lo / 32)] |= uint32_t(value & ((uint64_t(1) << take) - 1)) << bit;
-    value >>= take;
-    lo += take;
-    width -= take;
-  }
-}
-
 /// The layer, the shape and the invocation checked, and what the streams are built from.
 struct Plan {
   GemvDescriptor d;
