@@ -134,23 +134,38 @@ HbmTensorLayout hbmLayoutOf(const ITensorType &stream, int64_t wordBits) {
   return L;
 }
 
-std::vector<uint8_t> packTensor(const HbmTensorLayout &layout, const std::vector<int64_t> &values) {
-  const ITensorType stored = storedOrder(canonicalStream(layout.stream));
+namespace {
+
+/// Calls visit(index, bit) for every element in the order `layout` packs them: its index into
+/// the tensor's values and the packed bit of its LSB.
+template <typename Visit>
+void forEachPackedElement(const HbmTensorLayout &layout, const ITensorType &stored, Visit visit) {
   const unsigned bits = elementBits(layout.stream.elementType);
-  std::vector<uint8_t> bytes(static_cast<size_t>(layout.bytes()), 0);
   const int64_t runBits = layout.wordsPerRun * layout.wordBits;
   int64_t token = 0;
   for (const auto &offsets : enumerateTokenOffsets(stored)) {
     int64_t bit = (token / layout.tokensPerRun) * runBits +
                   (token % layout.tokensPerRun) * layout.paddedTokenBits;
     for (int64_t index : tokenElements(stored, offsets)) {
-      const uint64_t v = static_cast<uint64_t>(values.at(static_cast<size_t>(index)));
-      for (unsigned b = 0; b < bits; ++b, ++bit)
-        if ((v >> b) & 1)
-          bytes[static_cast<size_t>(bit / 8)] |= static_cast<uint8_t>(1u << (bit % 8));
+      visit(static_cast<size_t>(index), bit);
+      bit += bits;
     }
     ++token;
   }
+}
+
+} // namespace
+
+std::vector<uint8_t> packTensor(const HbmTensorLayout &layout, const std::vector<int64_t> &values) {
+  const ITensorType stored = storedOrder(canonicalStream(layout.stream));
+  const unsigned bits = elementBits(layout.stream.elementType);
+  std::vector<uint8_t> bytes(static_cast<size_t>(layout.bytes()), 0);
+  forEachPackedElement(layout, stored, [&](size_t index, int64_t bit) {
+    const uint64_t v = static_cast<uint64_t>(values.at(index));
+    for (unsigned b = 0; b < bits; ++b, ++bit)
+      if ((v >> b) & 1)
+        bytes[static_cast<size_t>(bit / 8)] |= static_cast<uint8_t>(1u << (bit % 8));
+  });
   return bytes;
 }
 
@@ -162,22 +177,15 @@ std::vector<int64_t> unpackTensor(const HbmTensorLayout &layout, const std::vect
   for (int64_t d : stored.tensorShape())
     elements *= d;
   std::vector<int64_t> values(static_cast<size_t>(elements), 0);
-  const int64_t runBits = layout.wordsPerRun * layout.wordBits;
-  int64_t token = 0;
-  for (const auto &offsets : enumerateTokenOffsets(stored)) {
-    int64_t bit = (token / layout.tokensPerRun) * runBits +
-                  (token % layout.tokensPerRun) * layout.paddedTokenBits;
-    for (int64_t index : tokenElements(stored, offsets)) {
-      uint64_t v = 0;
-      for (unsigned b = 0; b < bits; ++b, ++bit)
-        if ((bytes.at(static_cast<size_t>(bit / 8)) >> (bit % 8)) & 1)
-          v |= uint64_t{1} << b;
-      if (isSigned && bits < 64 && ((v >> (bits - 1)) & 1))
-        v |= ~uint64_t{0} << bits;
-      values[static_cast<size_t>(index)] = static_cast<int64_t>(v);
-    }
-    ++token;
-  }
+  forEachPackedElement(layout, stored, [&](size_t index, int64_t bit) {
+    uint64_t v = 0;
+    for (unsigned b = 0; b < bits; ++b, ++bit)
+      if ((bytes.at(static_cast<size_t>(bit / 8)) >> (bit % 8)) & 1)
+        v |= uint64_t{1} << b;
+    if (isSigned && bits < 64 && ((v >> (bits - 1)) & 1))
+      v |= ~uint64_t{0} << bits;
+    values[index] = static_cast<int64_t>(v);
+  });
   return values;
 }
 

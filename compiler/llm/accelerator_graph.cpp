@@ -366,6 +366,15 @@ int64_t AcceleratorGraph::predictedCyclesPerStep() const {
   return stageCycles.at(0) + layers * stageCycles.at(1) + stageCycles.at(2);
 }
 
+AcceleratorOptions uniformAcceleratorOptions(const ir::DecodeProgram &program,
+                                             const AcceleratorOptions &options) {
+  AcceleratorOptions uniform = options;
+  for (const ir::DecodeStage &stage : program.stages)
+    uniform.maxLanes = std::min(uniform.maxLanes, stageLanes(stage, options.maxLanes,
+                                                             options.engine == LinearEngine::Gemv));
+  return uniform;
+}
+
 AcceleratorGraph buildAcceleratorGraph(const ir::DecodeProgram &program,
                                        const AcceleratorOptions &options) {
   if (program.stages.size() != 3)
@@ -382,11 +391,7 @@ AcceleratorGraph buildAcceleratorGraph(const ir::DecodeProgram &program,
   AcceleratorGraph g;
   g.program = &program;
   g.layers = program.stages[1].repeat;
-  // One lane count for the whole design: x crosses every stage boundary unconverted.
-  AcceleratorOptions uniform = options;
-  for (const ir::DecodeStage &stage : program.stages)
-    uniform.maxLanes = std::min(uniform.maxLanes, stageLanes(stage, options.maxLanes,
-                                                             options.engine == LinearEngine::Gemv));
+  const AcceleratorOptions uniform = uniformAcceleratorOptions(program, options);
   // The stages are lowered and sized independently (on the machine's cores).
   std::vector<LoweredStage> stages(3);
   std::vector<int64_t> cycles(3, 0);

@@ -116,6 +116,11 @@ struct AcceleratorGraph {
   int64_t predictedCyclesPerStep() const;
 };
 
+/// `options` with the one lane count of the whole design over `program`'s stages (x crosses
+/// every stage boundary unconverted): the options every stage of the design is lowered with.
+AcceleratorOptions uniformAcceleratorOptions(const ir::DecodeProgram &program,
+                                             const AcceleratorOptions &options);
+
 /// Builds the joined graph. Throws st::Error naming the stage or tensor when the program is not
 /// prologue / block / epilogue exchanging `x`, or the stages stream x in different lane counts.
 AcceleratorGraph buildAcceleratorGraph(const ir::DecodeProgram &program,

@@ -29,15 +29,6 @@ constexpr int64_t kUnknownStreamDepth = 2;
 /// The exchanged vector between stages.
 constexpr const char *kResidual = "x";
 
-/// The design-wide options the stages were lowered with (one lane count).
-AcceleratorOptions uniformOptions(const AcceleratorGraph &g, const AcceleratorOptions &options) {
-  AcceleratorOptions uniform = options;
-  for (const ir::DecodeStage &stage : g.program->stages)
-    uniform.maxLanes = std::min(uniform.maxLanes, stageLanes(stage, options.maxLanes,
-                                                             options.engine == LinearEngine::Gemv));
-  return uniform;
-}
-
 /// Whether cache tensor `cache` of `stage` is an attention op's V cache (input 4).
 bool isValueCache(const ir::DecodeStage &stage, ir::TensorId cache) {
   for (ir::OpId c : stage.graph.consumers(cache)) {
@@ -399,8 +390,8 @@ void dumpEdgeTimes(const sim::TimingGraph &graph, const sim::TimingSimResult &r,
 
 EngineStepTimer::EngineStepTimer(const AcceleratorGraph &g, const AcceleratorOptions &options,
                                  std::vector<int64_t> layerWindows, const model::MemoryTiming &hbm)
-    : g_(g), options_(uniformOptions(g, options)), layerWindows_(std::move(layerWindows)),
-      hbm_(hbm) {
+    : g_(g), options_(uniformAcceleratorOptions(*g.program, options)),
+      layerWindows_(std::move(layerWindows)), hbm_(hbm) {
   if (g.engine.calls.empty())
     throw Error("step prediction", "design", "a GEMV engine (LinearEngine::Gemv)");
   for (int s = 0; s < 3; ++s) {

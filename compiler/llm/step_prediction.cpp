@@ -24,15 +24,6 @@ namespace {
 /// FIFO depth of a stream the design's stage graph does not have (none expected).
 constexpr int64_t kUnknownStreamDepth = 2;
 
-/// The design-wide options buildAcceleratorGraph lowers every stage with (one lane count).
-AcceleratorOptions uniformOptions(const AcceleratorGraph &g, const AcceleratorOptions &options) {
-  AcceleratorOptions uniform = options;
-  for (const ir::DecodeStage &stage : g.program->stages)
-    uniform.maxLanes = std::min(uniform.maxLanes, stageLanes(stage, options.maxLanes,
-                                                             options.engine == LinearEngine::Gemv));
-  return uniform;
-}
-
 } // namespace
 
 int64_t cachedRowsAt(int64_t window, int64_t step) {
@@ -41,7 +32,7 @@ int64_t cachedRowsAt(int64_t window, int64_t step) {
 
 StageTimer::StageTimer(const AcceleratorGraph &g, const AcceleratorOptions &options, int index,
                        const model::MemoryTiming &hbm)
-    : g_(g), options_(uniformOptions(g, options)), index_(index), hbm_(hbm) {
+    : g_(g), options_(uniformAcceleratorOptions(*g.program, options)), index_(index), hbm_(hbm) {
   // The built design's FIFO depths (sized at the sizing cache length), by stream name.
   const ir::DataflowGraph &sized = g.stages.at(index).dataflow;
   for (ir::StreamId s : sized.streams())
