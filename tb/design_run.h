@@ -153,8 +153,10 @@ int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegister
   }
   TestOptions options = parseTestOptions(static_cast<int>(rest.size()), rest.data());
   DesignManifest manifest = loadDesignManifest(run.manifest);
+  std::vector<ProbedStream> probed;
   try {
     applyArgRegisters(manifest, argRegisters);
+    probed = loadProbedStreams(nlohmann::json::parse(std::ifstream(run.manifest)), run.manifest);
   } catch (const TestFailure &e) {
     std::cout << nlohmann::json{{"top", manifest.top},
                                 {"bit_exact", false},
@@ -167,18 +169,6 @@ int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegister
   std::vector<SearchFifo> fifos;
   if (setLimits)
     fifos = loadSearchFifos(run.manifest);
-  std::vector<ProbedStream> probed;
-  try {
-    probed = loadProbedStreams(nlohmann::json::parse(std::ifstream(run.manifest)), run.manifest);
-  } catch (const TestFailure &e) {
-    std::cout << nlohmann::json{{"top", manifest.top},
-                                {"bit_exact", false},
-                                {"deadlock", false},
-                                {"error", e.what()}}
-                     .dump()
-              << std::endl;
-    return 1;
-  }
 
   // One run from a fresh model: reset, program, start, wait for ap_done (at most `timeout`
   // cycles), compare. Everything random is seeded from options.seed, so runs are comparable.
@@ -210,10 +200,7 @@ int runDesign(int argc, char **argv, const std::vector<ArgRegister> &argRegister
         span = std::make_unique<KernelSpan>(*h.dut().contextp(), scope);
         h.add(*span);
         if (options.watchdogCycles > 0) {
-          watchdog = std::make_unique<Watchdog>(options.watchdogCycles);
-          StreamProfiler *p = profiler.get();
-          watchdog->watchProgress([p] { return p->handshakes(); },
-                                  [p] { return p->blocked().at("summary").get<std::string>(); });
+          watchdog = progressWatchdog(*profiler, options.watchdogCycles);
           h.add(*watchdog);
         }
       }

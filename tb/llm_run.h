@@ -219,10 +219,7 @@ int runLlm(int argc, char **argv, const std::vector<ArgRegister> &argRegisters,
           probed, *h.dut().contextp(), std::string(h.dut().hierName()) + "." + manifest.top);
       h.add(*profiler);
       if (options.watchdogCycles > 0) {
-        watchdog = std::make_unique<Watchdog>(options.watchdogCycles);
-        StreamProfiler *p = profiler.get();
-        watchdog->watchProgress([p] { return p->handshakes(); },
-                                [p] { return p->blocked().at("summary").get<std::string>(); });
+        watchdog = progressWatchdog(*profiler, options.watchdogCycles);
         h.add(*watchdog);
       }
     }

@@ -235,4 +235,12 @@ nlohmann::json StreamProfiler::blocked() const {
           {"summary", summary}};
 }
 
+std::unique_ptr<Watchdog> progressWatchdog(const StreamProfiler &profiler, uint64_t cycles) {
+  auto watchdog = std::make_unique<Watchdog>(cycles);
+  const StreamProfiler *p = &profiler;
+  watchdog->watchProgress([p] { return p->handshakes(); },
+                          [p] { return p->blocked().at("summary").get<std::string>(); });
+  return watchdog;
+}
+
 } // namespace st::tb

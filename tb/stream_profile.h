@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 
 #include "component.h"
 #include "verilated.h"
+#include "watchdog.h"
 
 namespace st::tb {
 
@@ -108,5 +110,9 @@ private:
   uint64_t handshakes_ = 0;
   std::string error_;
 };
+
+/// A watchdog that fires after `cycles` cycles without a handshake on `profiler`'s streams and
+/// says what is blocked (its blocked() summary). `profiler` must outlive it.
+std::unique_ptr<Watchdog> progressWatchdog(const StreamProfiler &profiler, uint64_t cycles);
 
 } // namespace st::tb
