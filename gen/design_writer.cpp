@@ -18,19 +18,13 @@
 #include "ir/graph_interpreter.h"
 #include "ir/hbm_layout.h"
 #include "support/error.h"
+#include "support/text_file.h"
 
 namespace st::gen {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-void writeText(const fs::path &path, const std::string &text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out)
-    throw Error(path.string(), "file", "a writable file");
-}
 
 void writeBytes(const fs::path &path, const std::vector<uint8_t> &bytes) {
   std::ofstream out(path, std::ios::binary);
@@ -170,15 +164,15 @@ std::vector<std::string> writeRtlSources(const std::string &rtlDirName, const ir
     rtlFiles.push_back(file);
   }
   for (const auto &[name, text] : generated) {
-    writeText(rtlDir / (name + ".sv"), text);
+    writeTextFile(rtlDir / (name + ".sv"), text);
     rtlFiles.push_back(name + ".sv");
   }
-  writeText(rtlDir / (topModule + ".sv"), topText);
+  writeTextFile(rtlDir / (topModule + ".sv"), topText);
   rtlFiles.push_back(topModule + ".sv");
   std::string filelist;
   for (const auto &f : rtlFiles)
     filelist += f + "\n";
-  writeText(rtlDir / "filelist.f", filelist);
+  writeTextFile(rtlDir / "filelist.f", filelist);
   return rtlFiles;
 }
 
@@ -270,11 +264,11 @@ void writeDesign(const plan::GraphPlan &plan, const DesignWriteOptions &options,
                           {"data_seed", options.dataSeed},
                           {"buffers", buffers},
                           {"streams", streamProbesJson(probes)}};
-  writeText(dir / "tb" / "design.json", manifest.dump(2) + "\n");
-  writeText(dir / "tb" / "probes.vlt", probeVerilatorConfig(probes, top.module));
-  writeText(dir / "tb" / "tb_main.cpp", testbenchMain(top, plan.designName));
-  writeText(dir / "tb" / "CMakeLists.txt",
-            testbenchCmakeLists(top.module, options.sourceDir, rtlFiles, /*probes=*/true));
+  writeTextFile(dir / "tb" / "design.json", manifest.dump(2) + "\n");
+  writeTextFile(dir / "tb" / "probes.vlt", probeVerilatorConfig(probes, top.module));
+  writeTextFile(dir / "tb" / "tb_main.cpp", testbenchMain(top, plan.designName));
+  writeTextFile(dir / "tb" / "CMakeLists.txt",
+                testbenchCmakeLists(top.module, options.sourceDir, rtlFiles, /*probes=*/true));
 
   // ---- AMD tools: kernel header, Vitis kernel, Vivado flow, XRT host ----
   writeVitisDeliverables(vitis, options.sourceDir, dir.string());
@@ -301,15 +295,15 @@ void writeDesign(const plan::GraphPlan &plan, const DesignWriteOptions &options,
                        {"token_bits", df.tokenBits(st)}});
     }
     searchManifest["fifos"] = fifos;
-    writeText(sdir / "tb" / "design.json", searchManifest.dump(2) + "\n");
-    writeText(sdir / "tb" / "tb_main.cpp", testbenchMain(top, plan.designName, fifos.size()));
+    writeTextFile(sdir / "tb" / "design.json", searchManifest.dump(2) + "\n");
+    writeTextFile(sdir / "tb" / "tb_main.cpp", testbenchMain(top, plan.designName, fifos.size()));
     // The search testbench programs the same registers: it includes the same kernel header.
     fs::create_directories(sdir / "include");
     fs::copy_file(dir / "include" / kernelHeaderName(plan.designName),
                   sdir / "include" / kernelHeaderName(plan.designName),
                   fs::copy_options::overwrite_existing);
-    writeText(sdir / "tb" / "CMakeLists.txt",
-              testbenchCmakeLists(top.module, options.sourceDir, searchFiles));
+    writeTextFile(sdir / "tb" / "CMakeLists.txt",
+                  testbenchCmakeLists(top.module, options.sourceDir, searchFiles));
   }
 
   // ---- reports ----
@@ -324,9 +318,9 @@ void writeDesign(const plan::GraphPlan &plan, const DesignWriteOptions &options,
                                      {"hbm_channel", d.hbmChannel},
                                      {"hbm_channels", {d.hbmChannel}},
                                      {"arg_offset", d.argOffset}});
-  writeText(dir / "report.json", report.dump(2) + "\n");
-  writeText(dir / "report.md", reportMarkdown(report));
-  writeText(dir / "dataflow.txt", df.toString());
+  writeTextFile(dir / "report.json", report.dump(2) + "\n");
+  writeTextFile(dir / "report.md", reportMarkdown(report));
+  writeTextFile(dir / "dataflow.txt", df.toString());
 }
 
 } // namespace st::gen

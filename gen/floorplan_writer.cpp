@@ -10,6 +10,7 @@
 #include "gen/sv_top_emitter.h"
 #include "plan/top_interface.h"
 #include "support/error.h"
+#include "support/text_file.h"
 
 namespace st::gen {
 
@@ -53,13 +54,6 @@ std::string escapeXml(const std::string &s) {
       o += c;
   }
   return o;
-}
-
-void writeText(const fs::path &path, const std::string &text) {
-  std::ofstream f(path);
-  f << text;
-  if (!f)
-    throw Error(path.string(), "file", "a writable file");
 }
 
 } // namespace
@@ -300,9 +294,9 @@ void writeFloorplan(const ir::DataflowGraph &df, const plan::Floorplan &fp,
                     const std::string &dirName) {
   const fs::path dir = dirName;
   fs::create_directories(dir / "vivado");
-  writeText(dir / "vivado" / "floorplan.xdc", floorplanXdc(df, fp, topModule));
-  writeText(dir / "vivado" / "floorplan_vitis.tcl", floorplanVitisTcl(df, fp, topModule));
-  writeText(dir / "floorplan.svg", floorplanSvg(fp, design));
+  writeTextFile(dir / "vivado" / "floorplan.xdc", floorplanXdc(df, fp, topModule));
+  writeTextFile(dir / "vivado" / "floorplan_vitis.tcl", floorplanVitisTcl(df, fp, topModule));
+  writeTextFile(dir / "floorplan.svg", floorplanSvg(fp, design));
 }
 
 } // namespace st::gen

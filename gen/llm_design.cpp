@@ -25,6 +25,7 @@
 #include "plan/llm_kernel_bindings.h"
 #include "plan/step_hbm_bound.h"
 #include "support/error.h"
+#include "support/text_file.h"
 
 namespace st::gen {
 
@@ -35,13 +36,6 @@ using llm::AcceleratorRole;
 
 /// The context report.md leads with beside the max context.
 constexpr int64_t kReferenceContext = 64;
-
-void writeText(const fs::path &path, const std::string &text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out)
-    throw Error(path.string(), "file", "a writable file");
-}
 
 /// report.json's step_prediction (llm/step_prediction.h): the cycles of the reported steps (step
 /// c - 1 of each reference context c, llm::reportedSteps) under the default testbench memory,
@@ -462,15 +456,16 @@ void writeLlmDesign(const plan::LlmPlan &d, const plan::LlmStepPrediction &predi
   const std::vector<std::string> rtlFiles = writeRtlSources(
       (dir / "rtl").string(), d.graph.dataflow, d.top.top.module, top, options.sourceDir);
   fs::create_directories(dir / "tb");
-  writeText(dir / "tb" / "tb_main.cpp", llmTestbenchMain(d.top, d.designName));
-  writeText(dir / "tb" / "CMakeLists.txt",
-            testbenchCmakeLists(d.top.top.module, options.sourceDir, rtlFiles, /*probes=*/true));
+  writeTextFile(dir / "tb" / "tb_main.cpp", llmTestbenchMain(d.top, d.designName));
+  writeTextFile(
+      dir / "tb" / "CMakeLists.txt",
+      testbenchCmakeLists(d.top.top.module, options.sourceDir, rtlFiles, /*probes=*/true));
   // The streams the testbench observes (stall report, watchdog, waveform groups).
   const std::vector<StreamProbe> probes = streamProbesOf(d.graph.dataflow);
   nlohmann::json runManifest = llmRunManifest(d);
   runManifest["streams"] = llmStreamProbesJson(d.graph, probes);
-  writeText(dir / "tb" / "llm_run.json", runManifest.dump(2) + "\n");
-  writeText(dir / "tb" / "probes.vlt", probeVerilatorConfig(probes, d.top.top.module));
+  writeTextFile(dir / "tb" / "llm_run.json", runManifest.dump(2) + "\n");
+  writeTextFile(dir / "tb" / "probes.vlt", probeVerilatorConfig(probes, d.top.top.module));
   // ---- AMD tools: kernel header (shared with tb_main.cpp), Vitis kernel, Vivado, XRT host ----
   VitisDesign vitis = llmVitisDesign(d, rtlFiles);
   // The floorplan: one SLR pinned in link.cfg when the whole design fits it, else the pblocks
@@ -488,8 +483,8 @@ void writeLlmDesign(const plan::LlmPlan &d, const plan::LlmStepPrediction &predi
   }
   writeVitisDeliverables(vitis, options.sourceDir, dir.string());
   const nlohmann::json report = reportJson(d, prediction);
-  writeText(dir / "report.json", report.dump(2) + "\n");
-  writeText(dir / "report.md", llmReportMarkdown(report));
+  writeTextFile(dir / "report.json", report.dump(2) + "\n");
+  writeTextFile(dir / "report.md", llmReportMarkdown(report));
   nlohmann::json design;
   design["format"] = "streamtensor-llm-design-1";
   design["top"] = d.top.top.module;
@@ -511,7 +506,7 @@ void writeLlmDesign(const plan::LlmPlan &d, const plan::LlmStepPrediction &predi
     }
     design["args"].push_back(arg);
   }
-  writeText(dir / "design.json", design.dump(2) + "\n");
+  writeTextFile(dir / "design.json", design.dump(2) + "\n");
 }
 
 } // namespace st::gen

@@ -126,16 +126,9 @@ private:
         << "  wire ap_start, ap_done, ap_idle;\n"
         << "  /* verilator lint_off UNUSEDSIGNAL */ // scalars use their low bits\n"
         << "  wire [" << t.args.size() * 64 - 1 << ":0] args;\n"
-        << "  /* verilator lint_on UNUSEDSIGNAL */\n"
-        << "  st_axi_lite_ctrl " << axiLiteCtrlParams(t.controlAddrBits, t.args.size(), argIs64)
-        << " u_control (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n";
-    for (const char *sig :
-         {"awaddr", "awvalid", "awready", "wdata", "wstrb", "wvalid", "wready", "bresp", "bvalid",
-          "bready", "araddr", "arvalid", "arready", "rdata", "rresp", "rvalid", "rready"})
-      os_ << "      .s_axi_control_" << sig << "(s_axi_control_" << sig << "),\n";
-    os_ << "      .interrupt(interrupt),\n      .ap_start_o(ap_start), .ap_done_i(ap_done),\n"
-        << "      .ap_idle_i(ap_idle), .ap_ready_i(ap_done), .args_o(args)\n  );\n"
-        << "  wire [" << kStepBits - 1 << ":0] n_prompt = " << arg(promptArg_, kStepBits) << ";\n"
+        << "  /* verilator lint_on UNUSEDSIGNAL */\n";
+    emitAxiLiteControl(os_, t.controlAddrBits, t.args.size(), argIs64);
+    os_ << "  wire [" << kStepBits - 1 << ":0] n_prompt = " << arg(promptArg_, kStepBits) << ";\n"
         << "  wire [" << kStepBits - 1 << ":0] n_steps = " << arg(stepsArg_, kStepBits) << ";\n"
         << "  wire [" << kStepBits - 1 << ":0] first_step = " << arg(firstStepArg_, kStepBits)
         << ";\n"

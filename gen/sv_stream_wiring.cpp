@@ -98,14 +98,18 @@ void emitStreamFifos(std::ostream &os, const ir::DataflowGraph &df, const FifoSe
   }
 }
 
-std::string axiLiteCtrlParams(unsigned addrBits, size_t numArgs, uint64_t argIs64) {
-  std::ostringstream os;
-  os << "#(\n      .AddrWidth(" << addrBits << "),\n      .NumArgs(" << numArgs
+void emitAxiLiteControl(std::ostream &os, unsigned addrBits, size_t numArgs, uint64_t argIs64) {
+  os << "  st_axi_lite_ctrl #(\n      .AddrWidth(" << addrBits << "),\n      .NumArgs(" << numArgs
      << "),\n      .ArgIs64(32'h" << std::hex << (argIs64 & 0xffffffffu);
   if (numArgs > 32)
     os << "),\n      .ArgIs64Hi(32'h" << (argIs64 >> 32);
-  os << std::dec << ")\n  )";
-  return os.str();
+  os << std::dec << ")\n  ) u_control (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n";
+  for (const char *sig :
+       {"awaddr", "awvalid", "awready", "wdata", "wstrb", "wvalid", "wready", "bresp", "bvalid",
+        "bready", "araddr", "arvalid", "arready", "rdata", "rresp", "rvalid", "rready"})
+    os << "      .s_axi_control_" << sig << "(s_axi_control_" << sig << "),\n";
+  os << "      .interrupt(interrupt),\n      .ap_start_o(ap_start), .ap_done_i(ap_done),\n"
+     << "      .ap_idle_i(ap_idle), .ap_ready_i(ap_done), .args_o(args)\n  );\n";
 }
 
 void emitFork(std::ostream &os, const ir::DataflowGraph &df, ir::NodeId n) {

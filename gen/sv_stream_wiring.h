@@ -51,9 +51,11 @@ void emitFork(std::ostream &os, const ir::DataflowGraph &df, ir::NodeId n);
 /// The ",\n      .<prefix>valid_i(...), ..." connections of every stream port of kernel `n`.
 void emitKernelStreamPorts(std::ostream &os, const ir::DataflowGraph &df, ir::NodeId n);
 
-/// The parameter list "#(...)" of st_axi_lite_ctrl for `numArgs` arguments, bit i of `argIs64`
-/// set for a 64-bit argument i (ArgIs64Hi only when there are more than 32).
-std::string axiLiteCtrlParams(unsigned addrBits, size_t numArgs, uint64_t argIs64);
+/// The top's AXI4-Lite control slave: an st_axi_lite_ctrl instance u_control on the
+/// s_axi_control_* ports and `interrupt`, driving ap_start and args (declared by the caller) and
+/// taking ap_done and ap_idle; `numArgs` 64-bit argument slots, bit i of `argIs64` set for a
+/// 64-bit argument i (ArgIs64Hi only when there are more than 32).
+void emitAxiLiteControl(std::ostream &os, unsigned addrBits, size_t numArgs, uint64_t argIs64);
 
 /// The AXI4 master ports m_axi_<name>_* of a read (AR/R) or write (AW/W/B) DMA: the module
 /// port declarations, and the connections of a DMA instance's m_axi_* ports to them.

@@ -132,15 +132,9 @@ void emitControl(std::ostream &os, const ir::DataflowGraph &df, const plan::TopI
   os << "  // ---- control: start every DMA on ap_start (a refill DMA once its spill is written);\n"
      << "  // ap_done once every DMA is done ----\n"
      << "  wire ap_start, ap_done, ap_idle;\n"
-     << "  wire [" << top.args.size() * 64 - 1 << ":0] args;\n"
-     << "  st_axi_lite_ctrl " << axiLiteCtrlParams(aw, top.args.size(), argIs64)
-     << " u_control (\n      .clk_i(ap_clk), .rst_ni(ap_rst_n),\n";
-  for (const char *sig :
-       {"awaddr", "awvalid", "awready", "wdata", "wstrb", "wvalid", "wready", "bresp", "bvalid",
-        "bready", "araddr", "arvalid", "arready", "rdata", "rresp", "rvalid", "rready"})
-    os << "      .s_axi_control_" << sig << "(s_axi_control_" << sig << "),\n";
-  os << "      .interrupt(interrupt),\n      .ap_start_o(ap_start), .ap_done_i(ap_done),\n"
-     << "      .ap_idle_i(ap_idle), .ap_ready_i(ap_done), .args_o(args)\n  );\n\n"
+     << "  wire [" << top.args.size() * 64 - 1 << ":0] args;\n";
+  emitAxiLiteControl(os, aw, top.args.size(), argIs64);
+  os << "\n"
      << "  logic running_q;\n  logic [" << numDmas - 1 << ":0] started_q, done_q;\n"
      << "  wire [" << numDmas - 1 << ":0] dma_start, dma_start_ready, dma_done;\n"
      << "  wire all_done = &(done_q | dma_done);\n"

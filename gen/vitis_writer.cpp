@@ -7,19 +7,13 @@
 #include <sstream>
 
 #include "support/error.h"
+#include "support/text_file.h"
 
 namespace st::gen {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-void writeText(const fs::path &path, const std::string &text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out)
-    throw Error(path.string(), "file", "a writable file");
-}
 
 std::string hex(unsigned value) {
   char buf[16];
@@ -768,19 +762,19 @@ void writeVitisDeliverables(const VitisDesign &d, const std::string &sourceDir,
   const fs::path dir = dirName;
   for (const char *sub : {"include", "vitis", "vivado", "host"})
     fs::create_directories(dir / sub);
-  writeText(dir / "include" / kernelHeaderName(d.design), kernelHeaderText(d));
-  writeText(dir / "vitis" / "package_kernel.tcl", packageKernelTcl(d));
-  writeText(dir / "vitis" / "link.cfg", linkConfig(d));
-  writeText(dir / "vitis" / "Makefile", vitisMakefile(d));
-  writeText(dir / "vivado" / "build.tcl", vivadoBuildTcl(d));
-  writeText(dir / "vivado" / (d.top->module + "_clocks.xdc"), clockXdc(d));
+  writeTextFile(dir / "include" / kernelHeaderName(d.design), kernelHeaderText(d));
+  writeTextFile(dir / "vitis" / "package_kernel.tcl", packageKernelTcl(d));
+  writeTextFile(dir / "vitis" / "link.cfg", linkConfig(d));
+  writeTextFile(dir / "vitis" / "Makefile", vitisMakefile(d));
+  writeTextFile(dir / "vivado" / "build.tcl", vivadoBuildTcl(d));
+  writeTextFile(dir / "vivado" / (d.top->module + "_clocks.xdc"), clockXdc(d));
   const fs::path ooc = fs::path(sourceDir) / "constraints" / "u55c_ooc.xdc";
   if (!fs::exists(ooc))
     throw Error(ooc.string(), "file", "the out-of-context constraints of the U55C kernel");
   fs::copy_file(ooc, dir / "vivado" / "u55c_ooc.xdc", fs::copy_options::overwrite_existing);
-  writeText(dir / "host" / "host.cpp", hostProgram(d));
-  writeText(dir / "host" / "CMakeLists.txt", hostCmake(d));
-  writeText(dir / "tb" / "host_emu_bind.cpp", hostEmulationBinding(d));
+  writeTextFile(dir / "host" / "host.cpp", hostProgram(d));
+  writeTextFile(dir / "host" / "CMakeLists.txt", hostCmake(d));
+  writeTextFile(dir / "tb" / "host_emu_bind.cpp", hostEmulationBinding(d));
   std::ofstream cmake(dir / "tb" / "CMakeLists.txt", std::ios::app);
   cmake << hostEmulationCmake(d);
   if (!cmake)

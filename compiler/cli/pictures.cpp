@@ -8,6 +8,7 @@
 #include "cli/subprocess.h"
 #include "gen/stall_picture.h"
 #include "support/error.h"
+#include "support/text_file.h"
 
 namespace st::cli {
 
@@ -57,10 +58,7 @@ std::string wrapped(std::string itensor) {
 }
 
 std::string writeText(const fs::path &path, const std::string &text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out)
-    throw Error(path.string(), "file", "a writable file");
+  writeTextFile(path, text);
   return path.string();
 }
 
