@@ -3,11 +3,14 @@
 // Resources are counted per datapath part of the templates, with per-bit coefficients fitted
 // once to Yosys synth_xilinx -family xcup (tests/rtl/elementwise prints estimate, counts and
 // their ratio at one parameter set per template):
-//   - st_round_shift of a w-bit value by a runtime shift, with saturation: about 6 LUTs per bit
-//     (a 64-way barrel shifter as three levels of 4:1 muxes, the two adders, the saturation
-//     compare); the scales are runtime inputs, so nothing constant-folds;
+//   - st_round_shift of a w-bit value by a runtime shift to k = min(w, out) bits, with
+//     saturation: about 3 LUTs per input bit (the round and range tests against the shift) and 3
+//     per kept bit (the 64-way barrel shifter's outputs, q + 1 and the selection); the scales
+//     are runtime inputs, so nothing constant-folds;
 //   - a signed a x b multiply: ceil(a/26) * ceil(b/17) DSP48E2 (27x18 signed slices), plus
-//     about one LUT per product bit per extra slice for the partial-product adders;
+//     about one LUT per product bit per extra slice for the partial-product adders; st_scale_output
+//     splits its w-bit value into 17-bit chunks, one DSP48E2 each, and adds the partial products
+//     in the next stage;
 //   - pipeline registers: the bits of every stage register not absorbed into a DSP;
 //   - one RAMB18 per lane for the residual table (two read ports: T[i] and T[i+1]).
 #include "model/elementwise_model.h"
@@ -51,9 +54,24 @@ int64_t multiplyLuts(int64_t a, int64_t b) {
   return (multiplyDsps(a, b) - 1) * (a + b) / 2;
 }
 
-/// st_round_shift: barrel shifter, rounding adders and saturation.
-int64_t roundShiftLuts(int64_t width) {
-  return 6 * width;
+/// st_round_shift: round and range tests, barrel shifter, increment and saturation.
+int64_t roundShiftLuts(int64_t inWidth, int64_t outWidth) {
+  return 3 * (inWidth + std::min(inWidth, outWidth));
+}
+
+/// st_scale_output's multiply of a w-bit value by the 25-bit mantissa: one DSP48E2 per 17-bit
+/// chunk, and the adders of the partial products.
+int64_t scaleMultiplyDsps(int64_t width) {
+  return ceilDiv(width, 17);
+}
+int64_t scaleMultiplyLuts(int64_t width) {
+  return (scaleMultiplyDsps(width) - 1) * (width + 25 - 17);
+}
+
+/// The partial products of st_scale_output's multiply: the w-bit value in 17-bit chunks, each
+/// times the 25-bit mantissa.
+int64_t partialProductFfs(int64_t width) {
+  return ceilDiv(width, 17) * (17 + 25);
 }
 
 /// The output register slice (st_skid_buffer) of `width` bits.
@@ -64,18 +82,27 @@ ResourceEstimate outputSlice(int64_t width) {
   return r;
 }
 
-/// st_activation_unit: |x|, range detect, interpolation (one DSP), h rounding, relu - h; the
-/// table in one RAMB18.
+/// st_activation_unit: range detect and the offset, interpolation (one DSP), h rounding,
+/// relu - h; the table in one RAMB18.
 ResourceEstimate activationUnit() {
   ResourceEstimate r;
   r.lut = 32 + 8 + 40 + 17 + 64;
-  r.ff = 2 * 33 + 16 + 6 + 16 + 32; // x and range beside the table, T[i], T[i+1], r, value, y
+  // offset, x and range beside the offset and the table, T[i], T[i+1], r, value, y
+  r.ff = 15 + 3 * 33 + 16 + 6 + 16 + 32;
   r.dsp = 1;
   r.bram36 = 0.5;
   return r;
 }
 
 } // namespace
+
+int64_t roundShiftStageFfs(int64_t inWidth, int64_t outWidth) {
+  const int64_t keep = std::min(inWidth, outWidth);
+  const int64_t high = outWidth > inWidth ? 1 : inWidth - outWidth + 1;
+  const int64_t stage1 = keep + 1 + ceilDiv(inWidth + 1, 3) + ceilDiv(high, 3) + 1;
+  const int64_t stage2 = 2 * keep + 4;
+  return stage1 + stage2;
+}
 
 ElementwiseFunction elementwiseFunctionOf(ir::ActivationKind kind) {
   switch (kind) {
@@ -109,15 +136,17 @@ KernelTiming residualAddTiming(const ResidualAddParams &p) {
 ResourceEstimate activationResources(const ActivationParams &p) {
   const int64_t inProduct = p.inBits + 25, outProduct = 57;
   ResourceEstimate lane = activationUnit();
-  lane.lut += roundShiftLuts(inProduct) + roundShiftLuts(outProduct) + multiplyLuts(p.inBits, 25) +
-              multiplyLuts(32, 25);
-  lane.dsp += multiplyDsps(p.inBits, 25) + multiplyDsps(32, 25);
-  lane.ff += inProduct + 32 + outProduct + p.outBits; // product, Q.11, product, code
+  lane.lut += roundShiftLuts(inProduct, 32) + roundShiftLuts(outProduct, p.outBits) +
+              multiplyLuts(p.inBits, 25) + scaleMultiplyLuts(32);
+  lane.dsp += multiplyDsps(p.inBits, 25) + scaleMultiplyDsps(32);
+  // product, its rounding stages, Q.11, partial products, product, its rounding stages, code
+  lane.ff += inProduct + roundShiftStageFfs(inProduct, 32) + 32 + partialProductFfs(32) +
+             outProduct + roundShiftStageFfs(outProduct, p.outBits) + p.outBits;
   ResourceEstimate r;
   for (int64_t l = 0; l < p.lanes; ++l)
     r += lane;
   r += outputSlice(p.lanes * p.outBits);
-  r.ff += 7 + 6 + 5 * 24 + 6 * 6; // valid bits, scales travelling with the tokens
+  r.ff += 13 + 6 + 8 * 24 + 10 * 6; // valid bits, scales travelling with the tokens
   r.lut += 8;
   return r;
 }
@@ -125,16 +154,19 @@ ResourceEstimate activationResources(const ActivationParams &p) {
 ResourceEstimate gatedActivationResources(const GatedActivationParams &p) {
   const int64_t inProduct = p.inBits + 25, gated = 64, outProduct = 89;
   ResourceEstimate lane = activationUnit();
-  lane.lut += 2 * roundShiftLuts(inProduct) + roundShiftLuts(outProduct) +
-              2 * multiplyLuts(p.inBits, 25) + multiplyLuts(32, 32) + multiplyLuts(gated, 25);
-  lane.dsp += 2 * multiplyDsps(p.inBits, 25) + multiplyDsps(32, 32) + multiplyDsps(gated, 25);
-  // products, both Q.11 values, up beside the function (3 stages), g*u, product, code
-  lane.ff += 2 * inProduct + 2 * 32 + 3 * 32 + gated + outProduct + p.outBits;
+  lane.lut += 2 * roundShiftLuts(inProduct, 32) + roundShiftLuts(outProduct, p.outBits) +
+              2 * multiplyLuts(p.inBits, 25) + multiplyLuts(32, 32) + scaleMultiplyLuts(gated);
+  lane.dsp += 2 * multiplyDsps(p.inBits, 25) + multiplyDsps(32, 32) + scaleMultiplyDsps(gated);
+  // products, their rounding stages, both Q.11 values, up beside the function (4 stages), g*u,
+  // partial products, product, its rounding stages, code
+  lane.ff += 2 * inProduct + 2 * roundShiftStageFfs(inProduct, 32) + 2 * 32 + 4 * 32 + gated +
+             partialProductFfs(gated) + outProduct + roundShiftStageFfs(outProduct, p.outBits) +
+             p.outBits;
   ResourceEstimate r;
   for (int64_t l = 0; l < p.lanes; ++l)
     r += lane;
   r += outputSlice(p.lanes * p.outBits);
-  r.ff += 8 + 2 * 6 + 6 * 24 + 7 * 6;
+  r.ff += 14 + 2 * 6 + 9 * 24 + 11 * 6;
   r.lut += 10;
   return r;
 }
@@ -142,14 +174,15 @@ ResourceEstimate gatedActivationResources(const GatedActivationParams &p) {
 ResourceEstimate requantizeResources(const RequantizeParams &p) {
   const int64_t product = p.inBits + 25;
   ResourceEstimate lane;
-  lane.lut = roundShiftLuts(product) + multiplyLuts(p.inBits, 25);
-  lane.dsp = multiplyDsps(p.inBits, 25);
-  lane.ff = product + p.outBits;
+  lane.lut = roundShiftLuts(product, p.outBits) + scaleMultiplyLuts(p.inBits);
+  lane.dsp = scaleMultiplyDsps(p.inBits);
+  lane.ff =
+      partialProductFfs(p.inBits) + product + roundShiftStageFfs(product, p.outBits) + p.outBits;
   ResourceEstimate r;
   for (int64_t l = 0; l < p.lanes; ++l)
     r += lane;
   r += outputSlice(p.lanes * p.outBits);
-  r.ff += 2 + 6;
+  r.ff += 5 + 2 * 6;
   r.lut += 4;
   return r;
 }
@@ -160,15 +193,16 @@ ResourceEstimate residualAddResources(const ResidualAddParams &p) {
   // operand swap muxes, sign probe (shift + add), X = P - sign, alignment shift (two
   // variants), t + Q, final rounding shift with saturation
   lane.lut = 2 * code + 4 * product + product + 5 * product + product +
-             roundShiftLuts(product + 3) + 2 * multiplyLuts(code, 25);
+             roundShiftLuts(product + 3, p.outBits) + 2 * multiplyLuts(code, 25);
   lane.dsp = 2 * multiplyDsps(code, 25);
-  // P, Q (three stages), X, t, code
-  lane.ff = product + 3 * product + (product + 1) + (product + 2) + p.outBits;
+  // P, Q (three stages), X, t, shifted t + Q, code
+  lane.ff = product + 3 * product + (product + 1) + (product + 2) +
+            roundShiftStageFfs(product + 3, p.outBits) + p.outBits;
   ResourceEstimate r;
   for (int64_t l = 0; l < p.lanes; ++l)
     r += lane;
   r += outputSlice(p.lanes * p.outBits);
-  r.ff += 4 + 1 + 3 * 6 + 4 * 6;
+  r.ff += 6 + 1 + 3 * 6 + 4 * 6;
   r.lut += 20;
   return r;
 }

@@ -58,10 +58,15 @@ struct ResidualAddParams {
 
 /// Pipeline depths (cycles from an input handshake to the output handshake of its token with
 /// ideal streams), including the output register slice.
-constexpr int64_t kActivationDepth = 8;
-constexpr int64_t kGatedActivationDepth = 9;
-constexpr int64_t kRequantizeDepth = 3;
-constexpr int64_t kResidualAddDepth = 5;
+constexpr int64_t kActivationDepth = 14;
+constexpr int64_t kGatedActivationDepth = 15;
+constexpr int64_t kRequantizeDepth = 6;
+constexpr int64_t kResidualAddDepth = 7;
+
+/// Flip-flops of a pipelined st_round_shift (Pipelined = 1) from an inWidth-bit value to outWidth
+/// bits before its result register: stage 1 (q's kept bits with the round bit, the grouped round
+/// and range tests, the sign) and stage 2 (q, q + 1, inc, range, q = Max, sign).
+int64_t roundShiftStageFfs(int64_t inWidth, int64_t outWidth);
 
 /// One invocation = one vector of n elements = T = ceil(n / lanes) tokens on every input port
 /// (activation, requantize: port 0 data; gated: port 0 gate, port 1 up; residual add: port 0 a,

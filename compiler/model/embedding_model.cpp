@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/elementwise_model.h"
 #include "support/int_math.h"
 
 namespace st::model {
@@ -34,8 +35,8 @@ int64_t firstBurstWords(const EmbeddingParams &p) {
 }
 
 /// From a word's arrival at the unpacker to the output handshake of its first token: the take
-/// register, s1..s3 and the output slice.
-constexpr int64_t kUnpackCycles = 5;
+/// register, s1..s5 and the output slice.
+constexpr int64_t kUnpackCycles = 7;
 
 } // namespace
 
@@ -106,15 +107,15 @@ ResourceEstimate embeddingResources(const EmbeddingParams &p) {
       tokenBits * std::max<int64_t>(1, ceilDiv(tokensPerWord, 4) + (tokensPerWord > 4 ? 1 : 0)) +
       30;
 
-  // Per lane: s1 code (8 FF), code * M (one DSP; its output register is the DSP's), s3 rounding
-  // shift of 33 bits by 0..63 (6 mux levels) with saturation.
+  // Per lane: s1 code (8 FF), code * M (one DSP; its output register is the DSP's), s3-s5
+  // rounding shift of 33 bits by 0..63 (6 mux levels) with saturation.
   ResourceEstimate lane;
   lane.dsp = 1;
-  lane.ff = 8 + p.outBits;
-  lane.lut = 6 * productBits + 2 * p.outBits; // as elementwise_model roundShiftLuts
+  lane.ff = 8 + roundShiftStageFfs(productBits, p.outBits) + p.outBits;
+  lane.lut = 6 * productBits + 2 * p.outBits; // the round shift, fitted on synth d128
   for (int64_t i = 0; i < p.lanes; ++i)
     r += lane;
-  r.ff += 24 + 6 * 2 + 3; // multiplier and shift of s1, s2; valid bits
+  r.ff += 24 + 6 * 2 + 5; // multiplier and shift of s1, s2; valid bits
 
   // Output register slice.
   r.ff += 2 * p.lanes * p.outBits + 2;

@@ -13,10 +13,11 @@
 // the cycle of its input handshake, so one instance can serve layers with different scales; the
 // compiler ties them to constants (then synthesis folds them) or to a control register.
 //
-// Pipeline (Depth = 8 registers from input handshake to output handshake with ideal streams):
-// 1 code * mantissa, 2 rounding shift + sat32, 3-5 st_activation_unit, 6 g * mantissa,
-// 7 rounding shift + saturation, 8 output register slice (st_skid_buffer); stages 6-8 and the
-// valid bits are st_scale_output. All stages advance together while the register slice can take
+// Pipeline (Depth = 14 registers from input handshake to output handshake with ideal streams):
+// 1 code * mantissa, 2-4 rounding shift + sat32 (st_round_shift, pipelined), 5-8
+// st_activation_unit, 9-10 g * mantissa (partial products, their sum), 11-13 rounding shift +
+// saturation, 14 output register slice (st_skid_buffer); stages 9-14 and the valid bits are
+// st_scale_output. All stages advance together while the register slice can take
 // a token (its registered ready), so a stall costs no throughput and ready_o is a flop output.
 `default_nettype none
 
@@ -59,26 +60,26 @@ module st_activation #(
   end
 
   localparam int unsigned InProductBits = InBits + 25;   // signed code * unsigned 24-bit
-  localparam int unsigned Stages = 7;                    // before the register slice
+  localparam int unsigned Stages = 13;                    // before the register slice
 
   logic advance;  // all stages advance: the register slice can take a token this cycle
   assign ready_o = advance;
 
   // ---- scales travel with their token (not reset) ---------------------------------------------
   logic [5:0] in_shift1_q;
-  logic [23:0] out_mantissa_q[1:5];
-  logic [5:0] out_shift_q[1:5];
+  logic [23:0] out_mantissa_q[1:8];
+  logic [5:0] out_shift_q[1:8];
   always_ff @(posedge clk_i) begin
     if (advance) begin
       in_shift1_q <= in_shift_i;
       out_mantissa_q[1] <= out_mantissa_i;
       out_shift_q[1] <= out_shift_i;
-      for (int unsigned s = 2; s <= 5; s++) out_mantissa_q[s] <= out_mantissa_q[s-1];
-      for (int unsigned s = 2; s <= 5; s++) out_shift_q[s] <= out_shift_q[s-1];
+      for (int unsigned s = 2; s <= 8; s++) out_mantissa_q[s] <= out_mantissa_q[s-1];
+      for (int unsigned s = 2; s <= 8; s++) out_shift_q[s] <= out_shift_q[s-1];
     end
   end
 
-  logic [Lanes*32-1:0] activated;  // stage 5: g per lane
+  logic [Lanes*32-1:0] activated;  // stage 8: g per lane
 
   for (genvar lane = 0; lane < Lanes; lane++) begin : gen_lane
     // stage 1: code * inputToFixed mantissa
@@ -89,22 +90,21 @@ module st_activation #(
                         $signed({1'b0, in_mantissa_i});
     end
 
-    // stage 2: round, shift and saturate to 32-bit Q.11
-    logic [31:0] fixed;
+    // stages 2-4: round, shift and saturate to 32-bit Q.11
     logic [31:0] fixed_q;
     st_round_shift #(
-        .InWidth (InProductBits),
-        .OutWidth(32)
+        .InWidth  (InProductBits),
+        .OutWidth (32),
+        .Pipelined(1)
     ) u_to_fixed (
-        .value_i(in_product_q),
-        .shift_i(in_shift1_q),
-        .value_o(fixed)
+        .clk_i   (clk_i),
+        .enable_i(advance),
+        .value_i (in_product_q),
+        .shift_i (in_shift1_q),
+        .value_o (fixed_q)
     );
-    always_ff @(posedge clk_i) begin
-      if (advance) fixed_q <= fixed;
-    end
 
-    // stages 3-5: the function
+    // stages 5-8: the function
     st_activation_unit #(
         .Function (Function),
         .TableFile(TableFile)
@@ -116,7 +116,7 @@ module st_activation #(
     );
   end
 
-  // ---- stage 6 g * fixedToOutput mantissa, 7 rounding shift + saturation, 8 register slice ---
+  // ---- stages 9-10 g * fixedToOutput mantissa, 11-13 rounding + saturation, 14 slice -------
   st_scale_output #(
       .Lanes   (Lanes),
       .InBits  (32),
@@ -129,8 +129,8 @@ module st_activation #(
       .valid_i   (valid_i),
       .advance_o (advance),
       .value_i   (activated),
-      .mantissa_i(out_mantissa_q[5]),
-      .shift_i   (out_shift_q[5]),
+      .mantissa_i(out_mantissa_q[8]),
+      .shift_i   (out_shift_q[8]),
       .valid_o   (valid_o),
       .ready_i   (ready_i),
       .data_o    (data_o)

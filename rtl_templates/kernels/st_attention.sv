@@ -916,6 +916,8 @@ module st_attention #(
           .InWidth (AccBits + 34),
           .OutWidth(AccBits)
       ) u_rescale (
+          .clk_i   (clk_i),
+          .enable_i(1'b0),
           .value_i(m2_acc_product_q[j]),
           .shift_i(6'd32),
           .value_o(rescaled_acc)
@@ -1062,6 +1064,8 @@ module st_attention #(
         .InWidth (NormBits),
         .OutWidth(32)
     ) u_to_mean (
+        .clk_i   (clk_i),
+        .enable_i(1'b0),
         .value_i(o2_norm_q[i*NormBits+:NormBits]),
         .shift_i(o2_norm_shift_q),
         .value_o(mean[i*32+:32])
@@ -1070,6 +1074,8 @@ module st_attention #(
         .InWidth (ProductBits),
         .OutWidth(OutBits)
     ) u_to_code (
+        .clk_i   (clk_i),
+        .enable_i(1'b0),
         .value_i(o4_product_q[i*ProductBits+:ProductBits]),
         .shift_i(o4_shift_q),
         .value_o(code[i*OutBits+:OutBits])

@@ -22,8 +22,8 @@
 // Structure: an id starts one DMA job when the DMA is idle (so rows do not overlap in memory
 // time: one row's read latency is exposed per id); the returned 512-bit words go to a one-word
 // unpacker that hands out Lanes codes per cycle (64/Lanes tokens per word, fewer in the row's
-// last word), then a 3-stage requantizer per lane (s1 select, s2 code * M, s3 rounding shift
-// and saturation) and st_skid_buffer. The requantizer advances as one (stalls only when the
+// last word), then a 5-stage requantizer per lane (s1 select, s2 code * M, s3-s5 rounding
+// shift and saturation, st_round_shift pipelined) and st_skid_buffer. The requantizer advances as one (stalls only when the
 // output slice is full). Timing: compiler/model/embedding_model.h.
 `default_nettype none
 
@@ -203,8 +203,8 @@ module st_embedding_gather #(
     if (take) word_q <= dma_data;
   end
 
-  // ---- requantizer: s1 select, s2 product, s3 rounding shift ----------------------------------
-  logic v1_q, v2_q, v3_q;
+  // ---- requantizer: s1 select, s2 product, s3-s5 rounding shift and saturation ---------------
+  logic v1_q, v2_q, v3_q, v4_q, v5_q;
   logic [Lanes*8-1:0] codes1_q;
   logic [23:0] mant1_q;
   logic [5:0] shift1_q, shift2_q;
@@ -213,10 +213,14 @@ module st_embedding_gather #(
       v1_q <= 1'b0;
       v2_q <= 1'b0;
       v3_q <= 1'b0;
+      v4_q <= 1'b0;
+      v5_q <= 1'b0;
     end else if (adv) begin
       v1_q <= emit;
       v2_q <= v1_q;
       v3_q <= v2_q;
+      v4_q <= v3_q;
+      v5_q <= v4_q;
     end
   end
   always_ff @(posedge clk_i) begin
@@ -231,23 +235,21 @@ module st_embedding_gather #(
   logic [Lanes*OutBits-1:0] y_d;
   for (genvar i = 0; i < Lanes; i++) begin : gen_lane
     logic signed [ProductBits-1:0] product2_q;
-    logic [OutBits-1:0] rounded, y3_q;
     always_ff @(posedge clk_i) begin
-      if (adv) begin
-        product2_q <= ProductBits'($signed(codes1_q[i*8+:8])) * $signed({1'b0, mant1_q});
-        y3_q <= rounded;
-      end
+      if (adv) product2_q <= ProductBits'($signed(codes1_q[i*8+:8])) * $signed({1'b0, mant1_q});
     end
     st_round_shift #(
-        .InWidth(ProductBits),
-        .OutWidth(OutBits),
-        .SymmetricRounding(1)
+        .InWidth          (ProductBits),
+        .OutWidth         (OutBits),
+        .SymmetricRounding(1),
+        .Pipelined        (1)
     ) u_round (
-        .value_i(product2_q),
-        .shift_i(shift2_q),
-        .value_o(rounded)
+        .clk_i   (clk_i),
+        .enable_i(adv),
+        .value_i (product2_q),
+        .shift_i (shift2_q),
+        .value_o (y_d[i*OutBits+:OutBits])
     );
-    assign y_d[i*OutBits+:OutBits] = y3_q;
   end
 
   st_skid_buffer #(
@@ -255,7 +257,7 @@ module st_embedding_gather #(
   ) u_out_slice (
       .clk_i,
       .rst_ni,
-      .valid_i(v3_q),
+      .valid_i(v5_q),
       .ready_o(out_ready),
       .data_i (y_d),
       .valid_o,

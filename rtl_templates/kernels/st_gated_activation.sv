@@ -15,10 +15,10 @@
 // ignored. II = 1. Scales (GatedScales): inputs sampled with each token pair at its handshake;
 // the compiler ties them to constants or to a control register.
 //
-// Pipeline (Depth = 9 with ideal streams): 1 code * mantissa (both), 2 rounding shift + sat32,
-// 3-5 st_activation_unit on the gate (up travels beside it), 6 g * u, 7 * mantissa, 8 rounding
-// shift + saturation, 9 output register slice (st_skid_buffer); stages 7-9 and the valid bits
-// are st_scale_output. All stages advance together while the slice's registered ready is high.
+// Pipeline (Depth = 15 with ideal streams): 1 code * mantissa (both), 2-4 rounding shift + sat32
+// (st_round_shift, pipelined), 5-8 st_activation_unit on the gate (up travels beside it), 9 g *
+// u, 10-11 * mantissa (partial products, their sum), 12-14 rounding shift + saturation, 15
+// output register slice (st_skid_buffer); stages 10-15 and the valid bits are st_scale_output. All stages advance together while the slice's registered ready is high.
 `default_nettype none
 
 module st_gated_activation #(
@@ -66,7 +66,7 @@ module st_gated_activation #(
 
   localparam int unsigned InProductBits = InBits + 25;     // signed code * unsigned 24-bit
   localparam int unsigned GatedBits = 64;                  // s32 * s32
-  localparam int unsigned Stages = 8;                      // before the register slice
+  localparam int unsigned Stages = 14;                     // before the register slice
 
   // ---- control: join the two inputs ----------------------------------------------------------
   logic advance;  // all stages advance: the register slice can take a token this cycle
@@ -76,20 +76,20 @@ module st_gated_activation #(
 
   // ---- scales travel with their token (not reset) ---------------------------------------------
   logic [5:0] gate_shift1_q, up_shift1_q;
-  logic [23:0] product_mantissa_q[1:6];
-  logic [5:0] product_shift_q[1:6];
+  logic [23:0] product_mantissa_q[1:9];
+  logic [5:0] product_shift_q[1:9];
   always_ff @(posedge clk_i) begin
     if (advance) begin
       gate_shift1_q <= gate_shift_i;
       up_shift1_q <= up_shift_i;
       product_mantissa_q[1] <= product_mantissa_i;
       product_shift_q[1] <= product_shift_i;
-      for (int unsigned s = 2; s <= 6; s++) product_mantissa_q[s] <= product_mantissa_q[s-1];
-      for (int unsigned s = 2; s <= 6; s++) product_shift_q[s] <= product_shift_q[s-1];
+      for (int unsigned s = 2; s <= 9; s++) product_mantissa_q[s] <= product_mantissa_q[s-1];
+      for (int unsigned s = 2; s <= 9; s++) product_shift_q[s] <= product_shift_q[s-1];
     end
   end
 
-  logic [Lanes*GatedBits-1:0] gated_q;  // stage 6: g * u per lane
+  logic [Lanes*GatedBits-1:0] gated_q;  // stage 9: g * u per lane
 
   for (genvar lane = 0; lane < Lanes; lane++) begin : gen_lane
     // stage 1: codes * mantissas
@@ -103,35 +103,38 @@ module st_gated_activation #(
       end
     end
 
-    // stage 2: round, shift and saturate both to 32-bit Q.11
-    logic [31:0] gate_fixed, up_fixed;
+    // stages 2-4: round, shift and saturate both to 32-bit Q.11
     logic [31:0] gate_fixed_q;
-    logic [31:0] up_fixed_q[2:5];
+    logic [31:0] up_fixed_q[4:8];
     st_round_shift #(
-        .InWidth (InProductBits),
-        .OutWidth(32)
+        .InWidth  (InProductBits),
+        .OutWidth (32),
+        .Pipelined(1)
     ) u_gate_to_fixed (
-        .value_i(gate_product_q),
-        .shift_i(gate_shift1_q),
-        .value_o(gate_fixed)
+        .clk_i   (clk_i),
+        .enable_i(advance),
+        .value_i (gate_product_q),
+        .shift_i (gate_shift1_q),
+        .value_o (gate_fixed_q)
     );
     st_round_shift #(
-        .InWidth (InProductBits),
-        .OutWidth(32)
+        .InWidth  (InProductBits),
+        .OutWidth (32),
+        .Pipelined(1)
     ) u_up_to_fixed (
-        .value_i(up_product_q),
-        .shift_i(up_shift1_q),
-        .value_o(up_fixed)
+        .clk_i   (clk_i),
+        .enable_i(advance),
+        .value_i (up_product_q),
+        .shift_i (up_shift1_q),
+        .value_o (up_fixed_q[4])
     );
     always_ff @(posedge clk_i) begin
       if (advance) begin
-        gate_fixed_q <= gate_fixed;
-        up_fixed_q[2] <= up_fixed;
-        for (int unsigned s = 3; s <= 5; s++) up_fixed_q[s] <= up_fixed_q[s-1];
+        for (int unsigned s = 5; s <= 8; s++) up_fixed_q[s] <= up_fixed_q[s-1];
       end
     end
 
-    // stages 3-5: act(gate)
+    // stages 5-8: act(gate)
     logic [31:0] activated;
     st_activation_unit #(
         .Function (Function),
@@ -143,15 +146,15 @@ module st_gated_activation #(
         .y_o     (activated)
     );
 
-    // stage 6: g * u (Q.22, exact in 64 bits)
+    // stage 9: g * u (Q.22, exact in 64 bits)
     always_ff @(posedge clk_i) begin
       if (advance)
         gated_q[lane*GatedBits+:GatedBits] <=
-            GatedBits'($signed(activated)) * GatedBits'($signed(up_fixed_q[5]));
+            GatedBits'($signed(activated)) * GatedBits'($signed(up_fixed_q[8]));
     end
   end
 
-  // ---- stage 7 * productToOutput mantissa, 8 rounding shift + saturation, 9 register slice ---
+  // ---- stages 10-11 * productToOutput mantissa, 12-14 rounding + saturation, 15 slice ------
   st_scale_output #(
       .Lanes   (Lanes),
       .InBits  (GatedBits),
@@ -164,8 +167,8 @@ module st_gated_activation #(
       .valid_i   (take),
       .advance_o (advance),
       .value_i   (gated_q),
-      .mantissa_i(product_mantissa_q[6]),
-      .shift_i   (product_shift_q[6]),
+      .mantissa_i(product_mantissa_q[9]),
+      .shift_i   (product_shift_q[9]),
       .valid_o   (valid_o),
       .ready_i   (ready_i),
       .data_o    (data_o)

@@ -69,13 +69,19 @@ module st_pwl_table #(
   wire signed [SlopeBits-1:0] slope = $signed({1'b0, right_q}) - $signed({1'b0, left_q});
   wire signed [ProductBits-1:0] product =
       ProductBits'(slope) * $signed({{(ProductBits - FracBits) {1'b0}}, fraction_q});
-  // Round half away from zero: add 2^(F-1) - sign, then shift arithmetically.
-  // |rounded| <= |slope|: only its low SlopeBits bits are used.
+  // round(product / 2^FracBits), half away from zero, = (product >>> FracBits) + inc with inc the
+  // highest dropped bit, for a negative product only when a lower dropped bit is set: the
+  // rounding is the carry-in of the one adder. |round(product / 2^FracBits)| <= |slope|: only
+  // its low SlopeBits bits are used.
+  wire negative = product[ProductBits-1];
+  wire round_bit = product[FracBits-1];
+  wire sticky = (FracBits > 1) ? (|product[(FracBits > 1 ? FracBits - 2 : 0):0]) : 1'b0;
+  wire increment = round_bit && (!negative || sticky);
   /* verilator lint_off UNUSEDSIGNAL */
-  wire signed [ProductBits-1:0] rounded =
-      (product + ProductBits'(1 << (FracBits - 1)) - ProductBits'(product < 0)) >>> FracBits;
+  wire signed [ProductBits-1:0] quotient = product >>> FracBits;
   /* verilator lint_on UNUSEDSIGNAL */
-  wire [EntryBits-1:0] interpolated = EntryBits'($signed({1'b0, left_q}) + SlopeBits'(rounded));
+  wire [EntryBits-1:0] interpolated =
+      EntryBits'($signed({1'b0, left_q}) + SlopeBits'(quotient) + SlopeBits'(increment));
 
   always_ff @(posedge clk_i) begin
     if (enable_i) value_o <= interpolated;

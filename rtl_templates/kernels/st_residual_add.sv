@@ -17,9 +17,10 @@
 // elements is ceil(N/Lanes) tokens on each input; padding lanes are computed and ignored. II = 1.
 // The scales (ResidualAddScales) are inputs sampled with each token pair at its handshake.
 //
-// Pipeline (Depth = 5 with ideal streams): 1 operand order + products, 2 sign of the sum, 3
-// alignment shift, 4 add + rounding shift + saturation, 5 output register slice (st_skid_buffer);
-// stages 4-5 and the valid bits are st_scale_output (without its multiply).
+// Pipeline (Depth = 7 with ideal streams): 1 operand order + products, 2 sign of the sum, 3
+// alignment shift, 4-6 add + rounding shift + saturation (st_round_shift, pipelined), 7 output
+// register slice (st_skid_buffer); stages 4-7 and the valid bits are st_scale_output (without
+// its multiply).
 `default_nettype none
 
 module st_residual_add #(
@@ -60,7 +61,7 @@ module st_residual_add #(
 
   localparam int unsigned CodeBits = (ABits > BBits) ? ABits : BBits;
   localparam int unsigned ProductBits = CodeBits + 25;  // signed code * unsigned 24-bit
-  localparam int unsigned Stages = 4;                   // before the register slice
+  localparam int unsigned Stages = 6;                   // before the register slice
 
   // ---- control: join the two inputs ----------------------------------------------------------
   logic advance;  // all stages advance: the register slice can take a token this cycle
@@ -133,7 +134,7 @@ module st_residual_add #(
         (ProductBits + 3)'(t_q) + (ProductBits + 3)'(q3_q);
   end
 
-  // ---- stage 4 y = floor((t + Q + 2^(sq-1)) / 2^sq), saturated; 5 register slice -----------
+  // ---- stages 4-6 y = floor((t + Q + 2^(sq-1)) / 2^sq), saturated; 7 register slice --------
   st_scale_output #(
       .Lanes            (Lanes),
       .InBits           (ProductBits + 3),

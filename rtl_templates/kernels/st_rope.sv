@@ -368,6 +368,8 @@ module st_rope #(
         .OutWidth(OutBits),
         .SymmetricRounding(1)
     ) u_round (
+        .clk_i   (clk_i),
+        .enable_i(1'b0),
         .value_i(scaled8_q),
         .shift_i(total_shift[5:0]),
         .value_o(rounded)

@@ -8,9 +8,11 @@
 // slice advance together on advance_o, the slice's registered ready, so a stall costs no
 // throughput and the kernel's input ready is a flop output.
 //
-// Stages of the kernel that are registers here: with Multiply = 1, stage Stages - 1 (the product
-// x * mantissa, exact in InBits + 25 bits) and stage Stages (rounding shift + saturation into the
-// result register); with Multiply = 0, stage Stages only. Then the register slice
+// Stages of the kernel that are registers here: with Multiply = 1, stage Stages - 4 (the partial
+// products: x in 17-bit chunks, each times the mantissa, one DSP48E2 each) and stage Stages - 3
+// (their sum, the product x * mantissa, exact in InBits + 25 bits); then stages Stages - 2 ..
+// Stages, the three registers of st_round_shift (Pipelined: shift, increment, saturation into the
+// result register). Then the register slice
 // (st_skid_buffer). value_i, mantissa_i and shift_i belong to the token in the stage before
 // (stage 0 is the input handshake); valid_i is the kernel's input token, taken into stage 1.
 // Lanes are packed as the kernels' streams: lane i at bits [i*Bits +: Bits].
@@ -27,8 +29,8 @@ module st_scale_output #(
     parameter int unsigned Multiply = 1,
     /// 1: round half away from zero; 0: round half up.
     parameter int unsigned SymmetricRounding = 1,
-    /// Registers of the kernel before the output slice, the ones here included (>= 2).
-    parameter int unsigned Stages = 2
+    /// Registers of the kernel before the output slice, the ones here included (>= 3 + 2*Multiply).
+    parameter int unsigned Stages = 5
 ) (
     input  wire                      clk_i,
     input  wire                      rst_ni,      // synchronous, active low
@@ -50,8 +52,8 @@ module st_scale_output #(
   if (InBits < 2 || OutBits < 2 || OutBits > 32) begin : gen_bad_bits
     $fatal(1, "st_scale_output: InBits must be >= 2 and OutBits 2 .. 32");
   end
-  if (Multiply > 1 || Stages < 2) begin : gen_bad_stages
-    $fatal(1, "st_scale_output: Multiply must be 0 or 1 and Stages >= 2");
+  if (Multiply > 1 || Stages < 3 + 2 * Multiply) begin : gen_bad_stages
+    $fatal(1, "st_scale_output: Multiply must be 0 or 1 and Stages >= 3 + 2 * Multiply");
   end
 
   localparam int unsigned ProductBits = InBits + 25;  // signed value * unsigned 24-bit
@@ -71,19 +73,43 @@ module st_scale_output #(
   logic [5:0] round_shift;
 
   if (Multiply != 0) begin : gen_multiply
-    logic [5:0] shift_q;  // travels with its token (not reset)
+    // x in chunks of 17 bits, the low ones unsigned, the top one signed (a DSP48E2's B port)
+    localparam int unsigned Chunks = (InBits + 16) / 17;
+    localparam int unsigned PartialBits = 17 + 25;  // a chunk (as signed) * unsigned 24-bit
+    logic [5:0] shift1_q, shift2_q;  // travel with their token (not reset)
     always_ff @(posedge clk_i) begin
-      if (advance) shift_q <= shift_i;
+      if (advance) begin
+        shift1_q <= shift_i;
+        shift2_q <= shift1_q;
+      end
     end
-    assign round_shift = shift_q;
+    assign round_shift = shift2_q;
 
     for (genvar lane = 0; lane < Lanes; lane++) begin : gen_lane
-      // value * mantissa
+      wire [InBits-1:0] value = value_i[lane*InBits+:InBits];
+      // stage 1: the partial products chunk * mantissa
+      logic signed [PartialBits-1:0] partial_q[Chunks];
+      for (genvar c = 0; c < Chunks; c++) begin : gen_chunk
+        logic signed [17:0] chunk;
+        if (c == Chunks - 1) begin : gen_top
+          assign chunk = 18'($signed(value[InBits-1:17*c]));
+        end else begin : gen_low
+          assign chunk = {1'b0, value[17*c+:17]};
+        end
+        always_ff @(posedge clk_i) begin
+          if (advance) partial_q[c] <= PartialBits'(chunk) * $signed({1'b0, mantissa_i});
+        end
+      end
+      // stage 2: their sum, value * mantissa
+      logic signed [ProductBits-1:0] product;
+      always_comb begin
+        product = '0;
+        for (int unsigned c = 0; c < Chunks; c++)
+          product = product + (ProductBits'(partial_q[c]) <<< (17 * c));
+      end
       logic signed [ProductBits-1:0] product_q;
       always_ff @(posedge clk_i) begin
-        if (advance)
-          product_q <= ProductBits'($signed(value_i[lane*InBits+:InBits])) *
-                       $signed({1'b0, mantissa_i});
+        if (advance) product_q <= product;
       end
       assign round_value[lane*RoundBits+:RoundBits] = product_q;
     end
@@ -92,23 +118,22 @@ module st_scale_output #(
     assign round_shift = shift_i;
   end
 
-  // ---- rounding shift and saturation into the result register ---------------------------------
+  // ---- rounding shift, then increment and saturation into the result register ----------------
   logic [Lanes*OutBits-1:0] result_q;
 
   for (genvar lane = 0; lane < Lanes; lane++) begin : gen_lane
-    logic [OutBits-1:0] code;
     st_round_shift #(
         .InWidth          (RoundBits),
         .OutWidth         (OutBits),
-        .SymmetricRounding(SymmetricRounding)
+        .SymmetricRounding(SymmetricRounding),
+        .Pipelined        (1)
     ) u_to_code (
-        .value_i(round_value[lane*RoundBits+:RoundBits]),
-        .shift_i(round_shift),
-        .value_o(code)
+        .clk_i   (clk_i),
+        .enable_i(advance),
+        .value_i (round_value[lane*RoundBits+:RoundBits]),
+        .shift_i (round_shift),
+        .value_o (result_q[lane*OutBits+:OutBits])
     );
-    always_ff @(posedge clk_i) begin
-      if (advance) result_q[lane*OutBits+:OutBits] <= code;
-    end
   end
 
   // ---- output register slice ------------------------------------------------------------------
