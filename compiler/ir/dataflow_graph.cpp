@@ -27,6 +27,24 @@ std::string toString(NodeKind kind) {
   return "?";
 }
 
+DataflowNode readDmaNode(std::string name, ITensorType type) {
+  DataflowNode dma;
+  dma.kind = NodeKind::ReadDma;
+  dma.module = "st_read_dma_stream";
+  dma.name = std::move(name);
+  dma.outputs = {{"out", std::move(type)}};
+  return dma;
+}
+
+DataflowNode writeDmaNode(std::string name, ITensorType type) {
+  DataflowNode dma;
+  dma.kind = NodeKind::WriteDma;
+  dma.module = "st_write_dma_stream";
+  dma.name = std::move(name);
+  dma.inputs = {{"in", std::move(type)}};
+  return dma;
+}
+
 std::optional<int64_t> DataflowNode::param(const std::string &name) const {
   for (const auto &p : params)
     if (p.name == name && !p.text)

@@ -69,6 +69,11 @@ struct DataflowNode {
   std::optional<int64_t> param(const std::string &name) const;
 };
 
+/// A read DMA (st_read_dma_stream) named `name` whose output port "out" streams `type` from HBM.
+DataflowNode readDmaNode(std::string name, ITensorType type);
+/// A write DMA (st_write_dma_stream) named `name` whose input port "in" takes `type` to HBM.
+DataflowNode writeDmaNode(std::string name, ITensorType type);
+
 struct PortRef {
   NodeId node = 0;
   unsigned port = 0;

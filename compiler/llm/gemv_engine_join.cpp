@@ -243,12 +243,7 @@ void joinGemvEngine(AcceleratorGraph &g,
     g.nodes.erase(n);
   }
   for (int64_t ch = 0; ch < engine.shape.channels; ++ch) {
-    ir::DataflowNode dma;
-    dma.kind = ir::NodeKind::ReadDma;
-    dma.module = "st_read_dma_stream";
-    dma.name = "rd_gemv_w" + std::to_string(ch);
-    dma.outputs = {{"out", words}};
-    const ir::NodeId d = df.addNode(std::move(dma));
+    const ir::NodeId d = df.addNode(ir::readDmaNode("rd_gemv_w" + std::to_string(ch), words));
     g.nodes[d] = {AcceleratorRole::EngineStream, -1, 0, 1};
     const ir::StreamId s = df.connect({d, 0}, {engine.node, numX + static_cast<unsigned>(ch)},
                                       "gemv_w" + std::to_string(ch));

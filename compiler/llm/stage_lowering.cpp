@@ -173,13 +173,9 @@ private:
       if (info.role != TensorRole::Input)
         throw Error("lowering", where(stage_, "tensor '" + info.name + "'"),
                     "a stage input or an op's output");
-      DataflowNode dma;
-      dma.kind = NodeKind::ReadDma;
-      dma.module = "st_read_dma_stream";
-      dma.name = "in_" + info.name;
+      DataflowNode dma = ir::readDmaNode("in_" + info.name, vectorOf(t));
       dma.tensor = t;
       dma.attributes[kAttrStageInput] = 1;
-      dma.outputs = {{"out", vectorOf(t)}};
       it = producedBy_.emplace(t, ir::PortRef{df().addNode(std::move(dma)), 0}).first;
     }
     df().connect(it->second, dst, tensor(t).name + "_to_" + df().node(dst.node).name);
@@ -187,25 +183,17 @@ private:
 
   ir::NodeId addReadDma(const std::string &name, TensorId t, ITensorType type,
                         const char *attribute) {
-    DataflowNode dma;
-    dma.kind = NodeKind::ReadDma;
-    dma.module = "st_read_dma_stream";
-    dma.name = name;
+    DataflowNode dma = ir::readDmaNode(name, std::move(type));
     dma.tensor = t;
     dma.attributes[attribute] = 1;
-    dma.outputs = {{"out", std::move(type)}};
     return df().addNode(std::move(dma));
   }
 
   ir::NodeId addWriteDma(const std::string &name, TensorId t, ir::PortRef src,
                          const char *attribute) {
-    DataflowNode dma;
-    dma.kind = NodeKind::WriteDma;
-    dma.module = "st_write_dma_stream";
-    dma.name = name;
+    DataflowNode dma = ir::writeDmaNode(name, df().node(src.node).outputs.at(src.port).type);
     dma.tensor = t;
     dma.attributes[attribute] = 1;
-    dma.inputs = {{"in", df().node(src.node).outputs.at(src.port).type}};
     const ir::NodeId n = df().addNode(std::move(dma));
     df().connect(src, {n, 0}, name);
     return n;

@@ -12,11 +12,7 @@ namespace st::model {
 namespace {
 
 int64_t vectorLength(const ArgmaxParams &p) {
-  const int64_t n = p.length == 0 ? p.maxLen : p.length;
-  if (n < 1 || n > p.maxLen)
-    throw std::invalid_argument("argmax model: length " + std::to_string(n) + " outside 1 .. " +
-                                std::to_string(p.maxLen));
-  return n;
+  return runtimeVectorLength(p.length, p.maxLen, "argmax");
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -103,5 +104,34 @@ struct ResourceEstimate {
     return *this;
   }
 };
+
+/// A kernel that accumulates `perOutput` tokens on each of `inputs` ports into one output token,
+/// `outputs` times (st_matmul's tile pairs, st_reduce's rows): the first output 2 cycles after
+/// its last input, then one every `perOutput` cycles; output k needs (k + 1) x perOutput tokens.
+inline KernelTiming accumulatingTiming(int64_t outputs, int64_t perOutput, int inputs) {
+  KernelTiming t;
+  outputs = outputs < 1 ? 1 : outputs;
+  t.firstOutputDelay = perOutput + 2;
+  t.ii = perOutput;
+  t.totalLatency = t.firstOutputDelay + (outputs - 1) * perOutput;
+  t.outputTokens = outputs;
+  for (int port = 0; port < inputs; ++port) {
+    t.inputTokens.push_back(outputs * perOutput);
+    t.inputTokensNeeded.push_back([perOutput, outputs](int64_t out) {
+      return (out + 1 < outputs ? out + 1 : outputs) * perOutput;
+    });
+  }
+  return t;
+}
+
+/// The runtime length of a vector kernel's invocation: `length`, or `maxLen` when 0. Throws
+/// std::invalid_argument (naming `what`) outside 1 .. maxLen.
+inline int64_t runtimeVectorLength(int64_t length, int64_t maxLen, const std::string &what) {
+  const int64_t n = length == 0 ? maxLen : length;
+  if (n < 1 || n > maxLen)
+    throw std::invalid_argument(what + " model: length " + std::to_string(n) + " outside 1 .. " +
+                                std::to_string(maxLen));
+  return n;
+}
 
 } // namespace st::model

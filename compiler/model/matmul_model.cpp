@@ -25,17 +25,7 @@ int64_t matmulAccBits(const MatmulParams &p) {
 }
 
 KernelTiming matmulTiming(const MatmulParams &p) {
-  KernelTiming t;
-  const int64_t tiles = std::max<int64_t>(1, p.outputTiles), k = p.kTiles;
-  t.firstOutputDelay = k + 2;
-  t.ii = k;
-  t.totalLatency = t.firstOutputDelay + (tiles - 1) * k;
-  t.outputTokens = tiles;
-  for (int port = 0; port < 2; ++port) {
-    t.inputTokens.push_back(tiles * k);
-    t.inputTokensNeeded.push_back([k, tiles](int64_t out) { return std::min(out + 1, tiles) * k; });
-  }
-  return t;
+  return accumulatingTiming(p.outputTiles, p.kTiles, 2); // KTiles A and B tiles per C tile
 }
 
 ResourceEstimate matmulResources(const MatmulParams &p) {

@@ -34,16 +34,7 @@ int64_t reduceAccBits(const ReduceParams &p) {
 }
 
 KernelTiming reduceTiming(const ReduceParams &p) {
-  KernelTiming t;
-  const int64_t outputs = std::max<int64_t>(1, p.outputTokens), n = p.tokens;
-  t.firstOutputDelay = n + 2;
-  t.ii = n;
-  t.totalLatency = t.firstOutputDelay + (outputs - 1) * n;
-  t.outputTokens = outputs;
-  t.inputTokens.push_back(outputs * n);
-  t.inputTokensNeeded.push_back(
-      [n, outputs](int64_t out) { return std::min(out + 1, outputs) * n; });
-  return t;
+  return accumulatingTiming(p.outputTokens, p.tokens, 1); // Tokens inputs per output
 }
 
 ResourceEstimate reduceResources(const ReduceParams &p) {

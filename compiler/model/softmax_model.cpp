@@ -12,11 +12,7 @@ namespace st::model {
 namespace {
 
 int64_t vectorLength(const SoftmaxParams &p) {
-  const int64_t n = p.length == 0 ? p.maxLen : p.length;
-  if (n < 1 || n > p.maxLen)
-    throw std::invalid_argument("softmax model: length " + std::to_string(n) + " outside 1 .. " +
-                                std::to_string(p.maxLen));
-  return n;
+  return runtimeVectorLength(p.length, p.maxLen, "softmax");
 }
 
 /// Block RAM for a width x depth buffer: RAMB36 as 512x72, 1Kx36, 2Kx18, 4Kx9 (or RAMB18 at

@@ -265,17 +265,14 @@ void lowerToDataflow(CompileState &state) {
           df.connect({*shared, 0}, dst);
           continue;
         }
-        ir::DataflowNode dma;
-        dma.kind = NodeKind::ReadDma;
-        dma.module = "st_read_dma_stream";
+        ir::DataflowNode dma = ir::readDmaNode(
+            forced != state.forcedLayouts.end()
+                ? "rd_" + info.name
+                : "rd_" + info.name + "_" + op.name +
+                      (op.inputs.size() > 1 ? "_" + std::to_string(i) : ""),
+            forced != state.forcedLayouts.end() ? forced->second
+                                                : df.node(kernelOf[c]).inputs[i].type);
         dma.tensor = t;
-        dma.name = forced != state.forcedLayouts.end()
-                       ? "rd_" + info.name
-                       : "rd_" + info.name + "_" + op.name +
-                             (op.inputs.size() > 1 ? "_" + std::to_string(i) : "");
-        dma.outputs = {{"out", forced != state.forcedLayouts.end()
-                                   ? forced->second
-                                   : df.node(kernelOf[c]).inputs[i].type}};
         ir::NodeId n = df.addNode(std::move(dma));
         if (forced != state.forcedLayouts.end())
           shared = n;
@@ -304,15 +301,11 @@ void lowerToDataflow(CompileState &state) {
     }
     const ir::TensorInfo &out = g.tensor(op.output.tensor);
     if (out.role == ir::TensorRole::Output) {
-      ir::DataflowNode dma;
-      dma.kind = NodeKind::WriteDma;
-      dma.module = "st_write_dma_stream";
-      dma.tensor = op.output.tensor;
-      dma.name = "wr_" + out.name;
       auto forced = state.forcedLayouts.find(out.name);
-      dma.inputs = {{"in", forced != state.forcedLayouts.end()
-                               ? forced->second
-                               : df.node(src.node).outputs[0].type}};
+      ir::DataflowNode dma = ir::writeDmaNode(
+          "wr_" + out.name,
+          forced != state.forcedLayouts.end() ? forced->second : df.node(src.node).outputs[0].type);
+      dma.tensor = op.output.tensor;
       df.connect(src, {df.addNode(std::move(dma)), 0});
     }
   }
