@@ -19,9 +19,9 @@ ResourceEstimate tokenSourceResources(int64_t idBits, int64_t stepBits) {
   ResourceEstimate r;
   const int64_t counter = stepBits + 1;
   r.lut = idBits + 2 * counter + 5 * ((counter + 1) / 2) + 6;
-  // n_prompt and num_steps, the token and argmax counters and argmax + 1 (its own register for
-  // logic depth), the two id registers, the flags.
-  r.ff = 2 * stepBits + 3 * counter + 2 * idBits + 3;
+  // n_prompt - 1 and num_steps - 1, the token counter and it - 1, the argmax counter and it + 1,
+  // the two id registers, the valid and running flags and the five counter-test flags.
+  r.ff = 6 * counter + 2 * idBits + 3 + 5;
   return r;
 }
 

@@ -62,11 +62,17 @@ module st_token_source #(
   end
 
   logic                running_q;
-  logic [StepBits-1:0] n_prompt_q, num_steps_q;
-  // Ids loaded into the token register, argmax ids consumed (both 0 .. T; one bit more than T).
-  logic [StepBits:0] tokens_q, argmaxes_q;
-  // argmaxes_q + 1 kept in its own register: the compares below see no adder (docs/logic-depth.md).
-  logic [StepBits:0] argmaxes_next_q;
+  // Ids loaded into the token register (0 .. T; one bit more than T) and that minus one, the
+  // argmax ids consumed (0 .. T) and that plus one, each its own register: the compares below
+  // see no adder (docs/logic-depth.md).
+  logic [StepBits:0] tokens_q, tokens_prev_q, argmaxes_q, argmaxes_next_q;
+  // P - 1 and T - 1, latched at start, and the counters' magnitude tests kept as flags, updated
+  // as the counters step by one (an equality test each, into a register; docs/logic-depth.md):
+  //   below_steps_q: argmaxes_q < T      drop_q: argmaxes_next_q < P
+  //   last_q: argmaxes_next_q == T       prompt_left_q: tokens_q < P
+  //   in_turn_q: tokens_q == argmaxes_next_q (a generated id's turn)
+  logic [StepBits:0] prompt_minus1_q, steps_minus1_q;
+  logic below_steps_q, drop_q, last_q, prompt_left_q, in_turn_q;
 
   logic token_free, gen_free;
   assign token_free = !token_valid_o || token_ready_i;
@@ -74,9 +80,9 @@ module st_token_source #(
 
   // Where the next argmax id goes.
   logic argmax_drop, argmax_last, argmax_to_token, argmax_pending;
-  assign argmax_pending  = running_q && (argmaxes_q < {1'b0, num_steps_q});
-  assign argmax_drop     = (argmaxes_next_q < {1'b0, n_prompt_q});
-  assign argmax_last     = (argmaxes_next_q == {1'b0, num_steps_q});
+  assign argmax_pending  = running_q && below_steps_q;
+  assign argmax_drop     = drop_q;
+  assign argmax_last     = last_q;
   assign argmax_to_token = !argmax_drop && !argmax_last;
 
   always_comb begin
@@ -84,10 +90,10 @@ module st_token_source #(
     if (argmax_pending) begin
       if (argmax_drop) argmax_ready_o = 1'b1;
       else if (argmax_last) argmax_ready_o = gen_free;
-      else argmax_ready_o = gen_free && token_free && (tokens_q == argmaxes_next_q);
+      else argmax_ready_o = gen_free && token_free && in_turn_q;
     end
   end
-  assign prompt_ready_o = running_q && (tokens_q < {1'b0, n_prompt_q}) && token_free;
+  assign prompt_ready_o = running_q && prompt_left_q && token_free;
 
   logic prompt_fire, argmax_fire, token_load, gen_load, start, finished;
   assign prompt_fire   = prompt_valid_i && prompt_ready_o;
@@ -96,7 +102,7 @@ module st_token_source #(
   assign gen_load      = argmax_fire && !argmax_drop;
   assign start_ready_o = !running_q;
   assign start         = start_valid_i && start_ready_o;
-  assign finished      = (argmaxes_q == {1'b0, num_steps_q}) && !token_valid_o && !gen_valid_o;
+  assign finished      = !below_steps_q && !token_valid_o && !gen_valid_o;  // argmaxes_q == T
   assign done_o        = running_q && finished;
 
   always_ff @(posedge clk_i) begin
@@ -117,16 +123,36 @@ module st_token_source #(
   // Counters and payload: qualified by running_q and the valid registers, so not reset.
   always_ff @(posedge clk_i) begin
     if (start) begin
-      n_prompt_q  <= n_prompt_i;
-      num_steps_q <= num_steps_i;
       tokens_q    <= '0;
+      tokens_prev_q <= '1;
       argmaxes_q  <= '0;
+      in_turn_q <= 1'b0;  // 0 != 1
       argmaxes_next_q <= (StepBits + 1)'(1);
+      prompt_minus1_q <= (StepBits + 1)'(n_prompt_i) - 1'b1;
+      steps_minus1_q <= (StepBits + 1)'(num_steps_i) - 1'b1;
+      below_steps_q <= 1'b1;  // 0 < T
+      drop_q <= n_prompt_i != StepBits'(1);  // 1 < P
+      last_q <= num_steps_i == StepBits'(1);  // 1 == T
+      prompt_left_q <= 1'b1;  // 0 < P
     end else begin
-      if (token_load) tokens_q <= tokens_q + 1'b1;
+      // tokens_q == argmaxes_next_q after the step: unchanged when both or neither count; else
+      // tokens_q + 1 == argmaxes_next_q (tokens_q == argmaxes_q), or tokens_q == argmaxes_next_q
+      // + 1 (tokens_prev_q == argmaxes_next_q).
+      if (token_load && !argmax_fire) in_turn_q <= tokens_q == argmaxes_q;
+      else if (argmax_fire && !token_load) in_turn_q <= tokens_prev_q == argmaxes_next_q;
+      if (token_load) begin
+        tokens_q <= tokens_q + 1'b1;
+        tokens_prev_q <= tokens_q;
+        // tokens_q + 1 < P: tokens_q < P and tokens_q != P - 1
+        prompt_left_q <= prompt_left_q && (tokens_q != prompt_minus1_q);
+      end
       if (argmax_fire) begin
         argmaxes_q      <= argmaxes_next_q;
         argmaxes_next_q <= argmaxes_next_q + 1'b1;
+        // argmaxes_next_q < T (it is at most T)
+        below_steps_q <= !last_q;
+        drop_q <= drop_q && (argmaxes_next_q != prompt_minus1_q);
+        last_q <= argmaxes_next_q == steps_minus1_q;
       end
     end
     if (token_load) token_data_o <= prompt_fire ? prompt_data_i : argmax_data_i;
