@@ -8,8 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "frontend/decode_builder.h"
 #include "llm/design_defaults.h"
@@ -56,26 +59,43 @@ ConfigWork choicesAndPrediction(const std::string &config) {
   return {predictionWork().since(before), p.stepCycles.back()}; // the last: the max context
 }
 
-TEST(PredictionWork, ChoicesAndPredictionOfEveryConfigStayWithinBudget) {
-  std::vector<std::filesystem::path> configs;
+std::vector<std::string> configDirs() {
+  std::vector<std::string> configs;
   for (const auto &entry : std::filesystem::directory_iterator(ST_CONFIG_DIR))
-    configs.push_back(entry.path());
+    configs.push_back(entry.path().string());
   std::sort(configs.begin(), configs.end());
-  ASSERT_FALSE(configs.empty());
-  for (const std::filesystem::path &config : configs) {
-    SCOPED_TRACE(config.filename().string());
-    const ConfigWork c = choicesAndPrediction(config.string());
-    const int64_t simulations = c.work.stepSimulations + c.work.blockSimulations;
-    std::printf("%s: %lld step simulations, %lld layers, %lld cycles simulated (%.1f steps at the "
-                "max context)\n",
-                config.filename().c_str(), (long long)simulations,
-                (long long)c.work.layersSimulated, (long long)c.work.cyclesSimulated,
-                double(c.work.cyclesSimulated) / double(c.maxContextCycles));
-    EXPECT_GT(simulations, 0);
-    EXPECT_LE(simulations, kSimulationBudget);
-    EXPECT_LE(c.work.cyclesSimulated, kMaxContextStepsBudget * c.maxContextCycles);
-  }
+  return configs;
 }
+
+/// One test per config of configs/ (so that ctest runs them side by side).
+class PredictionWorkOfConfig : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PredictionWorkOfConfig, ChoicesAndPredictionStayWithinBudget) {
+  const std::string config = GetParam();
+  const ConfigWork c = choicesAndPrediction(config);
+  const int64_t simulations = c.work.stepSimulations + c.work.blockSimulations;
+  std::printf("%s: %lld step simulations, %lld layers, %lld cycles simulated (%.1f steps at the "
+              "max context)\n",
+              std::filesystem::path(config).filename().c_str(), (long long)simulations,
+              (long long)c.work.layersSimulated, (long long)c.work.cyclesSimulated,
+              double(c.work.cyclesSimulated) / double(c.maxContextCycles));
+  EXPECT_GT(simulations, 0);
+  EXPECT_LE(simulations, kSimulationBudget);
+  EXPECT_LE(c.work.cyclesSimulated, kMaxContextStepsBudget * c.maxContextCycles);
+}
+
+TEST(PredictionWork, EveryConfigIsCovered) {
+  EXPECT_GE(configDirs().size(), 5u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, PredictionWorkOfConfig, ::testing::ValuesIn(configDirs()),
+                         [](const ::testing::TestParamInfo<std::string> &info) {
+                           std::string name = std::filesystem::path(info.param).filename();
+                           for (char &ch : name)
+                             if (!std::isalnum(static_cast<unsigned char>(ch)))
+                               ch = '_';
+                           return name;
+                         });
 
 } // namespace
 } // namespace st::llm
