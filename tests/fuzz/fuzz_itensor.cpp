@@ -1,5 +1,5 @@
 // Fuzz harness: the itensor text syntax (ir/itensor_type.h). Besides not crashing, a text that
-// parses must print to a text that parses back to the same type (DESIGN §4: parse and print
+// parses must print to a text that parses back to the same type (docs/itensor.md: parse and print
 // exactly); a difference aborts.
 #include <cstdio>
 #include <cstdlib>

@@ -240,7 +240,7 @@ std::vector<Pair> pairsOf(const std::string &config, const TestOptions &options,
     return Pair{name, parseITensorType(p), parseITensorType(c)};
   };
   if (config == "b_to_c")
-    return {pair("DESIGN b->c",
+    return {pair("itensor example b->c",
                  "itensor<4x2xf32, iter_space: [4,2]*[2,4], iter_map: (d0,d1)->(d1,d0)>",
                  "itensor<4x2xf32, iter_space: [4,2,2]*[2,1,4], iter_map: (d0,d1,d2)->(d2,d0)>")};
   if (config == "scalar") {
@@ -262,7 +262,7 @@ std::vector<Pair> pairsOf(const std::string &config, const TestOptions &options,
       pair("transpose of 2x2 tiles over 6x8",
            "itensor<2x2xi16, iter_space: [3,4]*[2,2], iter_map: (d0,d1)->(d0,d1)>",
            "itensor<2x2xi16, iter_space: [4,3]*[2,2], iter_map: (d0,d1)->(d1,d0)>"),
-      pair("DESIGN b->c over i16",
+      pair("itensor example b->c over i16",
            "itensor<4x2xi16, iter_space: [4,2]*[2,4], iter_map: (d0,d1)->(d1,d0)>",
            "itensor<4x2xi16, iter_space: [4,2,2]*[2,1,4], iter_map: (d0,d1,d2)->(d2,d0)>"),
       pair("producer re-streams each band",
