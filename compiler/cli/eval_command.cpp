@@ -265,8 +265,8 @@ void addEvalCommands(std::vector<CliCommand> &registry) {
                          [--window N] [--json] [--random-weights]
 
 Reads <model-dir>/config.json and model.safetensors (or the shards of
-model.safetensors.index.json) of a GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM or
-Gemma3ForCausalLM checkpoint, builds the decode program (docs/frontend.md), feeds the prompt ids
+model.safetensors.index.json) of a GPT2LMHeadModel, LlamaForCausalLM, MistralForCausalLM,
+Qwen2ForCausalLM, Qwen3ForCausalLM or Gemma3ForCausalLM checkpoint, builds the decode program (docs/frontend.md), feeds the prompt ids
 one step at a time and prints N greedy token ids, comma-separated. With --json prints one object:
 {"tokens": [...], "steps": [{"top1": id, "top5": [{"id": i, "logit": x}, ...]}, ...]}, where
 step s holds the logits token s was chosen from. --mode float (default) is the fp32 reference;

@@ -1,5 +1,6 @@
-// Decode-program builders for GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM and
-// Gemma3ForCausalLM (see decode_builder.h). The decoder block is one pre-norm template:
+// Decode-program builders for GPT2LMHeadModel, LlamaForCausalLM, MistralForCausalLM,
+// Qwen2ForCausalLM, Qwen3ForCausalLM and Gemma3ForCausalLM (see decode_builder.h). The decoder
+// block is one pre-norm template:
 //   h = norm(x); q,k,v = linear(h) [+ per-head q/k norm] [+ rope]; a = attention(q,k,v,cache)
 //   o = linear(a) [+ post-attention norm]; x = x + o
 //   h = norm(x); m = mlp(h) [+ post-feed-forward norm]; x = x + m
@@ -74,7 +75,7 @@ private:
 struct BlockOptions {
   NormAttrs norm;                 ///< all block norms
   bool postAttentionNorm = false; ///< Gemma: norm after o_proj and after the MLP
-  bool qkNorm = false;            ///< Gemma: per-head RMS norm of q and k
+  bool qkNorm = false;            ///< Gemma, Qwen3: per-head RMS norm of q and k
   bool rope = true;               ///< false for GPT-2 (learned positions)
   bool gatedMlp = true;           ///< false: up -> activation -> down (GPT-2)
   ActivationKind activation = ActivationKind::Silu;
@@ -281,9 +282,11 @@ std::vector<LayerNames> hfLayerNames(const ModelConfig &c) {
       n.upBias = b + "mlp.up_proj.bias";
       n.downBias = b + "mlp.down_proj.bias";
     }
-    if (c.architecture == Architecture::Gemma3) {
+    if (c.qkNorm) {
       n.qNorm = b + "self_attn.q_norm.weight";
       n.kNorm = b + "self_attn.k_norm.weight";
+    }
+    if (c.architecture == Architecture::Gemma3) {
       n.postAttnNorm = b + "post_attention_layernorm.weight";
       n.norm2 = b + "pre_feedforward_layernorm.weight";
       n.postMlpNorm = b + "post_feedforward_layernorm.weight";
@@ -463,7 +466,7 @@ ir::DecodeProgram buildDecodeProgram(const ModelConfig &c, WeightStore &w) {
   } else {
     opt.norm = {NormKind::RmsNorm, c.normEps, gemma, 1, false};
     opt.postAttentionNorm = gemma;
-    opt.qkNorm = gemma;
+    opt.qkNorm = c.qkNorm; // Gemma 3 and Qwen3; (1+w) on Gemma 3 only, as its other norms
     opt.gated = gemma ? GatedKind::GeGLUTanh : GatedKind::SwiGLU;
     names = hfLayerNames(c);
   }

@@ -2,7 +2,8 @@
 // checks every weight the program binds against the WeightStore (presence and shape, one
 // st::Error naming the weight file and tensor). All architecture knowledge of the compiler
 // (GPT-2's fused Conv1D qkv, Gemma 3's (1+w) norms and local/global layers, Qwen2's qkv
-// biases, tied LM heads, Llama 3 RoPE scaling) lives here; the program it returns uses only
+// biases, Qwen3's per-head q/k norms, Mistral's sliding window, tied LM heads, Llama 3 RoPE
+// scaling) lives here; the program it returns uses only
 // the generic named ops of ir/llm_ops.h.
 #pragma once
 

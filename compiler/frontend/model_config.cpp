@@ -1,6 +1,6 @@
 // config.json reader (see model_config.h). Field names and defaults follow transformers'
-// GPT2Config, LlamaConfig, Qwen2Config and Gemma3TextConfig (4.57 and 5.x agree on every
-// default read here); RoPE keys in either form are read by rope_config.cpp.
+// GPT2Config, LlamaConfig, MistralConfig, Qwen2Config, Qwen3Config and Gemma3TextConfig (4.57
+// and 5.x agree on every default read here); RoPE keys in either form are read by rope_config.cpp.
 #include "frontend/model_config.h"
 
 #include <cmath>
@@ -22,8 +22,12 @@ std::string toString(Architecture a) {
     return "GPT2LMHeadModel";
   case Architecture::Llama:
     return "LlamaForCausalLM";
+  case Architecture::Mistral:
+    return "MistralForCausalLM";
   case Architecture::Qwen2:
     return "Qwen2ForCausalLM";
+  case Architecture::Qwen3:
+    return "Qwen3ForCausalLM";
   case Architecture::Gemma3:
     return "Gemma3ForCausalLM";
   }
@@ -158,6 +162,93 @@ void rejectUnsupported(const ConfigFields &f) {
                f.raw()["quantization_config"].dump());
 }
 
+/// num_key_value_heads when the key is absent, as each family's transformers config class.
+int64_t defaultKvHeads(Architecture a, int64_t numHeads) {
+  switch (a) {
+  case Architecture::Gemma3:
+    return 4;
+  case Architecture::Mistral:
+    return 8;
+  case Architecture::Qwen2:
+  case Architecture::Qwen3:
+    return 32;
+  default:
+    return numHeads;
+  }
+}
+
+/// Mistral: sliding_window is every layer's window (MistralConfig's default 4096 when absent);
+/// null means full attention. The local layers use the same RoPE as the others.
+void readMistralWindow(const ConfigFields &f, ModelConfig &c) {
+  if (f.raw().contains("sliding_window") && !f.has("sliding_window"))
+    return; // null: full attention on every layer
+  c.slidingWindow = f.positiveInt("sliding_window", 4096);
+  c.layerIsSliding.assign(static_cast<size_t>(c.numLayers), true);
+  c.ropeLocal = c.rope;
+}
+
+/// The keys of one family beyond the shared ones (after the head shape and RoPE are read):
+/// tied head, activation, biases, q/k norms, sliding windows and Gemma 3's attention scale.
+void readFamilyKeys(const ConfigFields &f, ModelConfig &c) {
+  switch (c.architecture) {
+  case Architecture::Llama:
+    c.tiedEmbeddings = f.boolean("tie_word_embeddings", false);
+    c.hiddenAct = f.string("hidden_act", "silu");
+    c.attentionBias = c.outputBias = f.boolean("attention_bias", false);
+    c.mlpBias = f.boolean("mlp_bias", false);
+    if (f.has("layer_types"))
+      readLayerTypes(f, c.numLayers, false, "Llama has no sliding-window layers");
+    break;
+  case Architecture::Mistral:
+    c.tiedEmbeddings = f.boolean("tie_word_embeddings", false);
+    c.hiddenAct = f.string("hidden_act", "silu");
+    readMistralWindow(f, c);
+    break;
+  case Architecture::Qwen2:
+  case Architecture::Qwen3: {
+    const bool qwen3 = c.architecture == Architecture::Qwen3;
+    c.tiedEmbeddings = f.boolean("tie_word_embeddings", false);
+    c.hiddenAct = f.string("hidden_act", "silu");
+    // Qwen2 always has q/k/v biases; Qwen3 has none unless attention_bias (then o_proj too).
+    c.attentionBias = !qwen3 || f.boolean("attention_bias", false);
+    c.outputBias = qwen3 && c.attentionBias;
+    c.qkNorm = qwen3;
+    const std::string family = qwen3 ? "Qwen3" : "Qwen2";
+    if (f.boolean("use_sliding_window", false))
+      f.fail("use_sliding_window",
+             "false (" + family + " sliding-window attention is not supported), got true");
+    if (f.has("layer_types"))
+      readLayerTypes(f, c.numLayers, false, family + " sliding-window attention is not supported");
+    break;
+  }
+  case Architecture::Gemma3: {
+    c.tiedEmbeddings = f.boolean("tie_word_embeddings", true);
+    c.hiddenAct = f.string("hidden_activation", "gelu_pytorch_tanh");
+    c.attentionBias = c.outputBias = f.boolean("attention_bias", false);
+    f.mustBeNull("final_logit_softcapping", "logit softcapping is not supported");
+    f.mustBeNull("attn_logit_softcapping", "attention softcapping is not supported");
+    if (f.boolean("use_bidirectional_attention", false))
+      f.fail("use_bidirectional_attention",
+             "false (decoding is causal; bidirectional attention is not supported), got true");
+    if (f.raw().contains("sliding_window") && !f.has("sliding_window"))
+      f.fail("sliding_window", "a positive integer (the local layers' window), got null");
+    c.slidingWindow = f.positiveInt("sliding_window", 4096);
+    const double queryScalar = f.positiveNumber("query_pre_attn_scalar", 256);
+    c.attentionScale = 1.0 / std::sqrt(queryScalar);
+    c.layerIsSliding = readGemmaLayerKinds(f, c.numLayers);
+    c.qkNorm = true;
+    break;
+  }
+  case Architecture::Gpt2:
+    break;
+  }
+  if (c.architecture != Architecture::Gemma3 && c.hiddenAct != "silu")
+    f.fail("hidden_act", "silu, got '" + c.hiddenAct + "'");
+  if (c.architecture == Architecture::Gemma3 && c.hiddenAct != "gelu_pytorch_tanh" &&
+      c.hiddenAct != "gelu_new")
+    f.fail("hidden_activation", "gelu_pytorch_tanh or gelu_new, got '" + c.hiddenAct + "'");
+}
+
 } // namespace
 
 ModelConfig parseModelConfig(const std::string &text, const std::string &file) {
@@ -176,18 +267,18 @@ ModelConfig parseModelConfig(const std::string &text, const std::string &file) {
       !j["architectures"][0].is_string())
     f.fail("architectures", "a list with one architecture name");
   const std::string arch = j["architectures"][0].get<std::string>();
-  if (arch == "GPT2LMHeadModel")
-    c.architecture = Architecture::Gpt2;
-  else if (arch == "LlamaForCausalLM")
-    c.architecture = Architecture::Llama;
-  else if (arch == "Qwen2ForCausalLM")
-    c.architecture = Architecture::Qwen2;
-  else if (arch == "Gemma3ForCausalLM")
-    c.architecture = Architecture::Gemma3;
-  else
-    f.fail("architectures", "one of GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM, "
-                            "Gemma3ForCausalLM, got '" +
-                                arch + "'");
+  bool known = false;
+  std::string names;
+  for (Architecture a : {Architecture::Gpt2, Architecture::Llama, Architecture::Mistral,
+                         Architecture::Qwen2, Architecture::Qwen3, Architecture::Gemma3}) {
+    names += (names.empty() ? "" : ", ") + toString(a);
+    if (arch == toString(a)) {
+      c.architecture = a;
+      known = true;
+    }
+  }
+  if (!known)
+    f.fail("architectures", "one of " + names + ", got '" + arch + "'");
 
   c.dtype = readDtype(f);
   rejectUnsupported(f);
@@ -228,15 +319,12 @@ ModelConfig parseModelConfig(const std::string &text, const std::string &file) {
   c.intermediateSize = f.positiveInt("intermediate_size");
   c.numLayers = f.positiveInt("num_hidden_layers");
   c.numHeads = f.positiveInt("num_attention_heads");
-  // transformers' defaults when the key is absent: Gemma 3 4, Qwen2 32; null (and Llama's
-  // absent) means one kv head per query head.
+  // transformers' defaults when the key is absent: Gemma 3 4, Mistral 8, Qwen2 and Qwen3 32;
+  // null (and Llama's absent) means one kv head per query head.
   if (f.raw().contains("num_key_value_heads") && !f.has("num_key_value_heads"))
     c.numKvHeads = c.numHeads;
   else
-    c.numKvHeads =
-        f.positiveInt("num_key_value_heads", gemma                                   ? 4
-                                             : c.architecture == Architecture::Qwen2 ? 32
-                                                                                     : c.numHeads);
+    c.numKvHeads = f.positiveInt("num_key_value_heads", defaultKvHeads(c.architecture, c.numHeads));
   if (c.numHeads % c.numKvHeads != 0)
     f.fail("num_key_value_heads", "a divisor of num_attention_heads (" +
                                       std::to_string(c.numHeads) + "), got " +
@@ -254,6 +342,8 @@ ModelConfig parseModelConfig(const std::string &text, const std::string &file) {
     c.headDim = f.positiveInt("head_dim");
   else if (gemma)
     c.headDim = 256; // Gemma3TextConfig's default
+  else if (c.architecture == Architecture::Qwen3)
+    c.headDim = 128; // Qwen3Config's default (not hidden / heads)
   else if (c.hiddenSize % c.numHeads == 0)
     c.headDim = c.hiddenSize / c.numHeads;
   else
@@ -263,50 +353,7 @@ ModelConfig parseModelConfig(const std::string &text, const std::string &file) {
            "an even head dimension (rotary embedding), got " + std::to_string(c.headDim));
   c.attentionScale = 1.0 / std::sqrt(static_cast<double>(c.headDim));
 
-  switch (c.architecture) {
-  case Architecture::Llama:
-    c.tiedEmbeddings = f.boolean("tie_word_embeddings", false);
-    c.hiddenAct = f.string("hidden_act", "silu");
-    c.attentionBias = c.outputBias = f.boolean("attention_bias", false);
-    c.mlpBias = f.boolean("mlp_bias", false);
-    if (f.has("layer_types"))
-      readLayerTypes(f, c.numLayers, false, "Llama has no sliding-window layers");
-    break;
-  case Architecture::Qwen2:
-    c.tiedEmbeddings = f.boolean("tie_word_embeddings", false);
-    c.hiddenAct = f.string("hidden_act", "silu");
-    c.attentionBias = true;
-    if (f.boolean("use_sliding_window", false))
-      f.fail("use_sliding_window",
-             "false (Qwen2 sliding-window attention is not supported), got true");
-    if (f.has("layer_types"))
-      readLayerTypes(f, c.numLayers, false, "Qwen2 sliding-window attention is not supported");
-    break;
-  case Architecture::Gemma3: {
-    c.tiedEmbeddings = f.boolean("tie_word_embeddings", true);
-    c.hiddenAct = f.string("hidden_activation", "gelu_pytorch_tanh");
-    c.attentionBias = c.outputBias = f.boolean("attention_bias", false);
-    f.mustBeNull("final_logit_softcapping", "logit softcapping is not supported");
-    f.mustBeNull("attn_logit_softcapping", "attention softcapping is not supported");
-    if (f.boolean("use_bidirectional_attention", false))
-      f.fail("use_bidirectional_attention",
-             "false (decoding is causal; bidirectional attention is not supported), got true");
-    if (f.raw().contains("sliding_window") && !f.has("sliding_window"))
-      f.fail("sliding_window", "a positive integer (the local layers' window), got null");
-    c.slidingWindow = f.positiveInt("sliding_window", 4096);
-    const double queryScalar = f.positiveNumber("query_pre_attn_scalar", 256);
-    c.attentionScale = 1.0 / std::sqrt(queryScalar);
-    c.layerIsSliding = readGemmaLayerKinds(f, c.numLayers);
-    break;
-  }
-  case Architecture::Gpt2:
-    break;
-  }
-  if (c.architecture != Architecture::Gemma3 && c.hiddenAct != "silu")
-    f.fail("hidden_act", "silu, got '" + c.hiddenAct + "'");
-  if (c.architecture == Architecture::Gemma3 && c.hiddenAct != "gelu_pytorch_tanh" &&
-      c.hiddenAct != "gelu_new")
-    f.fail("hidden_activation", "gelu_pytorch_tanh or gelu_new, got '" + c.hiddenAct + "'");
+  readFamilyKeys(f, c);
   return c;
 }
 

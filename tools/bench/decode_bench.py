@@ -31,12 +31,12 @@ import time
 CLOCK_HZ = 250e6
 HBM_BYTES_PER_S = 460e9
 CONFIGS = ["gpt2-medium", "qwen2.5-0.5b", "tinyllama-1.1b", "llama-3.2-1b", "gemma-3-1b",
-           "qwen2.5-7b", "llama-3.1-8b"]
+           "qwen2.5-7b", "llama-3.1-8b", "qwen3-1.7b", "mistral-7b"]
 CONTEXTS = [64, 512, 1024]
 # docs/sources.md §4: weights read per token at W4 with one 16-bit scale per 128 weights.
 W4_BOUND_MB = {"gpt2-medium": 179.5, "qwen2.5-0.5b": 250.8, "tinyllama-1.1b": 525.3,
                "gemma-3-1b": 507.7, "llama-3.2-1b": 627.5, "qwen2.5-7b": 3590.4,
-               "llama-3.1-8b": 3811.0}
+               "llama-3.1-8b": 3811.0, "qwen3-1.7b": 873.7, "mistral-7b": 3612.3}
 # docs/sources.md §1, §2: published batch-1 decode figures (ms/token) to print beside ours.
 PEERS = [
     ("StreamTensor paper (HLS), GPT-2 Medium, U55C 250 MHz W4A8, 32:32", "gpt2-medium", 5.01),

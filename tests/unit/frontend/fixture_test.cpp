@@ -124,7 +124,11 @@ INSTANTIATE_TEST_SUITE_P(
                       FixtureConfig{"qwen2_tiny_mqa", "config.json"},
                       FixtureConfig{"qwen2_tiny_mqa", "config.transformers5.json"},
                       FixtureConfig{"gemma3_tiny", "config.json"},
-                      FixtureConfig{"gemma3_tiny", "config.transformers4.json"}),
+                      FixtureConfig{"gemma3_tiny", "config.transformers4.json"},
+                      FixtureConfig{"qwen3_tiny", "config.json"},
+                      FixtureConfig{"qwen3_tiny", "config.transformers4.json"},
+                      FixtureConfig{"mistral_tiny", "config.json"},
+                      FixtureConfig{"mistral_tiny", "config.transformers4.json"}),
     [](const auto &info) {
       std::string name = info.param.first + "_" + info.param.second;
       for (char &c : name)

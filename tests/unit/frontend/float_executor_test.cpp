@@ -110,7 +110,8 @@ TEST(FloatLinear, StreamedRowsAndThreadCountsGiveTheSameBits) {
 using Observed = std::map<std::string, std::vector<std::vector<float>>>;
 
 TEST(FloatExecutor, TeacherForcedEqualsStepByStepOnEveryFixture) {
-  for (const char *fixture : {"gpt2_tiny", "llama_tiny_gqa", "qwen2_tiny_mqa", "gemma3_tiny"}) {
+  for (const char *fixture : {"gpt2_tiny", "llama_tiny_gqa", "qwen2_tiny_mqa", "gemma3_tiny",
+                              "qwen3_tiny", "mistral_tiny"}) {
     SCOPED_TRACE(fixture);
     const LoadedModel m = loadModel(std::string(ST_FIXTURE_DIR) + "/" + fixture);
     // Unequal lengths, longer than gemma3_tiny's window of 4; 5 + 9 + 7 = 21 columns.

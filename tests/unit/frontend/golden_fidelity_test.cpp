@@ -97,7 +97,7 @@ TEST_P(GoldenFidelityTest, W4A8AtTheMeasuredLevel) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenFidelityTest,
                          ::testing::Values("gpt2_tiny", "llama_tiny_gqa", "qwen2_tiny_mqa",
-                                           "gemma3_tiny"));
+                                           "gemma3_tiny", "qwen3_tiny", "mistral_tiny"));
 
 // The descriptors are queryable by (stage, run, op), the taps hold every op's codes in the
 // quantized formats, and the step's token is the argmax of the logit codes.

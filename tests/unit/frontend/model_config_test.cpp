@@ -31,6 +31,14 @@ json base(Architecture a) {
     return json::parse(R"({"architectures":["Qwen2ForCausalLM"],"vocab_size":50,"hidden_size":32,
       "intermediate_size":64,"num_hidden_layers":2,"num_attention_heads":4,
       "num_key_value_heads":1,"max_position_embeddings":64})");
+  case Architecture::Mistral:
+    return json::parse(R"({"architectures":["MistralForCausalLM"],"vocab_size":50,
+      "hidden_size":32,"intermediate_size":64,"num_hidden_layers":2,"num_attention_heads":4,
+      "num_key_value_heads":2,"max_position_embeddings":64,"sliding_window":8})");
+  case Architecture::Qwen3:
+    return json::parse(R"({"architectures":["Qwen3ForCausalLM"],"vocab_size":50,"hidden_size":32,
+      "intermediate_size":64,"num_hidden_layers":2,"num_attention_heads":4,
+      "num_key_value_heads":2,"head_dim":16,"max_position_embeddings":64})");
   case Architecture::Gemma3:
     return json::parse(R"({"architectures":["Gemma3ForCausalLM"],"vocab_size":64,
       "hidden_size":32,"intermediate_size":48,"num_hidden_layers":2,"num_attention_heads":2,
@@ -332,6 +340,61 @@ std::vector<FormCase> formCases() {
        R"({"dtype":"float32","torch_dtype":"float32"})",
        {},
        [](const ModelConfig &c) { EXPECT_EQ(c.dtype, "float32"); }},
+      {"MistralSlidingWindowOnEveryLayer",
+       A::Mistral,
+       R"({"rope_parameters":{"rope_type":"default","rope_theta":1e6},"head_dim":null})",
+       {},
+       [](const ModelConfig &c) {
+         EXPECT_EQ(c.slidingWindow, 8);
+         EXPECT_EQ(c.layerIsSliding, (std::vector<bool>{true, true}));
+         EXPECT_DOUBLE_EQ(c.ropeLocal.theta, 1e6);
+         EXPECT_EQ(c.headDim, 8);
+         EXPECT_FALSE(c.attentionBias || c.outputBias || c.qkNorm);
+       }},
+      {"MistralNullWindowIsFullAttention",
+       A::Mistral,
+       R"({"sliding_window":null,"rope_theta":1000000.0})",
+       {},
+       [](const ModelConfig &c) {
+         EXPECT_EQ(c.slidingWindow, 0);
+         EXPECT_TRUE(c.layerIsSliding.empty());
+         EXPECT_DOUBLE_EQ(c.rope.theta, 1e6);
+       }},
+      {"MistralTransformersDefaults",
+       A::Mistral,
+       R"({"num_attention_heads":32,"hidden_size":512})",
+       {"sliding_window", "num_key_value_heads"},
+       [](const ModelConfig &c) {
+         EXPECT_EQ(c.slidingWindow, 4096);
+         EXPECT_EQ(c.numKvHeads, 8);
+         EXPECT_FALSE(c.tiedEmbeddings);
+       }},
+      {"Qwen3QkNormNoBiasExplicitHeadDim",
+       A::Qwen3,
+       R"({"attention_bias":false,"use_sliding_window":false,"sliding_window":null,
+         "layer_types":["full_attention","full_attention"],"rope_theta":1000000})",
+       {},
+       [](const ModelConfig &c) {
+         EXPECT_TRUE(c.qkNorm);
+         EXPECT_FALSE(c.attentionBias || c.outputBias);
+         EXPECT_EQ(c.headDim, 16); // not hidden / heads = 8
+         EXPECT_TRUE(c.layerIsSliding.empty());
+         EXPECT_DOUBLE_EQ(c.rope.theta, 1e6);
+       }},
+      {"Qwen3AttentionBiasOnQkvAndO",
+       A::Qwen3,
+       R"({"attention_bias":true})",
+       {},
+       [](const ModelConfig &c) { EXPECT_TRUE(c.attentionBias && c.outputBias); }},
+      {"Qwen3TransformersDefaults",
+       A::Qwen3,
+       R"({"num_attention_heads":32})",
+       {"head_dim", "num_key_value_heads"},
+       [](const ModelConfig &c) {
+         EXPECT_EQ(c.headDim, 128);
+         EXPECT_EQ(c.numKvHeads, 32);
+         EXPECT_FALSE(c.tiedEmbeddings);
+       }},
       {"Gpt2Defaults",
        A::Gpt2,
        R"({"n_inner":null,"dtype":"float32"})",
@@ -488,8 +551,17 @@ std::vector<RejectCase> rejectCases() {
        "a positive integer, got -3"},
       {"OddHeadDim", A::Llama, R"({"head_dim":7})", "head_dim", "got 7"},
       {"MissingHiddenSize", A::Llama, "{}", "hidden_size", "missing", {"hidden_size"}},
-      {"UnsupportedArchitecture", A::Llama, R"({"architectures":["MistralForCausalLM"]})",
-       "architectures", "got 'MistralForCausalLM'"},
+      {"UnsupportedArchitecture", A::Llama, R"({"architectures":["MixtralForCausalLM"]})",
+       "architectures", "got 'MixtralForCausalLM'"},
+      {"MistralWindowNotPositive", A::Mistral, R"({"sliding_window":0})", "sliding_window",
+       "got 0"},
+      {"MistralActivation", A::Mistral, R"({"hidden_act":"gelu"})", "hidden_act", "got 'gelu'"},
+      {"Qwen3UseSlidingWindow", A::Qwen3, R"({"use_sliding_window":true})", "use_sliding_window",
+       "Qwen3 sliding-window attention is not supported"},
+      {"Qwen3SlidingLayerType", A::Qwen3,
+       R"({"layer_types":["full_attention","sliding_attention"]})", "layer_types[1]",
+       "Qwen3 sliding-window attention is not supported"},
+      {"Qwen3OddHeadDim", A::Qwen3, R"({"head_dim":9})", "head_dim", "got 9"},
   };
 }
 
