@@ -1,6 +1,6 @@
 // The full-size configs under configs/ (GPT-2 Medium, Qwen2.5-0.5B, TinyLlama-1.1B,
-// Llama-3.2-1B, Gemma-3-1B): each parses and builds a verified decode program from weight
-// shapes alone; prints the build time and parameter count.
+// Llama-3.2-1B, Gemma-3-1B, Qwen3-1.7B, Mistral-7B-v0.3): each parses and builds a verified decode
+// program from weight shapes alone; prints the build time and parameter count.
 #include <chrono>
 #include <iostream>
 
@@ -34,12 +34,12 @@ TEST_P(FullSizeConfig, BuildsProgramFromShapes) {
   std::cout << e.dir << ": " << params << " parameters, program built in " << seconds << " s\n";
 }
 
-INSTANTIATE_TEST_SUITE_P(Configs, FullSizeConfig,
-                         ::testing::Values(Expected{"gpt2-medium", 24, 0.355},
-                                           Expected{"qwen2.5-0.5b", 24, 0.494},
-                                           Expected{"tinyllama-1.1b", 22, 1.10},
-                                           Expected{"llama-3.2-1b", 16, 1.236},
-                                           Expected{"gemma-3-1b", 26, 1.0}));
+INSTANTIATE_TEST_SUITE_P(
+    Configs, FullSizeConfig,
+    ::testing::Values(Expected{"gpt2-medium", 24, 0.355}, Expected{"qwen2.5-0.5b", 24, 0.494},
+                      Expected{"tinyllama-1.1b", 22, 1.10}, Expected{"llama-3.2-1b", 16, 1.236},
+                      Expected{"gemma-3-1b", 26, 1.0}, Expected{"qwen3-1.7b", 28, 1.7},
+                      Expected{"mistral-7b", 32, 7.25}));
 
 } // namespace
 } // namespace st::frontend
