@@ -23,7 +23,8 @@
 namespace st::llm {
 namespace {
 
-const char *const kFixtures[] = {"gpt2_tiny", "llama_tiny_gqa", "qwen2_tiny_mqa", "gemma3_tiny"};
+const char *const kFixtures[] = {"gpt2_tiny",   "llama_tiny_gqa", "qwen2_tiny_mqa",
+                                 "gemma3_tiny", "qwen3_tiny",     "mistral_tiny"};
 
 frontend::LoadedModel loadFixture(const std::string &name) {
   return frontend::loadModel(std::string(ST_FIXTURE_DIR) + "/" + name,

@@ -29,7 +29,8 @@ namespace {
 
 namespace num = st::numerics;
 
-const char *const kFixtures[] = {"gpt2_tiny", "llama_tiny_gqa", "qwen2_tiny_mqa", "gemma3_tiny"};
+const char *const kFixtures[] = {"gpt2_tiny",   "llama_tiny_gqa", "qwen2_tiny_mqa",
+                                 "gemma3_tiny", "qwen3_tiny",     "mistral_tiny"};
 
 // ---- a reader of the kernel modules' headers ------------------------------------------------
 
