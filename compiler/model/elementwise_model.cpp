@@ -71,7 +71,9 @@ int64_t scaleMultiplyLuts(int64_t width) {
 /// The partial products of st_scale_output's multiply: the w-bit value in 17-bit chunks, each
 /// times the 25-bit mantissa.
 int64_t partialProductFfs(int64_t width) {
-  return ceilDiv(width, 17) * (17 + 25);
+  const int64_t chunks = ceilDiv(width, 17);
+  const int64_t pairs = chunks > 2 ? ceilDiv(chunks, 2) * (17 + 17 + 25) : 0; // pair sums
+  return chunks * (17 + 25) + pairs;
 }
 
 /// The output register slice (st_skid_buffer) of `width` bits.
@@ -127,7 +129,8 @@ KernelTiming gatedActivationTiming(const GatedActivationParams &p) {
   return pipelineTiming(kGatedActivationDepth, p.n, p.lanes, 2);
 }
 KernelTiming requantizeTiming(const RequantizeParams &p) {
-  return pipelineTiming(kRequantizeDepth, p.n, p.lanes, 1);
+  // more than two 17-bit chunks of the value: their pair sums are a stage of their own
+  return pipelineTiming(kRequantizeDepth + (p.inBits > 34 ? 1 : 0), p.n, p.lanes, 1);
 }
 KernelTiming residualAddTiming(const ResidualAddParams &p) {
   return pipelineTiming(kResidualAddDepth, p.n, p.lanes, 2);
@@ -155,18 +158,19 @@ ResourceEstimate gatedActivationResources(const GatedActivationParams &p) {
   const int64_t inProduct = p.inBits + 25, gated = 64, outProduct = 89;
   ResourceEstimate lane = activationUnit();
   lane.lut += 2 * roundShiftLuts(inProduct, 32) + roundShiftLuts(outProduct, p.outBits) +
-              2 * multiplyLuts(p.inBits, 25) + multiplyLuts(32, 32) + scaleMultiplyLuts(gated);
+              2 * multiplyLuts(p.inBits, 25) + multiplyLuts(32, 32) + 47 + scaleMultiplyLuts(gated);
   lane.dsp += 2 * multiplyDsps(p.inBits, 25) + multiplyDsps(32, 32) + scaleMultiplyDsps(gated);
-  // products, their rounding stages, both Q.11 values, up beside the function (4 stages), g*u,
-  // partial products, product, its rounding stages, code
-  lane.ff += 2 * inProduct + 2 * roundShiftStageFfs(inProduct, 32) + 2 * 32 + 4 * 32 + gated +
-             partialProductFfs(gated) + outProduct + roundShiftStageFfs(outProduct, p.outBits) +
-             p.outBits;
+  // products, their rounding stages, both Q.11 values, up beside the function (4 stages), g*u
+  // (its two partial products, 50 + 47 bits, and the sum), partial products, product, its
+  // rounding stages, code
+  lane.ff += 2 * inProduct + 2 * roundShiftStageFfs(inProduct, 32) + 2 * 32 + 4 * 32 + 50 + 47 +
+             gated + partialProductFfs(gated) + outProduct +
+             roundShiftStageFfs(outProduct, p.outBits) + p.outBits;
   ResourceEstimate r;
   for (int64_t l = 0; l < p.lanes; ++l)
     r += lane;
   r += outputSlice(p.lanes * p.outBits);
-  r.ff += 14 + 2 * 6 + 9 * 24 + 11 * 6;
+  r.ff += 16 + 2 * 6 + 10 * 24 + 13 * 6;
   r.lut += 10;
   return r;
 }
@@ -182,7 +186,8 @@ ResourceEstimate requantizeResources(const RequantizeParams &p) {
   for (int64_t l = 0; l < p.lanes; ++l)
     r += lane;
   r += outputSlice(p.lanes * p.outBits);
-  r.ff += 5 + 2 * 6;
+  const int64_t sumStages = p.inBits > 34 ? 2 : 1;
+  r.ff += 4 + sumStages + (1 + sumStages) * 6; // valid bits, the shift travelling
   r.lut += 4;
   return r;
 }

@@ -15,10 +15,11 @@
 // ignored. II = 1. Scales (GatedScales): inputs sampled with each token pair at its handshake;
 // the compiler ties them to constants or to a control register.
 //
-// Pipeline (Depth = 15 with ideal streams): 1 code * mantissa (both), 2-4 rounding shift + sat32
-// (st_round_shift, pipelined), 5-8 st_activation_unit on the gate (up travels beside it), 9 g *
-// u, 10-11 * mantissa (partial products, their sum), 12-14 rounding shift + saturation, 15
-// output register slice (st_skid_buffer); stages 10-15 and the valid bits are st_scale_output. All stages advance together while the slice's registered ready is high.
+// Pipeline (Depth = 17 with ideal streams): 1 code * mantissa (both), 2-4 rounding shift + sat32
+// (st_round_shift, pipelined), 5-8 st_activation_unit on the gate (up travels beside it), 9-10
+// g * u (partial products, their sum), 11-13 * mantissa (partial products, pair sums, their
+// sum), 14-16 rounding shift + saturation, 17 output register slice (st_skid_buffer); stages
+// 11-17 and the valid bits are st_scale_output. All stages advance together while the slice's registered ready is high.
 `default_nettype none
 
 module st_gated_activation #(
@@ -66,7 +67,7 @@ module st_gated_activation #(
 
   localparam int unsigned InProductBits = InBits + 25;     // signed code * unsigned 24-bit
   localparam int unsigned GatedBits = 64;                  // s32 * s32
-  localparam int unsigned Stages = 14;                     // before the register slice
+  localparam int unsigned Stages = 16;                     // before the register slice
 
   // ---- control: join the two inputs ----------------------------------------------------------
   logic advance;  // all stages advance: the register slice can take a token this cycle
@@ -76,20 +77,20 @@ module st_gated_activation #(
 
   // ---- scales travel with their token (not reset) ---------------------------------------------
   logic [5:0] gate_shift1_q, up_shift1_q;
-  logic [23:0] product_mantissa_q[1:9];
-  logic [5:0] product_shift_q[1:9];
+  logic [23:0] product_mantissa_q[1:10];
+  logic [5:0] product_shift_q[1:10];
   always_ff @(posedge clk_i) begin
     if (advance) begin
       gate_shift1_q <= gate_shift_i;
       up_shift1_q <= up_shift_i;
       product_mantissa_q[1] <= product_mantissa_i;
       product_shift_q[1] <= product_shift_i;
-      for (int unsigned s = 2; s <= 9; s++) product_mantissa_q[s] <= product_mantissa_q[s-1];
-      for (int unsigned s = 2; s <= 9; s++) product_shift_q[s] <= product_shift_q[s-1];
+      for (int unsigned s = 2; s <= 10; s++) product_mantissa_q[s] <= product_mantissa_q[s-1];
+      for (int unsigned s = 2; s <= 10; s++) product_shift_q[s] <= product_shift_q[s-1];
     end
   end
 
-  logic [Lanes*GatedBits-1:0] gated_q;  // stage 9: g * u per lane
+  logic [Lanes*GatedBits-1:0] gated_q;  // stage 10: g * u per lane
 
   for (genvar lane = 0; lane < Lanes; lane++) begin : gen_lane
     // stage 1: codes * mantissas
@@ -146,15 +147,23 @@ module st_gated_activation #(
         .y_o     (activated)
     );
 
-    // stage 9: g * u (Q.22, exact in 64 bits)
+    // stage 9: g * u's low 17 bits (unsigned) and g * its high 15 bits (signed); stage 10:
+    // their sum g * u (Q.22, exact in 64 bits)
+    wire signed [17:0] up_low = {1'b0, up_fixed_q[8][16:0]};
+    wire signed [14:0] up_high = up_fixed_q[8][31:17];
+    logic signed [49:0] low_product_q;
+    logic signed [46:0] high_product_q;
     always_ff @(posedge clk_i) begin
-      if (advance)
+      if (advance) begin
+        low_product_q <= 50'($signed(activated)) * 50'(up_low);
+        high_product_q <= 47'($signed(activated)) * 47'(up_high);
         gated_q[lane*GatedBits+:GatedBits] <=
-            GatedBits'($signed(activated)) * GatedBits'($signed(up_fixed_q[8]));
+            GatedBits'(low_product_q) + (GatedBits'(high_product_q) <<< 17);
+      end
     end
   end
 
-  // ---- stages 10-11 * productToOutput mantissa, 12-14 rounding + saturation, 15 slice ------
+  // ---- stages 11-13 * productToOutput mantissa, 14-16 rounding + saturation, 17 slice ------
   st_scale_output #(
       .Lanes   (Lanes),
       .InBits  (GatedBits),
@@ -167,8 +176,8 @@ module st_gated_activation #(
       .valid_i   (take),
       .advance_o (advance),
       .value_i   (gated_q),
-      .mantissa_i(product_mantissa_q[9]),
-      .shift_i   (product_shift_q[9]),
+      .mantissa_i(product_mantissa_q[10]),
+      .shift_i   (product_shift_q[10]),
       .valid_o   (valid_o),
       .ready_i   (ready_i),
       .data_o    (data_o)

@@ -8,9 +8,10 @@
 // slice advance together on advance_o, the slice's registered ready, so a stall costs no
 // throughput and the kernel's input ready is a flop output.
 //
-// Stages of the kernel that are registers here: with Multiply = 1, stage Stages - 4 (the partial
-// products: x in 17-bit chunks, each times the mantissa, one DSP48E2 each) and stage Stages - 3
-// (their sum, the product x * mantissa, exact in InBits + 25 bits); then stages Stages - 2 ..
+// Stages of the kernel that are registers here: with Multiply = 1, the partial products (x in
+// 17-bit chunks, each times the mantissa, one DSP48E2 each), for more than two chunks (InBits >
+// 34) their sums in pairs, then their sum, the product x * mantissa, exact in InBits + 25 bits
+// (stages Stages - 4 and Stages - 3, or Stages - 5 .. Stages - 3); then stages Stages - 2 ..
 // Stages, the three registers of st_round_shift (Pipelined: shift, increment, saturation into the
 // result register). Then the register slice
 // (st_skid_buffer). value_i, mantissa_i and shift_i belong to the token in the stage before
@@ -75,15 +76,19 @@ module st_scale_output #(
   if (Multiply != 0) begin : gen_multiply
     // x in chunks of 17 bits, the low ones unsigned, the top one signed (a DSP48E2's B port)
     localparam int unsigned Chunks = (InBits + 16) / 17;
+    localparam int unsigned SumStages = (InBits + 16) / 17 > 2 ? 2 : 1;
     localparam int unsigned PartialBits = 17 + 25;  // a chunk (as signed) * unsigned 24-bit
-    logic [5:0] shift1_q, shift2_q;  // travel with their token (not reset)
+    // Up to two chunks: one adder; more: chunks summed in pairs, then the pairs.
+    localparam int unsigned Pairs = (Chunks + 1) / 2;
+    localparam int unsigned PairBits = 17 + PartialBits;
+    logic [5:0] shift_q[SumStages+1];  // travel with their token (not reset)
     always_ff @(posedge clk_i) begin
       if (advance) begin
-        shift1_q <= shift_i;
-        shift2_q <= shift1_q;
+        shift_q[0] <= shift_i;
+        for (int unsigned s = 1; s <= SumStages; s++) shift_q[s] <= shift_q[s-1];
       end
     end
-    assign round_shift = shift2_q;
+    assign round_shift = shift_q[SumStages];
 
     for (genvar lane = 0; lane < Lanes; lane++) begin : gen_lane
       wire [InBits-1:0] value = value_i[lane*InBits+:InBits];
@@ -100,14 +105,33 @@ module st_scale_output #(
           if (advance) partial_q[c] <= PartialBits'(chunk) * $signed({1'b0, mantissa_i});
         end
       end
-      // stage 2: their sum, value * mantissa
+      // stages 2 .. 1 + SumStages: their sum, value * mantissa
       logic signed [ProductBits-1:0] product;
-      always_comb begin
-        product = '0;
-        for (int unsigned c = 0; c < Chunks; c++)
-          product = product + (ProductBits'(partial_q[c]) <<< (17 * c));
-      end
       logic signed [ProductBits-1:0] product_q;
+      if (SumStages == 1) begin : gen_sum
+        always_comb begin
+          product = '0;
+          for (int unsigned c = 0; c < Chunks; c++)
+            product = product + (ProductBits'(partial_q[c]) <<< (17 * c));
+        end
+      end else begin : gen_pair_sum
+        logic signed [PairBits-1:0] pair_q[Pairs];
+        for (genvar p = 0; p < Pairs; p++) begin : gen_pair
+          always_ff @(posedge clk_i) begin
+            if (advance) begin
+              if (2 * p + 1 < Chunks)
+                pair_q[p] <= PairBits'(partial_q[2*p]) +
+                             (PairBits'(partial_q[(2*p+1)%Chunks]) <<< 17);
+              else pair_q[p] <= PairBits'(partial_q[2*p]);
+            end
+          end
+        end
+        always_comb begin
+          product = '0;
+          for (int unsigned p = 0; p < Pairs; p++)
+            product = product + (ProductBits'(pair_q[p]) <<< (34 * p));
+        end
+      end
       always_ff @(posedge clk_i) begin
         if (advance) product_q <= product;
       end
