@@ -72,8 +72,11 @@ int64_t scaleMultiplyLuts(int64_t width) {
 /// times the 25-bit mantissa.
 int64_t partialProductFfs(int64_t width) {
   const int64_t chunks = ceilDiv(width, 17);
-  const int64_t pairs = chunks > 2 ? ceilDiv(chunks, 2) * (17 + 17 + 25) : 0; // pair sums
-  return chunks * (17 + 25) + pairs;
+  if (chunks <= 2)
+    return chunks * (17 + 25);
+  // pair sums, then the low half of their sum with its carry and the two high parts
+  const int64_t product = width + 25, low = 34 + (product - 33) / 2;
+  return chunks * (17 + 25) + ceilDiv(chunks, 2) * (17 + 17 + 25) + low + 1 + 2 * (product - low);
 }
 
 /// The output register slice (st_skid_buffer) of `width` bits.
@@ -129,8 +132,8 @@ KernelTiming gatedActivationTiming(const GatedActivationParams &p) {
   return pipelineTiming(kGatedActivationDepth, p.n, p.lanes, 2);
 }
 KernelTiming requantizeTiming(const RequantizeParams &p) {
-  // more than two 17-bit chunks of the value: their pair sums are a stage of their own
-  return pipelineTiming(kRequantizeDepth + (p.inBits > 34 ? 1 : 0), p.n, p.lanes, 1);
+  // more than two 17-bit chunks of the value: the pair sums and the low half are two stages
+  return pipelineTiming(kRequantizeDepth + (p.inBits > 34 ? 2 : 0), p.n, p.lanes, 1);
 }
 KernelTiming residualAddTiming(const ResidualAddParams &p) {
   return pipelineTiming(kResidualAddDepth, p.n, p.lanes, 2);
@@ -170,7 +173,7 @@ ResourceEstimate gatedActivationResources(const GatedActivationParams &p) {
   for (int64_t l = 0; l < p.lanes; ++l)
     r += lane;
   r += outputSlice(p.lanes * p.outBits);
-  r.ff += 16 + 2 * 6 + 10 * 24 + 13 * 6;
+  r.ff += 17 + 2 * 6 + 10 * 24 + 14 * 6;
   r.lut += 10;
   return r;
 }
@@ -186,7 +189,7 @@ ResourceEstimate requantizeResources(const RequantizeParams &p) {
   for (int64_t l = 0; l < p.lanes; ++l)
     r += lane;
   r += outputSlice(p.lanes * p.outBits);
-  const int64_t sumStages = p.inBits > 34 ? 2 : 1;
+  const int64_t sumStages = p.inBits > 34 ? 3 : 1;
   r.ff += 4 + sumStages + (1 + sumStages) * 6; // valid bits, the shift travelling
   r.lut += 4;
   return r;

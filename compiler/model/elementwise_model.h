@@ -59,8 +59,8 @@ struct ResidualAddParams {
 /// Pipeline depths (cycles from an input handshake to the output handshake of its token with
 /// ideal streams), including the output register slice.
 constexpr int64_t kActivationDepth = 14;
-constexpr int64_t kGatedActivationDepth = 17;
-constexpr int64_t kRequantizeDepth = 6; ///< 7 for inBits > 34 (requantizeTiming)
+constexpr int64_t kGatedActivationDepth = 18;
+constexpr int64_t kRequantizeDepth = 6; ///< 8 for inBits > 34 (requantizeTiming)
 constexpr int64_t kResidualAddDepth = 7;
 
 /// Flip-flops of a pipelined st_round_shift (Pipelined = 1) from an inWidth-bit value to outWidth

@@ -15,11 +15,11 @@
 // ignored. II = 1. Scales (GatedScales): inputs sampled with each token pair at its handshake;
 // the compiler ties them to constants or to a control register.
 //
-// Pipeline (Depth = 17 with ideal streams): 1 code * mantissa (both), 2-4 rounding shift + sat32
+// Pipeline (Depth = 18 with ideal streams): 1 code * mantissa (both), 2-4 rounding shift + sat32
 // (st_round_shift, pipelined), 5-8 st_activation_unit on the gate (up travels beside it), 9-10
-// g * u (partial products, their sum), 11-13 * mantissa (partial products, pair sums, their
-// sum), 14-16 rounding shift + saturation, 17 output register slice (st_skid_buffer); stages
-// 11-17 and the valid bits are st_scale_output. All stages advance together while the slice's registered ready is high.
+// g * u (partial products, their sum), 11-14 * mantissa (partial products, pair sums, the low
+// half of their sum, their sum), 15-17 rounding shift + saturation, 18 output register slice
+// (st_skid_buffer); stages 11-18 and the valid bits are st_scale_output. All stages advance together while the slice's registered ready is high.
 `default_nettype none
 
 module st_gated_activation #(
@@ -67,7 +67,7 @@ module st_gated_activation #(
 
   localparam int unsigned InProductBits = InBits + 25;     // signed code * unsigned 24-bit
   localparam int unsigned GatedBits = 64;                  // s32 * s32
-  localparam int unsigned Stages = 16;                     // before the register slice
+  localparam int unsigned Stages = 17;                     // before the register slice
 
   // ---- control: join the two inputs ----------------------------------------------------------
   logic advance;  // all stages advance: the register slice can take a token this cycle
@@ -163,7 +163,7 @@ module st_gated_activation #(
     end
   end
 
-  // ---- stages 11-13 * productToOutput mantissa, 14-16 rounding + saturation, 17 slice ------
+  // ---- stages 11-14 * productToOutput mantissa, 15-17 rounding + saturation, 18 slice ------
   st_scale_output #(
       .Lanes   (Lanes),
       .InBits  (GatedBits),

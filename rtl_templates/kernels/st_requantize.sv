@@ -10,10 +10,10 @@
 // sampled with each token at its handshake (constant-tied by the compiler, or a control
 // register when one instance serves several tensors).
 //
-// Pipeline (Depth = 6 with ideal streams, 7 for InBits > 34): 1-2 value * mantissa (partial
-// products, their sum; for InBits > 34 the partial products are summed in pairs first, one
-// stage more), 3-5 rounding shift + saturation (st_round_shift, pipelined), 6 output register
-// slice (st_skid_buffer); all stages advance while the slice's
+// Pipeline (Depth = 6 with ideal streams, 8 for InBits > 34): 1-2 value * mantissa (partial
+// products, their sum; for InBits > 34 the partial products are summed in pairs and the pairs
+// in two halves, two stages more), 3-5 rounding shift + saturation (st_round_shift,
+// pipelined), 6 output register slice (st_skid_buffer); all stages advance while the slice's
 // registered ready is high. The whole pipeline is st_scale_output.
 `default_nettype none
 
@@ -51,7 +51,7 @@ module st_requantize #(
       .InBits  (InBits),
       .OutBits (OutBits),
       .Multiply(1),
-      .Stages  (InBits > 34 ? 6 : 5)
+      .Stages  (InBits > 34 ? 7 : 5)
   ) u_scale_output (
       .clk_i     (clk_i),
       .rst_ni    (rst_ni),

@@ -10,8 +10,9 @@
 //
 // Stages of the kernel that are registers here: with Multiply = 1, the partial products (x in
 // 17-bit chunks, each times the mantissa, one DSP48E2 each), for more than two chunks (InBits >
-// 34) their sums in pairs, then their sum, the product x * mantissa, exact in InBits + 25 bits
-// (stages Stages - 4 and Stages - 3, or Stages - 5 .. Stages - 3); then stages Stages - 2 ..
+// 34) their sums in pairs and the low half of the pairs' sum, then their sum, the product
+// x * mantissa, exact in InBits + 25 bits (stages Stages - 4 and Stages - 3, or Stages - 6 ..
+// Stages - 3); then stages Stages - 2 ..
 // Stages, the three registers of st_round_shift (Pipelined: shift, increment, saturation into the
 // result register). Then the register slice
 // (st_skid_buffer). value_i, mantissa_i and shift_i belong to the token in the stage before
@@ -76,9 +77,10 @@ module st_scale_output #(
   if (Multiply != 0) begin : gen_multiply
     // x in chunks of 17 bits, the low ones unsigned, the top one signed (a DSP48E2's B port)
     localparam int unsigned Chunks = (InBits + 16) / 17;
-    localparam int unsigned SumStages = (InBits + 16) / 17 > 2 ? 2 : 1;
+    localparam int unsigned SumStages = (InBits + 16) / 17 > 2 ? 3 : 1;
     localparam int unsigned PartialBits = 17 + 25;  // a chunk (as signed) * unsigned 24-bit
-    // Up to two chunks: one adder; more: chunks summed in pairs, then the pairs.
+    // Up to two chunks: one adder; three or four: chunks summed in pairs, then the two pairs in
+    // two halves, the low one's carry registered between them.
     localparam int unsigned Pairs = (Chunks + 1) / 2;
     localparam int unsigned PairBits = 17 + PartialBits;
     logic [5:0] shift_q[SumStages+1];  // travel with their token (not reset)
@@ -126,11 +128,30 @@ module st_scale_output #(
             end
           end
         end
-        always_comb begin
-          product = '0;
-          for (int unsigned p = 0; p < Pairs; p++)
-            product = product + (ProductBits'(pair_q[p]) <<< (34 * p));
+        // pair0 + pair1 * 2^34 in two halves: the bits below LowBits with their carry, then
+        // floor(pair0 / 2^LowBits) + floor(pair1 / 2^(LowBits-34)) + carry above them
+        localparam int unsigned LowBits = 34 + (ProductBits - 33) / 2;
+        localparam int unsigned HighBits = ProductBits - LowBits;
+        /* verilator lint_off UNUSEDSIGNAL */
+        wire [LowBits-1:0] pair0_low = LowBits'(pair_q[0]);
+        wire [LowBits-35:0] pair1_low = (LowBits - 34)'(pair_q[1]);
+        wire signed [PairBits-1:0] pair0_high = pair_q[0] >>> LowBits;
+        wire signed [PairBits-1:0] pair1_high = pair_q[1] >>> (LowBits - 34);
+        /* verilator lint_on UNUSEDSIGNAL */
+        wire [LowBits:0] low_sum = (LowBits + 1)'(pair0_low) + (LowBits + 1)'({pair1_low, 34'd0});
+        logic [LowBits-1:0] low_q;
+        logic carry_q;
+        logic [HighBits-1:0] pair0_high_q, pair1_high_q;
+        always_ff @(posedge clk_i) begin
+          if (advance) begin
+            low_q <= low_sum[LowBits-1:0];
+            carry_q <= low_sum[LowBits];
+            pair0_high_q <= HighBits'(pair0_high);
+            pair1_high_q <= HighBits'(pair1_high);
+          end
         end
+        wire [HighBits-1:0] high = pair0_high_q + pair1_high_q + HighBits'(carry_q);
+        assign product = {high, low_q};
       end
       always_ff @(posedge clk_i) begin
         if (advance) product_q <= product;
