@@ -203,14 +203,15 @@ ResourceEstimate residualAddResources(const ResidualAddParams &p) {
   lane.lut = 2 * code + 4 * product + product + 5 * product + product +
              roundShiftLuts(product + 3, p.outBits) + 2 * multiplyLuts(code, 25);
   lane.dsp = 2 * multiplyDsps(code, 25);
-  // P, Q (three stages), X, t, shifted t + Q, code
-  lane.ff = product + 3 * product + (product + 1) + (product + 2) +
-            roundShiftStageFfs(product + 3, p.outBits) + p.outBits;
+  // P (three stages) and P >>> d, Q (five stages), the sign, X, {X, 0} >>> d, t + Q, its
+  // rounding stages, code
+  lane.ff = product + 3 * (product + 1) + 5 * product + 1 + (product + 1) + (product + 2) +
+            (product + 3) + roundShiftStageFfs(product + 3, p.outBits) + p.outBits;
   ResourceEstimate r;
   for (int64_t l = 0; l < p.lanes; ++l)
     r += lane;
   r += outputSlice(p.lanes * p.outBits);
-  r.ff += 6 + 1 + 3 * 6 + 4 * 6;
+  r.ff += 9 + 3 + 4 * 6 + 6 * 6; // valid bits, s > 0, d and sq travelling
   r.lut += 20;
   return r;
 }

@@ -61,7 +61,7 @@ struct ResidualAddParams {
 constexpr int64_t kActivationDepth = 14;
 constexpr int64_t kGatedActivationDepth = 18;
 constexpr int64_t kRequantizeDepth = 6; ///< 8 for inBits > 34 (requantizeTiming)
-constexpr int64_t kResidualAddDepth = 7;
+constexpr int64_t kResidualAddDepth = 10;
 
 /// Flip-flops of a pipelined st_round_shift (Pipelined = 1) from an inWidth-bit value to outWidth
 /// bits before its result register: stage 1 (q's kept bits with the round bit, the grouped round

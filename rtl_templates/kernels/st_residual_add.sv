@@ -17,10 +17,10 @@
 // elements is ceil(N/Lanes) tokens on each input; padding lanes are computed and ignored. II = 1.
 // The scales (ResidualAddScales) are inputs sampled with each token pair at its handshake.
 //
-// Pipeline (Depth = 7 with ideal streams): 1 operand order + products, 2 sign of the sum, 3
-// alignment shift, 4-6 add + rounding shift + saturation (st_round_shift, pipelined), 7 output
-// register slice (st_skid_buffer); stages 4-7 and the valid bits are st_scale_output (without
-// its multiply).
+// Pipeline (Depth = 10 with ideal streams): 1 operand order + products, 2 P >>> d, 3 sign of the
+// sum, 4 X = P - sign, 5 alignment shift, 6 t + Q (the rounding as carry-in), 7-9 rounding shift +
+// saturation (st_round_shift, pipelined), 10 output register slice (st_skid_buffer); stages 7-10
+// and the valid bits are st_scale_output (without its multiply).
 `default_nettype none
 
 module st_residual_add #(
@@ -61,7 +61,7 @@ module st_residual_add #(
 
   localparam int unsigned CodeBits = (ABits > BBits) ? ABits : BBits;
   localparam int unsigned ProductBits = CodeBits + 25;  // signed code * unsigned 24-bit
-  localparam int unsigned Stages = 6;                   // before the register slice
+  localparam int unsigned Stages = 9;                   // before the register slice
 
   // ---- control: join the two inputs ----------------------------------------------------------
   logic advance;  // all stages advance: the register slice can take a token this cycle
@@ -73,20 +73,21 @@ module st_residual_add #(
   wire swap = b_shift_i > a_shift_i;  // b has the larger shift: it becomes P
   wire [23:0] p_mantissa = swap ? b_mantissa_i : a_mantissa_i;
   wire [23:0] q_mantissa = swap ? a_mantissa_i : b_mantissa_i;
-  logic [5:0] distance_q[1:3];  // d = sp - sq
-  logic [5:0] q_shift_q[1:4];  // sq
-  logic rounds1_q;  // s = max(sa, sb) > 0: the rounding subtracts the sign
+  logic [5:0] distance_q[1:4];  // d = sp - sq
+  logic [5:0] q_shift_q[1:6];  // sq
+  logic rounds_q[1:3];  // s = max(sa, sb) > 0: the rounding subtracts the sign
   always_ff @(posedge clk_i) begin
     if (advance) begin
       distance_q[1] <= swap ? b_shift_i - a_shift_i : a_shift_i - b_shift_i;
       q_shift_q[1] <= swap ? a_shift_i : b_shift_i;
-      rounds1_q <= (a_shift_i | b_shift_i) != 6'd0;
-      for (int unsigned s = 2; s <= 3; s++) distance_q[s] <= distance_q[s-1];
-      for (int unsigned s = 2; s <= 4; s++) q_shift_q[s] <= q_shift_q[s-1];
+      rounds_q[1] <= (a_shift_i | b_shift_i) != 6'd0;
+      for (int unsigned s = 2; s <= 4; s++) distance_q[s] <= distance_q[s-1];
+      for (int unsigned s = 2; s <= 6; s++) q_shift_q[s] <= q_shift_q[s-1];
+      for (int unsigned s = 2; s <= 3; s++) rounds_q[s] <= rounds_q[s-1];
     end
   end
 
-  logic [Lanes*(ProductBits+3)-1:0] sums;  // stage 3: t + Q per lane
+  logic [Lanes*(ProductBits+3)-1:0] sums;  // stage 6: t + Q per lane
 
   for (genvar lane = 0; lane < Lanes; lane++) begin : gen_lane
     // stage 1: operand order and the two products
@@ -102,39 +103,62 @@ module st_residual_add #(
       end
     end
 
-    // stage 2: the sign of the aligned sum P + Q*2^d, then X = P - sign
+    // stage 2: P >>> d
     wire signed [ProductBits:0] p_wide = (ProductBits + 1)'(p_q);
-    wire signed [ProductBits:0] sign_probe = (p_wide >>> distance_q[1]) + (ProductBits + 1)'(q1_q);
-    wire negative = rounds1_q && sign_probe[ProductBits];
+    logic signed [ProductBits:0] p_shifted_q, p2_q, p3_q;
+    logic signed [ProductBits-1:0] q_q[2:5];
+    always_ff @(posedge clk_i) begin
+      if (advance) begin
+        p_shifted_q <= p_wide >>> distance_q[1];
+        p2_q <= p_wide;
+        q_q[2] <= q1_q;
+      end
+    end
+
+    // stage 3: the sign of the aligned sum P + Q*2^d, = the sign of (P >>> d) + Q
+    wire signed [ProductBits:0] sign_probe = p_shifted_q + (ProductBits + 1)'(q_q[2]);
+    logic sign_q;
+    always_ff @(posedge clk_i) begin
+      if (advance) begin
+        sign_q <= sign_probe[ProductBits];
+        p3_q <= p2_q;
+        q_q[3] <= q_q[2];
+      end
+    end
+
+    // stage 4: X = P - (sign and s > 0)
     logic signed [ProductBits:0] x_q;
-    logic signed [ProductBits-1:0] q2_q;
     always_ff @(posedge clk_i) begin
       if (advance) begin
-        x_q <= p_wide - (ProductBits + 1)'(negative);
-        q2_q <= q1_q;
+        x_q <= p3_q - (ProductBits + 1)'(rounds_q[3] && sign_q);
+        q_q[4] <= q_q[3];
       end
     end
 
-    // stage 3: t = floor(X / 2^d), rounded half up instead when sq = 0
-    wire signed [ProductBits+1:0] x_wide = (ProductBits + 2)'(x_q);
-    wire signed [ProductBits+1:0] x_halved = x_wide >>> (distance_q[2] - 6'd1);
-    wire signed [ProductBits+1:0] aligned =
-        (distance_q[2] == 6'd0) ? x_wide :
-        (q_shift_q[2] == 6'd0) ? (x_halved + (ProductBits + 2)'(1)) >>> 1 : x_wide >>> distance_q[2];
-    logic signed [ProductBits+1:0] t_q;
-    logic signed [ProductBits-1:0] q3_q;
+    // stage 5: {X, 0} >>> d: X >>> d above, X's bit d - 1 (the round bit) in bit 0
+    wire signed [ProductBits+1:0] x_doubled = {x_q, 1'b0};
+    logic signed [ProductBits+1:0] x_shifted_q;
     always_ff @(posedge clk_i) begin
       if (advance) begin
-        t_q <= aligned;
-        q3_q <= q2_q;
+        x_shifted_q <= x_doubled >>> distance_q[4];
+        q_q[5] <= q_q[4];
       end
     end
 
-    assign sums[lane*(ProductBits+3)+:ProductBits+3] =
-        (ProductBits + 3)'(t_q) + (ProductBits + 3)'(q3_q);
+    // stage 6: t + Q with t = floor(X / 2^d), rounded half up instead when sq = 0: for d >= 1,
+    // (floor(X / 2^(d-1)) + 1) >> 1 = floor(X / 2^d) + bit d-1 of X (for d = 0 the bit is 0),
+    // the carry-in of the one adder
+    wire round_up = (q_shift_q[5] == 6'd0) && x_shifted_q[0];
+    wire signed [ProductBits:0] t = x_shifted_q[ProductBits+1:1];
+    logic [ProductBits+2:0] sum_q;
+    always_ff @(posedge clk_i) begin
+      if (advance)
+        sum_q <= (ProductBits + 3)'(t) + (ProductBits + 3)'(q_q[5]) + (ProductBits + 3)'(round_up);
+    end
+    assign sums[lane*(ProductBits+3)+:ProductBits+3] = sum_q;
   end
 
-  // ---- stages 4-6 y = floor((t + Q + 2^(sq-1)) / 2^sq), saturated; 7 register slice --------
+  // ---- stages 7-9 y = floor((t + Q + 2^(sq-1)) / 2^sq), saturated; 10 register slice -------
   st_scale_output #(
       .Lanes            (Lanes),
       .InBits           (ProductBits + 3),
@@ -149,7 +173,7 @@ module st_residual_add #(
       .advance_o (advance),
       .value_i   (sums),
       .mantissa_i(24'd0),
-      .shift_i   (q_shift_q[3]),
+      .shift_i   (q_shift_q[6]),
       .valid_o   (valid_o),
       .ready_i   (ready_i),
       .data_o    (data_o)
