@@ -136,7 +136,7 @@ ResourceEstimate normResources(const NormParams &params) {
   ff += 3 * 4 + 2 * tokenBits;                                            // p1, p2
   ff += 2 * (w.sum1 + w.sum2);                                            // p3 sums, accumulators
   ff += 2 + w.sum1 + w.sum2 + 2 + 2 * w.spread + 48 + 2 + w.d;            // f0, f1, f2
-  ff += (w.d + 8) + (18 + 8) + (2 * 18 + 9 + 8) + (18 + 8);               // rsqrt unit stages
+  ff += (w.d + 8) + (20 + 8) + (18 + 8) + (2 * 18 + 9 + 8) + (18 + 8);    // rsqrt unit stages
   ff += 8 + tokenBits + (params.layerNorm ? w.sum1 : 0) + 2 * 18;         // s1 (+ root in s2)
   ff += lanes * (w.u + w.ur / 2 + w.z + w.p + w.clamp + 1 + out);         // lane stages
   ff += 2 + 2 * lanes * out;                                              // output slice

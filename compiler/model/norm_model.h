@@ -23,8 +23,8 @@ struct NormParams {
 
 /// Pipeline constants of st_norm (cycles), shared by the model and the tests.
 /// From the last input handshake of a vector to the first pass-2 read of it: token register,
-/// squares, lane sums, accumulate, N*S2 and S1^2, D, the 4-stage rsqrt unit, bank flag.
-constexpr int64_t kNormFinalizeCycles = 11;
+/// squares, lane sums, accumulate, N*S2 and S1^2, D, the 5-stage rsqrt unit, bank flag.
+constexpr int64_t kNormFinalizeCycles = 12;
 /// From a pass-2 read (parameter handshake) to the output handshake of that token: 8 datapath
 /// stages and the output register slice.
 constexpr int64_t kNormPass2Cycles = 9;

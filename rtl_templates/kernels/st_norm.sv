@@ -27,7 +27,7 @@
 // the bank with the parameter stream and runs an 8-stage datapath per lane into a register
 // slice. Double buffering: the next vector is accepted into the other bank while one is emitted.
 // Timing (ideal streams, T = N/Lanes tokens, cycle 0 = first input handshake): first output at
-// T + 19, one output token per cycle, last at 2T + 18 (compiler/model/norm_model.h).
+// T + 20, one output token per cycle, last at 2T + 19 (compiler/model/norm_model.h).
 `default_nettype none
 
 module st_norm #(
@@ -176,7 +176,7 @@ module st_norm #(
   wire signed [Sum1Width-1:0] vector_sum1 = (p3_first_q ? '0 : acc1_q) + p3_sum1_q;
   wire [Sum2Width-1:0] vector_sum2 = (p3_first_q ? '0 : acc2_q) + p3_sum2_q;
 
-  // ---- finalize: f0 sums -> f1 products -> f2 D -> st_rsqrt_unit (4 cycles) -----------------
+  // ---- finalize: f0 sums -> f1 products -> f2 D -> st_rsqrt_unit (5 cycles) -----------------
   logic f0_valid_q, f0_bank_q;
   logic signed [Sum1Width-1:0] f0_sum1_q;
   logic [Sum2Width-1:0] f0_sum2_q;

@@ -8,7 +8,9 @@
 // (round half away from zero). 1/sqrt(x) = R * 2^-(17 + k).
 //
 // Fully pipelined, no backpressure: a value presented with valid_i in cycle c appears with
-// valid_o in cycle c + 4 (Latency). The ROM reads T[i] and T[i+1] through two read ports of one
+// valid_o in cycle c + 5 (Latency). m is formed without an adder as wide as x: t = x * 2^17 >>
+// 2k holds m's truncation above its lowest bit and the rounding bit in it, so m = (t >> 1) +
+// t[0]; t (20 bits) is registered, the offset m - 1 is the next stage. The ROM reads T[i] and T[i+1] through two read ports of one
 // array (a dual-port ROM); it is loaded from TableFile with $readmemh.
 `default_nettype none
 
@@ -69,28 +71,30 @@ module st_rsqrt_unit #(
   logic [5:0] s1_k_q, s2_k_q, s3_k_q;
   logic [TagWidth-1:0] s1_tag_q, s2_tag_q, s3_tag_q;
 
-  // ---- stage 2: m = x / 4^k with 16 fraction bits, offset = m - 1 -------------------------
+  // ---- stage 2: t = x * 2^17 / 4^k, truncated ------------------------------------------------
+  // For 2k > 16, t >> 1 = floor(x / 2^(2k-16)) and t[0] is x's bit 2k - 17, so (t >> 1) + t[0]
+  // is x / 2^(2k-16) rounded half up; for 2k <= 16, t = x * 2^(17-2k) exactly and t[0] = 0.
   wire [6:0] twice_k = {s1_k_q, 1'b0};
-  logic [WideWidth-1:0] normalized;
-  always_comb begin
-    if (twice_k > 7'd16) begin
-      // Rounded half up: add 2^(drop-1), then drop `drop` bits.
-      normalized = (WideWidth'(s1_x_q) + (WideWidth'(1) << (twice_k - 7'd17))) >> (twice_k - 7'd16);
-    end else begin
-      normalized = WideWidth'(s1_x_q) << (7'd16 - twice_k);
-    end
-  end
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [WideWidth-1:0] scaled = WideWidth'({s1_x_q, 17'd0}) >> twice_k;  // t fits 20 bits
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [19:0] s2_t_q;
+  logic s2a_valid_q;
+  logic [5:0] s2a_k_q;
+  logic [TagWidth-1:0] s2a_tag_q;
+
+  // ---- stage 3: m = x / 4^k with 16 fraction bits, offset = m - 1 -------------------------
   // m is in [2^16, 2^18], so the offset is in [0, 3 * 2^16] and fits 18 bits.
-  wire [17:0] offset = 18'(normalized - WideWidth'(1 << 16));
+  wire [17:0] offset = 18'(s2_t_q[19:1]) + 18'(s2_t_q[0]) - 18'(1 << 16);
   logic [17:0] s2_offset_q;
 
-  // ---- stage 3: table reads T[i], T[i+1] ----------------------------------------------------
+  // ---- stage 4: table reads T[i], T[i+1] ----------------------------------------------------
   wire [8:0] index = s2_offset_q[17:FracBits];
   wire [8:0] next_index = (index == 9'(Entries - 1)) ? index : index + 9'd1;
   logic [17:0] s3_left_q, s3_right_q;
   logic [FracBits-1:0] s3_fraction_q;
 
-  // ---- stage 4: interpolation ----------------------------------------------------------------
+  // ---- stage 5: interpolation ----------------------------------------------------------------
   wire signed [18:0] slope = $signed({1'b0, s3_right_q}) - $signed({1'b0, s3_left_q});
   wire signed [28:0] slope_times_r = 29'(slope) * $signed({20'd0, s3_fraction_q});
   // Round half away from zero: add 2^8 - sign, shift arithmetically.
@@ -101,12 +105,14 @@ module st_rsqrt_unit #(
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       s1_valid_q <= 1'b0;
+      s2a_valid_q <= 1'b0;
       s2_valid_q <= 1'b0;
       s3_valid_q <= 1'b0;
       valid_o <= 1'b0;
     end else begin
       s1_valid_q <= valid_i;
-      s2_valid_q <= s1_valid_q;
+      s2a_valid_q <= s1_valid_q;
+      s2_valid_q <= s2a_valid_q;
       s3_valid_q <= s2_valid_q;
       valid_o <= s3_valid_q;
     end
@@ -117,9 +123,12 @@ module st_rsqrt_unit #(
     s1_x_q <= x_nonzero;
     s1_k_q <= {1'b0, lead[5:1]};
     s1_tag_q <= tag_i;
+    s2_t_q <= 20'(scaled);
+    s2a_k_q <= s1_k_q;
+    s2a_tag_q <= s1_tag_q;
     s2_offset_q <= offset;
-    s2_k_q <= s1_k_q;
-    s2_tag_q <= s1_tag_q;
+    s2_k_q <= s2a_k_q;
+    s2_tag_q <= s2a_tag_q;
     s3_left_q <= table_q[index];
     s3_right_q <= table_q[next_index];
     s3_fraction_q <= s2_offset_q[FracBits-1:0];
