@@ -303,10 +303,21 @@ TEST(KvStepChoice, OneHeadPerTokenStripesItsPositionsWhereTheDmasFit) {
   EXPECT_EQ(chosen.positionSlices, 2);
   EXPECT_EQ(chosen.readStep, 0);
   EXPECT_TRUE(chosen.blockMajor);
-  // Without the LUTs of the two DMAs (694,179 LUTs unstriped, 703,188 striped): attention's own
-  // token, neither striping.
+  // Without the LUTs of the two slice DMAs and converters (a LUT budget between the design's
+  // needs unstriped and striped): attention's own token, neither striping.
+  const auto lutsWith = [](plan::AttentionParallelism p) {
+    AcceleratorOptions q;
+    q.maxContext = 4096;
+    p.applyTo(q);
+    return plan::designNeedsOf(configShapes("qwen2.5-0.5b").program, q).resources.lut;
+  };
+  plan::AttentionParallelism unstriped = chosen;
+  unstriped.positionSlices = 0;
+  unstriped.blockMajor = false;
+  const double plainLuts = lutsWith(unstriped), stripedLuts = lutsWith(chosen);
+  ASSERT_LT(plainLuts, stripedLuts);
   model::ResourceEstimate tight = u55cShare70();
-  tight.lut = 700000;
+  tight.lut = (plainLuts + stripedLuts) / 2;
   EXPECT_EQ(chosenFor("qwen2.5-0.5b", tight).kvStep, 1);
   EXPECT_EQ(chosenFor("qwen2.5-0.5b", tight).readStep, 0);
   EXPECT_EQ(chosenFor("qwen2.5-0.5b", tight).positionSlices, 0);
